@@ -1,0 +1,69 @@
+"""The ``tilefit`` command: parse, call, print. Each command is a module here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from tilefit import __version__
+from tilefit.cli import common
+from tilefit.errors import InputError
+
+
+def _commands() -> list[ModuleType]:
+    # Imported here so that `tilefit --version` stays quick.
+    from tilefit.cli import (
+        bound,
+        check,
+    )
+
+    return [bound, check]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tilefit",
+        description=(
+            "Replay a tile's captured allocation requests and tell fragmentation "
+            "(a better placement exists) from a capacity deficit (none can)."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"tilefit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _commands():
+        p = sub.add_parser(
+            module.NAME,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=module.EXAMPLE,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return common.EXIT_USAGE
+    try:
+        code: int = args.run(args)
+    except InputError as error:
+        print(f"tilefit: {error.message}", file=sys.stderr)
+        return common.EXIT_USAGE
+    except OSError as error:
+        print(f"tilefit: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return common.EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tilefit: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""What every command shares: input arguments, JSON output, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tilefit.capture import Capture
+
+EXIT_OK = 0  # success, or fits
+EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined
+EXIT_USAGE = 2  # bad input or usage
+
+
+def add_capture_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "capture",
+        metavar="CAPTURE",
+        help="a capture (.json) or a minimalloc CSV (id,lower,upper,size[,alignment])",
+    )
+    parser.add_argument(
+        "--capacity",
+        type=int,
+        default=None,
+        help="memory size for a minimalloc CSV (default: from NAME.CAPACITY.csv)",
+    )
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def read_capture_arg(args: argparse.Namespace) -> Capture:
+    from tilefit.load import read_capture
+
+    return read_capture(args.capture, capacity=args.capacity)
+
+
+def print_json(obj: Any) -> None:
+    """One JSON object, keys in a fixed order, so the same input prints the same bytes."""
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
