@@ -1,0 +1,86 @@
+"""minimalloc CSV import and export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tilefit.errors import InputError
+from tilefit.load import read_capture, read_placement
+from tilefit.minimalloc import capacity_from_name, capture_from_csv, capture_to_csv
+from tilefit.placement import Placement
+
+EXAMPLE = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n"
+
+
+def test_import_makes_one_range_and_horizon_is_latest_upper() -> None:
+    c = capture_from_csv(EXAMPLE, "input.12.csv")
+    assert c.name == "input"
+    assert c.memory.size == 12 and c.available == 12
+    assert [(r.start, r.end) for r in c.memory.ranges] == [(0, 12)]
+    assert c.horizon == 21
+    assert [r.id for r in c.requests] == ["b1", "b2", "b3", "b4", "b5"]
+    assert all(r.cls == "default" and r.alignment == 1 for r in c.requests)
+    assert (c.requests[1].start, c.requests[1].end) == (3, 9)
+
+
+def test_capacity_argument_beats_file_name() -> None:
+    assert capture_from_csv(EXAMPLE, "input.12.csv", capacity=64).memory.size == 64
+
+
+def test_capacity_is_required() -> None:
+    with pytest.raises(InputError, match="--capacity"):
+        capture_from_csv(EXAMPLE, "input.csv")
+
+
+def test_capacity_from_name() -> None:
+    assert capacity_from_name("A.1048576.csv") == 1048576
+    assert capacity_from_name("A.csv") is None
+
+
+def test_inclusive_end_column() -> None:
+    c = capture_from_csv("id,lower,end,size,alignment\nx,2,4,8,8\n", "t.csv", capacity=16)
+    assert (c.requests[0].start, c.requests[0].end, c.requests[0].alignment) == (2, 5, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "place", "words"),
+    [
+        ("id,lower,size\nx,0,4\n", "line 1", "upper"),
+        ("id,lower,upper\nx,0,4\n", "line 1", "missing column 'size'"),
+        ("id,lower,upper,size,colour\nx,0,4,4,red\n", "line 1", "unknown column"),
+        ("id,lower,upper,size\nx,0,4,four\n", "line 2", "'size': 'four' is not an integer"),
+        ("id,lower,upper,size\nx,0,4,4\ny,0,4\n", "line 3", "has 3 cells"),
+        ("id,lower,upper,size\nx,4,4,4\n", "line 2", "upper' must be > 'lower"),
+        ("id,lower,upper,size\nx,0,4,0\n", "line 2", "'size' must be > 0"),
+        ("id,lower,upper,size\nx,0,4,4\nx,1,4,4\n", "line 3", "duplicate id"),
+        ("id,lower,upper,size,alignment\nx,0,4,4,0\n", "line 2", "'alignment' must be >= 1"),
+        ("", "line 1", "empty CSV"),
+    ],
+)
+def test_bad_csv_names_line(text: str, place: str, words: str) -> None:
+    with pytest.raises(InputError) as info:
+        capture_from_csv(text, "t.8.csv")
+    assert info.value.place == place
+    assert words in info.value.rule
+
+
+def test_export_round_trip_with_offsets(tmp_path: Path) -> None:
+    c = capture_from_csv(EXAMPLE, "input.12.csv")
+    offsets = {"b1": 0, "b2": 0, "b3": 4, "b4": 0, "b5": 8}
+    text = capture_to_csv(c, Placement(c.name, offsets))
+    path = tmp_path / "out.12.csv"
+    path.write_text(text)
+    again = read_capture(path)
+    assert again.requests == c.requests and again.memory == c.memory and again.name == "out"
+    assert dict(read_placement(path).offsets) == offsets
+
+
+def test_export_refuses_to_lose_meaning() -> None:
+    from dataclasses import replace
+
+    c = capture_from_csv(EXAMPLE, "input.12.csv")
+    labelled = replace(c, requests=(replace(c.requests[0], cls="scratch"), *c.requests[1:]))
+    with pytest.raises(InputError, match="classes"):
+        capture_to_csv(labelled)
