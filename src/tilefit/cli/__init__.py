@@ -17,9 +17,10 @@ def _commands() -> list[ModuleType]:
     from tilefit.cli import (
         bound,
         check,
+        convert,
     )
 
-    return [bound, check]
+    return [bound, check, convert]
 
 
 def build_parser() -> argparse.ArgumentParser:

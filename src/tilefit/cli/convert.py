@@ -1,0 +1,48 @@
+"""tilefit convert: between a JSON capture and minimalloc CSV."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tilefit.cli import common
+from tilefit.errors import InputError
+
+NAME = "convert"
+HELP = "write a capture as JSON or minimalloc CSV (by the output's extension)"
+EXAMPLE = """example:
+  tilefit convert benchmarks/A.1048576.csv -o A.json
+  tilefit convert A.json -o A.1048576.csv --placement A.placement.json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    parser.add_argument("-o", "--output", required=True, help="output file: .json or .csv")
+    parser.add_argument(
+        "--placement", help="with a .csv output: a placement whose offsets fill the offset column"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.load import read_placement
+    from tilefit.minimalloc import capture_to_csv
+    from tilefit.save import capture_text
+
+    capture = common.read_capture_arg(args)
+    out = Path(args.output)
+    if out.suffix.lower() == ".csv":
+        placement = read_placement(args.placement) if args.placement else None
+        if placement is not None:
+            missing = [r.id for r in capture.requests if r.id not in placement.offsets]
+            if missing:
+                raise InputError("--placement", f"has no offset for request {missing[0]!r}")
+        text = capture_to_csv(capture, placement)
+    elif out.suffix.lower() == ".json":
+        if args.placement:
+            raise InputError("--placement", "applies only to a .csv output")
+        text = capture_text(capture)
+    else:
+        raise InputError("--output", "must end in .json or .csv")
+    out.write_text(text, encoding="utf-8")
+    return common.EXIT_OK
