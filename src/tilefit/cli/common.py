@@ -42,3 +42,14 @@ def print_json(obj: Any) -> None:
     """One JSON object, keys in a fixed order, so the same input prints the same bytes."""
     json.dump(obj, sys.stdout, indent=2)
     sys.stdout.write("\n")
+
+
+def table(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
+    """Rows of cells as left-aligned columns; the last column is not padded."""
+    if not rows:
+        return []
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]) - 1)]
+    return [
+        indent + "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+        for row in rows
+    ]
