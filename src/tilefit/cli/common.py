@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from tilefit.capture import Capture
@@ -44,7 +45,7 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def table(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
+def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
     """Rows of cells as left-aligned columns; the last column is not padded."""
     if not rows:
         return []
