@@ -166,10 +166,10 @@ def support_bound(capture: Capture) -> SupportBound:
 
     peaks = _column_maxima(_local_peaks(live), inside)
     excess = [int(d) - c for d, c in zip(peaks, capacity, strict=True)]
-    # A union nothing lives in (the empty one, say) has no excess to speak of: the
-    # worst is the tightest union with demand, the one holding the most on ties.
+    # A union nothing lives in (the empty one, say) says nothing: the worst is the
+    # tightest union with demand, the smallest on ties since it pinpoints the shortage.
     candidates = [u for u in range(len(unions)) if peaks[u] > 0] or list(range(len(unions)))
-    worst = min(candidates, key=lambda u: (-excess[u], -peaks[u], capacity[u], u))
+    worst = min(candidates, key=lambda u: (-excess[u], capacity[u], u))
     demand = live @ inside[:, worst]
     row = int(np.argmax(demand))
     step = steps[row]
