@@ -1,0 +1,70 @@
+"""tilefit check: referee a placement against its capture."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tilefit.check import KINDS, CheckResult
+from tilefit.cli import common
+
+NAME = "check"
+HELP = (
+    "check a placement against every rule of its capture and list each violation "
+    "(exit 0 valid, 1 invalid, 2 bad input)"
+)
+EXAMPLE = """example:
+  tilefit check tile0.json tile0.placement.json
+  tilefit check A.1048576.csv A.placement.csv --json
+
+PLACEMENT is a placement JSON or a minimalloc CSV with an offset column.
+Violation kinds: missing, unknown, alignment, range, overlap, sequence, conflict.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    parser.add_argument(
+        "placement",
+        metavar="PLACEMENT",
+        help="a placement (.json) or a minimalloc CSV with an offset column",
+    )
+    common.add_json_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.check import check
+    from tilefit.load import read_placement
+
+    capture = common.read_capture_arg(args)
+    result = check(capture, read_placement(args.placement))
+    if args.json:
+        common.print_json(check_json(result))
+    else:
+        print("\n".join(check_lines(result)))
+    return common.EXIT_OK if result.valid else common.EXIT_NO
+
+
+def check_json(result: CheckResult) -> dict[str, Any]:
+    return {
+        "valid": result.valid,
+        "violations": [
+            {"kind": v.kind, "ids": list(v.ids), "detail": v.detail} for v in result.violations
+        ],
+        "counts": {kind: result.count(kind) for kind in KINDS},
+        "overlaps_not_listed": result.overlaps_not_listed,
+    }
+
+
+def check_lines(result: CheckResult) -> list[str]:
+    if result.valid:
+        return ["valid"]
+    counts = ", ".join(f"{result.count(k)} {k}" for k in KINDS if result.count(k))
+    lines = [f"invalid: {counts}"]
+    lines += common.table(
+        [("kind", "ids", "detail")]
+        + [(v.kind, ", ".join(v.ids), v.detail) for v in result.violations]
+    )
+    if result.overlaps_not_listed:
+        lines.append(f"... and {result.overlaps_not_listed} more overlapping pairs not listed")
+    return lines
