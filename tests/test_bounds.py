@@ -244,3 +244,24 @@ def test_demand_in_chunks_gives_the_same_bound(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(bounds, "_CHUNK_CELLS", 1)
     assert bound(capture) == whole
     assert whole.support_deficit == 25  # all 125 B live at step 3 in 100 B
+
+
+def test_sizes_past_float_precision_stay_exact() -> None:
+    big = 2**53
+    memory = Memory(
+        4 * big, (Range(0, 2 * big, "low", ("a",)), Range(2 * big, 4 * big, "rest", ("b",)))
+    )
+    report = bound(
+        capture_of(
+            Request("p", big + 1, 0, 5, cls="a"),
+            Request("q", big + 3, 2, 8, cls="a"),
+            Request("r", 1, 6, 9),
+            memory=memory,
+        )
+    )
+    assert (report.lower_bound, report.peak_step) == (2 * big + 4, 2)
+    assert report.support_deficit == 4
+    assert report.support.union == ((0, 2 * big),)
+    assert live_profile(capture_of(Request("p", big + 1, 0, 5), memory=memory)).segments[
+        0
+    ].live == (big + 1,)

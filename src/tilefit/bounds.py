@@ -100,6 +100,7 @@ class LiveProfile:
 
 
 def bound(capture: Capture) -> BoundReport:
+    """Both bounds, the peak step and who is live there."""
     requests = capture.requests
     steps, live = _live_by(capture, [0] * len(requests), 1)
     peak_row = int(np.argmax(live[:, 0]))  # the first maximum: the earliest step
@@ -126,6 +127,7 @@ def bound(capture: Capture) -> BoundReport:
 
 
 def live_profile(capture: Capture) -> LiveProfile:
+    """Bytes live by class over [0, horizon), for plotting and reports."""
     classes = tuple(dict.fromkeys(r.cls for r in capture.requests))
     column = {cls: k for k, cls in enumerate(classes)}
     steps, live = _live_by(capture, [column[r.cls] for r in capture.requests], len(classes))
@@ -140,6 +142,7 @@ def live_profile(capture: Capture) -> LiveProfile:
 
 
 def support_bound(capture: Capture) -> SupportBound:
+    """The worst (step, union of allowed sets): most demand over capacity."""
     memory = capture.memory
     requests = capture.requests
     # Requests group by allowed set; the allowed set depends on (class, interleaved).
@@ -149,9 +152,9 @@ def support_bound(capture: Capture) -> SupportBound:
         key = (r.cls, r.interleaved)
         if key not in group:
             allowed = memory.allowed(*key)
-            group[key] = sets.index(allowed) if allowed in sets else len(sets)
-            if group[key] == len(sets):
+            if allowed not in sets:
                 sets.append(allowed)
+            group[key] = sets.index(allowed)
     steps, live = _live_by(capture, [group[(r.cls, r.interleaved)] for r in requests], len(sets))
 
     # Atoms: the pieces cut by every set boundary; a set or a union is a bitmask of atoms.
@@ -222,10 +225,10 @@ def _local_peaks(live: NDArray[Any]) -> NDArray[Any]:
     keep = np.ones(len(live), dtype=bool)
     if len(live) > 1:
         # An earlier equal row is kept, so equal neighbours never drop each other.
-        keep[1:] &= ~np.all(live[:-1] >= live[1:], axis=1)
-        keep[:-1] &= ~(
-            np.all(live[1:] >= live[:-1], axis=1) & np.any(live[1:] != live[:-1], axis=1)
-        )
+        no_less = np.all(live[:-1] >= live[1:], axis=1).astype(bool)
+        no_more = np.all(live[:-1] <= live[1:], axis=1).astype(bool)
+        keep[1:] &= ~no_less
+        keep[:-1] &= ~(no_more & ~no_less)
     return live[keep]
 
 
