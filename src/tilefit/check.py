@@ -121,14 +121,15 @@ def _misaligned(placed: list[_Placed]) -> Iterator[Violation]:
 
 
 def _out_of_range(memory: Memory, placed: list[_Placed]) -> Iterator[Violation]:
-    allowed: dict[tuple[str, bool], list[Span]] = {}
+    allowed: dict[tuple[str, bool], tuple[list[int], list[Span]]] = {}
     for p in placed:
         key = (p.request.cls, p.request.interleaved)
         if key not in allowed:
-            allowed[key] = _allowed_set(memory, *key)
-        spans = allowed[key]
+            spans = _allowed_set(memory, *key)
+            allowed[key] = ([s for s, _ in spans], spans)
+        starts, spans = allowed[key]
         # The one span that could hold the request is the last starting at or below it.
-        k = bisect_right([s for s, _ in spans], p.offset) - 1
+        k = bisect_right(starts, p.offset) - 1
         if k >= 0 and p.end <= spans[k][1]:
             continue
         what = f"class {p.request.cls}" + (", interleaved" if p.request.interleaved else "")
@@ -236,20 +237,23 @@ def _broken_sequences(capture: Capture, by_id: Mapping[str, _Placed]) -> Iterato
 def _conflicts(capture: Capture, by_id: Mapping[str, _Placed]) -> Iterator[Violation]:
     memory = capture.memory
     members = {s.id: s.members for s in capture.sequences}
+    sides: dict[str, tuple[list[tuple[Span, _Placed]], list[Span]]] = {}
 
-    def side(ident: str) -> list[tuple[Span, _Placed]]:
-        """The element index span each placed byte-carrying member of ``ident`` touches."""
-        out = []
-        for m in members.get(ident, (ident,)):
-            p = by_id.get(m)
-            span = None if p is None else _elements_touched(memory, p.offset, p.end)
-            if p is not None and span is not None:
-                out.append((span, p))
-        return out
+    def side(ident: str) -> tuple[list[tuple[Span, _Placed]], list[Span]]:
+        """Each placed member of ``ident`` with the element indices it touches, and their union."""
+        if ident not in sides:
+            touched = []
+            for m in members.get(ident, (ident,)):
+                p = by_id.get(m)
+                span = None if p is None else _elements_touched(memory, p.offset, p.end)
+                if p is not None and span is not None:
+                    touched.append((span, p))
+            sides[ident] = touched, _union([s for s, _ in touched])
+        return sides[ident]
 
     for edge in capture.conflicts:
-        a, b = side(edge.a), side(edge.b)
-        shared = _intersect(_union([s for s, _ in a]), _union([s for s, _ in b]))
+        (a, a_union), (b, b_union) = side(edge.a), side(edge.b)
+        shared = _intersect(a_union, b_union)
         if not shared:
             continue
         first = shared[0][0]
