@@ -1,0 +1,119 @@
+"""The batch summary: tiles by verdict, what each strategy rescued, the worst and slowest.
+
+Lists are ordered by value, then name, so the same rows print the same
+summary; only the slowest-tiles section shows timing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilefit.batch.row import Row
+from tilefit.batch.store import Store
+from tilefit.cli.common import table
+
+TOP = 10
+FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
+
+
+def summary_lines(store: Store, top: int = TOP) -> list[str]:
+    """The summary as text lines."""
+    total = store.count()
+    errors = store.error_count()
+    verdicts = store.verdicts()
+    settings = store.settings()
+    how = ""
+    if settings is not None:
+        how = f" (mode {settings.mode}{'' if settings.search else ', strategies only'})"
+    lines = [f"{total} captures in {store.path.name}{how}", ""]
+    rows = [["verdict", "tiles"], *([v, str(n)] for v, n in verdicts)]
+    if errors:
+        rows.append(["error", str(errors)])
+    lines += table(rows)
+    lines += ["", _fit_sentence(verdicts, errors)]
+
+    rescued = store.rescued()
+    if rescued:
+        lines += ["", "tiles each strategy rescued (production failed, this strategy fits):"]
+        lines += table([[s, str(n)] for s, n in rescued], indent="  ")
+
+    worst = store.worst_deficits(top)
+    if worst:
+        lines += ["", "worst deficits (bytes):"]
+        head = ["name", "tile", "lower bound", "available", "deficit", "support deficit"]
+        lines += table([head, *(_deficit_cells(r) for r in worst)], indent="  ")
+
+    slowest = store.slowest(top)
+    if slowest:
+        lines += ["", "slowest tiles:"]
+        cells = [[r.name, f"{r.seconds:.2f} s", r.verdict or "error"] for r in slowest]
+        lines += table(cells, indent="  ")
+
+    if errors:
+        lines += ["", f"errors ({errors}):"]
+        lines += [f"  {r.name}: {r.error}" for r in store.errors(top)]
+        if errors > top:
+            lines.append(f"  ... and {errors - top} more (see --csv)")
+    return lines
+
+
+def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
+    misfits = [(v, n) for v, n in verdicts if v not in FITS]
+    count = sum(n for _, n in misfits)
+    if not count and not errors:
+        return "every tile fits."
+    parts = []
+    if count:
+        detail = ", ".join(f"{v} {n}" for v, n in misfits)
+        parts.append(f"{count} tile{'s' if count != 1 else ''} do not fit as produced ({detail})")
+    if errors:
+        parts.append(f"{errors} could not be worked out (errors below)")
+    return "not every tile fits: " + "; ".join(parts) + "."
+
+
+def _deficit_cells(row: Row) -> list[str]:
+    return [
+        row.name,
+        "" if row.tile is None else str(row.tile),
+        _bytes(row.lower_bound),
+        _bytes(row.available),
+        _bytes(row.deficit),
+        _bytes(row.support_deficit),
+    ]
+
+
+def _bytes(value: int | None) -> str:
+    return "" if value is None else f"{value:,}"
+
+
+def summary_json(store: Store, top: int = TOP) -> dict[str, Any]:
+    """The summary as one JSON object, keys in a fixed order."""
+    settings = store.settings()
+    return {
+        "captures": store.count(),
+        "mode": settings.mode if settings else None,
+        "search": settings.search if settings else None,
+        "verdicts": dict(store.verdicts()),
+        "errors": store.error_count(),
+        "rescued": dict(store.rescued()),
+        "worst_deficits": [_row_json(r) for r in store.worst_deficits(top)],
+        "slowest": [_row_json(r) for r in store.slowest(top)],
+        "error_rows": [_row_json(r) for r in store.errors(top)],
+    }
+
+
+def _row_json(row: Row) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "tile": row.tile,
+        "source": row.source,
+        "verdict": row.verdict,
+        "strategy": row.strategy,
+        "lower_bound": row.lower_bound,
+        "available": row.available,
+        "deficit": row.deficit,
+        "support_deficit": row.support_deficit,
+        "failed_id": row.failed_id,
+        "seconds": round(row.seconds, 3),
+        "error": row.error,
+    }

@@ -1,0 +1,134 @@
+"""The work on one capture, as a worker does it: parse, run the mode, make a row.
+
+A mode is a function from a capture to an ``Outcome``; ``MODES`` maps each
+``--mode`` name to one, so a new mode is one function and one entry. ``work``
+never raises for a bad capture: a malformed one, or an engine error, becomes
+an error row, and the run goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from time import perf_counter
+
+from tilefit.batch.inputs import Job
+from tilefit.batch.row import Row, error_row
+from tilefit.bounds import bound
+from tilefit.capture import Capture
+from tilefit.diagnose import diagnose
+from tilefit.engine import Problem, run_strategy
+from tilefit.errors import InputError
+from tilefit.load import capture_from_json, parse_json
+from tilefit.minimalloc import capture_from_csv
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What every capture of one run is asked."""
+
+    mode: str = "diagnose"
+    time_limit: float = 10.0  # seconds the engine may spend on one capture
+    search: bool = True  # diagnose: run the exact search when strategies cannot decide
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The mode-specific part of a row."""
+
+    verdict: str
+    strategy: str | None = None
+    lower_bound: int | None = None
+    available: int | None = None
+    deficit: int | None = None
+    support_deficit: int | None = None
+    failed_id: str | None = None
+
+
+Mode = Callable[[Capture, Settings], Outcome]
+WorkFunction = Callable[[Job, Settings], Row]
+
+
+def parse(job: Job) -> Capture:
+    """The capture in a job's text: JSON, or a minimalloc CSV when the file says so."""
+    try:
+        if job.filename.lower().endswith(".csv"):
+            return capture_from_csv(job.text, job.filename)
+        return capture_from_json(parse_json(job.text), default_name=job.name)
+    except InputError as error:
+        raise error.located(job.source) from None
+
+
+def work(job: Job, settings: Settings) -> Row:
+    """One capture's row; every failure is an error row, never an exception."""
+    started = perf_counter()
+    name = job.name
+    try:
+        capture = parse(job)
+        name = capture.name
+        outcome = MODES[settings.mode](capture, settings)
+    except InputError as error:
+        return error_row(job.source, name, settings.mode, error.message, perf_counter() - started)
+    except Exception as error:  # an engine bug must not end a run over thousands of tiles
+        message = f"internal error: {type(error).__name__}: {error}"
+        return error_row(job.source, name, settings.mode, message, perf_counter() - started)
+    return Row(
+        source=job.source,
+        name=capture.name,
+        tile=capture.tile,
+        mode=settings.mode,
+        verdict=outcome.verdict,
+        strategy=outcome.strategy,
+        lower_bound=outcome.lower_bound,
+        available=outcome.available,
+        deficit=outcome.deficit,
+        support_deficit=outcome.support_deficit,
+        failed_id=outcome.failed_id,
+        seconds=perf_counter() - started,
+    )
+
+
+def _diagnose(capture: Capture, settings: Settings) -> Outcome:
+    found = diagnose(capture, time_limit=settings.time_limit, search=settings.search)
+    return Outcome(
+        verdict=found.verdict,
+        strategy=found.strategy,
+        lower_bound=found.lower_bound,
+        available=found.available,
+        deficit=found.deficit,
+        support_deficit=found.support_deficit,
+        failed_id=found.production_failed_id,
+    )
+
+
+def _with_bounds(
+    capture: Capture, verdict: str, strategy: str | None, failed: str | None
+) -> Outcome:
+    report = bound(capture)
+    return Outcome(
+        verdict=verdict,
+        strategy=strategy,
+        lower_bound=report.lower_bound,
+        available=report.available,
+        deficit=report.deficit,
+        support_deficit=report.support_deficit,
+        failed_id=failed,
+    )
+
+
+def _replay(capture: Capture, settings: Settings) -> Outcome:
+    """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
+    problem = Problem.of(capture)
+    failed = None
+    for name in capture.production:
+        attempt = run_strategy(problem, name)
+        if attempt.failure is None:
+            return _with_bounds(capture, "fits", name, None)
+        failed = attempt.failure.unit.id
+    return _with_bounds(capture, "failed", None, failed)
+
+
+MODES: dict[str, Mode] = {
+    "diagnose": _diagnose,
+    "replay": _replay,
+}
