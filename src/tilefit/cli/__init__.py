@@ -15,12 +15,14 @@ from tilefit.errors import InputError
 def _commands() -> list[ModuleType]:
     # Imported here so that `tilefit --version` stays quick.
     from tilefit.cli import (
+        batch,
         bound,
         check,
         convert,
+        synth,
     )
 
-    return [bound, check, convert]
+    return [batch, bound, check, convert, synth]
 
 
 def build_parser() -> argparse.ArgumentParser:
