@@ -266,36 +266,36 @@ def _add_layer(
         used += 1
 
     rest = budget - used
-    partials = rest * 2 // 5
-    for k in range(partials):
-        start = t0 + rng.randrange(steps - 1)
-        end = min(t1, start + rng.randint(1, 2))
-        add(
-            _Draft(
-                f"{tag}.p{k}",
-                _draw(rng, _PARTIAL),
-                start,
-                end,
-                WEIGHT_ALIGNMENT,
-                "activation",
-                label=f"layer{layer}/partial{k}",
-            )
+    partials = [
+        _Draft(
+            f"{tag}.p{k}",
+            _draw(rng, _PARTIAL),
+            start := t0 + rng.randrange(steps - 1),
+            min(t1, start + rng.randint(1, 2)),
+            WEIGHT_ALIGNMENT,
+            "activation",
+            label=f"layer{layer}/partial{k}",
         )
-    for k in range(rest - partials):
-        start = t0 + rng.randrange(steps)
-        add(
-            _Draft(
-                f"{tag}.s{k}",
-                _draw(rng, _SCRATCH),
-                start,
-                start + 1,
-                SCRATCH_ALIGNMENT,
-                SCRATCH,
-                label=f"layer{layer}/scratch{k}",
-            )
+        for k in range(rest * 2 // 5)
+    ]
+    scratch = [
+        _Draft(
+            f"{tag}.s{k}",
+            _draw(rng, _SCRATCH),
+            start := t0 + rng.randrange(steps),
+            start + 1,
+            SCRATCH_ALIGNMENT,
+            SCRATCH,
+            label=f"layer{layer}/scratch{k}",
         )
-    if recipe.conflicts and partials and rest > partials:
-        model.conflicts.append(Conflict(f"{tag}.s0", f"{tag}.p0"))
+        for k in range(rest - len(partials))
+    ]
+    model.drafts.extend(partials)
+    model.drafts.extend(scratch)
+    # A scratch buffer read together with a partial result: they are live together.
+    together = [(s, p) for p in partials for s in scratch if s.start < p.end and p.start < s.end]
+    if recipe.conflicts and together:
+        model.conflicts.append(Conflict(together[0][0].id, together[0][1].id))
 
 
 def _scale(drafts: list[_Draft], recipe: Recipe, horizon: int) -> list[Request]:

@@ -47,7 +47,7 @@ class DaskRunner:
             window = max(2, IN_FLIGHT_PER_THREAD * sum(client.nthreads().values()))
             waiting = iter(jobs)
             in_flight: dict[Any, Job] = {}
-            done = distributed.as_completed()
+            done = distributed.as_completed(loop=client.loop)
 
             def submit() -> None:
                 job = next(waiting, None)

@@ -60,7 +60,10 @@ def _serve(conn: Connection, function: WorkFunction, settings: Settings) -> None
             row = function(job, settings)
         except Exception as error:  # a work function that raises still yields a row
             row = error_row(job.source, job.name, settings.mode, f"{type(error).__name__}: {error}")
-        conn.send(row)
+        try:
+            conn.send(row)
+        except OSError:  # the runner is gone (killed): nobody to answer
+            return
 
 
 @dataclass(slots=True)

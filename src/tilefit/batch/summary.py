@@ -57,15 +57,25 @@ def summary_lines(store: Store, top: int = TOP) -> list[str]:
     return lines
 
 
+_MEANING = {
+    "fragmentation": "a better placement exists",
+    "capacity": "no placement can exist",
+    "infeasible": "no placement exists",
+    "undetermined": "not decided",
+}
+
+
 def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
     misfits = [(v, n) for v, n in verdicts if v not in FITS]
-    count = sum(n for _, n in misfits)
-    if not count and not errors:
+    if not misfits and not errors:
         return "every tile fits."
     parts = []
-    if count:
-        detail = ", ".join(f"{v} {n}" for v, n in misfits)
-        parts.append(f"{count} tile{'s' if count != 1 else ''} do not fit as produced ({detail})")
+    if misfits:
+        detail = ", ".join(
+            f"{v} {n}" + (f" ({_MEANING[v]})" if v in _MEANING else "") for v, n in misfits
+        )
+        count = sum(n for _, n in misfits)
+        parts.append(f"{count} tile{'s' if count != 1 else ''} do not fit as produced: {detail}")
     if errors:
         parts.append(f"{errors} could not be worked out (errors below)")
     return "not every tile fits: " + "; ".join(parts) + "."

@@ -1,0 +1,69 @@
+"""Batch inputs: files, folders and bundles expand into sources; a bad one loads as an error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tilefit.batch.bundle import write_bundle
+from tilefit.batch.inputs import expand, load
+from tilefit.errors import InputError
+from tilefit.save import write_capture
+from tilefit.synth import Recipe, make_tile
+
+TILE = make_tile(Recipe(requests=30, layers=3), name="t")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    write_capture(TILE, tmp_path / "b.json")
+    (tmp_path / "sub").mkdir()
+    write_capture(TILE, tmp_path / "sub" / "a.json")
+    write_bundle([TILE, TILE], tmp_path / "sub" / "m.jsonl")
+    (tmp_path / "notes.txt").write_text("not a capture")
+    (tmp_path / "export.csv").write_text("id,lower,upper,size\n")
+    (tmp_path / ".hidden").mkdir()
+    write_capture(TILE, tmp_path / ".hidden" / "x.json")
+    return tmp_path
+
+
+def test_a_folder_expands_recursively_in_order(tree: Path) -> None:
+    sources = expand([str(tree)])
+    keys = [s.key for s in sources]
+    root = str(tree.resolve())
+    assert keys == [
+        f"{root}/b.json",
+        f"{root}/sub/a.json",
+        f"{root}/sub/m.jsonl:1",
+        f"{root}/sub/m.jsonl:2",
+    ]
+    assert [s.default_name for s in sources] == ["b", "a", "m-line1", "m-line2"]
+
+
+def test_each_source_once_and_csv_only_when_named(tree: Path) -> None:
+    sources = expand([str(tree / "b.json"), str(tree), str(tree / "export.csv")])
+    keys = [s.key for s in sources]
+    assert len(keys) == len(set(keys)) == 5
+    assert keys[0].endswith("/b.json") and keys[-1].endswith("/export.csv")
+
+
+def test_a_missing_input_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        expand([str(tmp_path / "nope.json")])
+
+
+def test_load_reads_files_and_bundle_lines(tree: Path) -> None:
+    sources = expand([str(tree / "sub")])
+    jobs = [load(s) for s in sources]
+    assert jobs[0].text == (tree / "sub" / "a.json").read_text()
+    assert jobs[1].text.startswith('{"format":"tilefit-capture"')
+    assert jobs[1].filename == "m.jsonl" and jobs[1].name == "m-line1"
+
+
+def test_bytes_that_are_not_text_fail_to_load(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_bytes(b"\xff\xfe{}")
+    (source,) = expand([str(tmp_path)])
+    with pytest.raises(InputError, match="not UTF-8") as caught:
+        load(source)
+    assert caught.value.source == source.key

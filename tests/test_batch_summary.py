@@ -1,0 +1,86 @@
+"""The batch summary: verdicts, rescues, worst deficits, slowest tiles, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from batch_helpers import ROWS
+
+from tilefit.batch.row import Row, error_row
+from tilefit.batch.store import Store
+from tilefit.batch.summary import summary_json, summary_lines
+from tilefit.batch.work import Settings
+
+
+def _store(tmp_path: Path, rows: Sequence[Row] = ROWS) -> Store:
+    store = Store.open(tmp_path / "r.sqlite")
+    for row in rows:
+        store.record(row)
+    store.begin_run(Settings(search=False))
+    return store
+
+
+def test_summary_text(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        lines = summary_lines(store, top=3)
+    assert lines == [
+        "7 captures in r.sqlite (mode diagnose, strategies only)",
+        "",
+        "verdict        tiles",
+        "fragmentation  3",
+        "capacity       2",
+        "fits           1",
+        "error          1",
+        "",
+        "not every tile fits: 5 tiles do not fit as produced: fragmentation 3 "
+        "(a better placement exists), capacity 2 (no placement can exist); "
+        "1 could not be worked out (errors below).",
+        "",
+        "tiles each strategy rescued (production failed, this strategy fits):",
+        "  long-lived/first-fit  2",
+        "  size/best-fit         1",
+        "",
+        "worst deficits (bytes):",
+        "  name  tile  lower bound  available  deficit  support deficit",
+        "  t2    2     1,100        1,000      100      150",
+        "  t6    6     1,050        1,000      50       50",
+        "",
+        "slowest tiles:",
+        "  t1  2.00 s  fragmentation",
+        "  t3  0.50 s  fits",
+        "  t4  0.50 s  fragmentation",
+        "",
+        "errors (1):",
+        "  m-line7: line 1 column 2: malformed JSON",
+    ]
+
+
+def test_when_every_tile_fits_it_says_so(tmp_path: Path) -> None:
+    with _store(tmp_path, [r for r in ROWS if r.verdict == "fits"]) as store:
+        lines = summary_lines(store)
+    assert "every tile fits." in lines
+    assert not any(line.startswith(("worst", "errors", "tiles each")) for line in lines)
+
+
+def test_more_errors_than_shown(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        store.record(error_row("/x", "zz", "diagnose", "bad"))
+        lines = summary_lines(store, top=1)
+    assert lines[-2:] == [
+        "  m-line7: line 1 column 2: malformed JSON",
+        "  ... and 1 more (see --csv)",
+    ]
+
+
+def test_summary_json(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        found = summary_json(store, top=2)
+    assert list(found) == [
+        "captures", "mode", "search", "verdicts", "errors", "rescued",
+        "worst_deficits", "slowest", "error_rows",
+    ]  # fmt: skip
+    assert found["verdicts"] == {"fragmentation": 3, "capacity": 2, "fits": 1}
+    assert found["rescued"] == {"long-lived/first-fit": 2, "size/best-fit": 1}
+    assert [r["name"] for r in found["worst_deficits"]] == ["t2", "t6"]
+    assert found["error_rows"][0]["error"] == "line 1 column 2: malformed JSON"

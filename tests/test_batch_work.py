@@ -1,0 +1,89 @@
+"""The per-capture work: a row for every capture, an error row instead of an exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilefit.batch.bundle import bundle_line
+from tilefit.batch.inputs import Job
+from tilefit.batch.work import MODES, Settings, work
+from tilefit.bounds import bound
+from tilefit.capture import Capture
+from tilefit.diagnose import diagnose
+from tilefit.engine import run_strategy
+from tilefit.synth import Recipe, make_tile
+
+FITS = make_tile(Recipe(requests=60, layers=6, pressure=0.6, seed=1), name="easy", tile=3)
+OVER = make_tile(Recipe(requests=60, layers=6, pressure=1.1, seed=2), name="over", tile=4)
+
+
+def _job(capture: Capture) -> Job:
+    return Job("m.jsonl:1", "m-line1", "m.jsonl", bundle_line(capture))
+
+
+@pytest.mark.parametrize("capture", [FITS, OVER], ids=["fits", "over"])
+def test_a_diagnose_row_carries_the_diagnosis(capture: Capture) -> None:
+    row = work(_job(capture), Settings(search=False))
+    found = diagnose(capture, search=False)
+    assert (row.source, row.name, row.tile, row.mode) == (
+        "m.jsonl:1",
+        capture.name,
+        capture.tile,
+        "diagnose",
+    )
+    assert row.error is None
+    assert (row.verdict, row.strategy, row.failed_id) == (
+        found.verdict,
+        found.strategy,
+        found.production_failed_id,
+    )
+    assert (row.lower_bound, row.available, row.deficit, row.support_deficit) == (
+        found.lower_bound,
+        found.available,
+        found.deficit,
+        found.support_deficit,
+    )
+    assert row.seconds > 0
+
+
+def test_replay_reports_production() -> None:
+    fits = work(_job(FITS), Settings(mode="replay"))
+    assert (fits.verdict, fits.strategy, fits.failed_id) == ("fits", "lifetime/first-fit", None)
+    over = work(_job(OVER), Settings(mode="replay"))
+    last = run_strategy(OVER, OVER.production[-1])
+    assert last.failure is not None
+    assert (over.verdict, over.strategy, over.failed_id) == ("failed", None, last.failure.unit.id)
+    assert over.deficit == bound(OVER).deficit > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": "tilefit-capture",', "m.jsonl:1: line 1 column"),
+        ('{"format": "tilefit-capture", "version": 1, "horizon": 1, "memory": {}, '
+         '"requests": [], "extra": 1}', "extra"),
+    ],
+    ids=["malformed", "invalid"],
+)  # fmt: skip
+def test_a_bad_capture_is_an_error_row(text: str, message: str) -> None:
+    row = work(Job("m.jsonl:1", "m-line1", "m.jsonl", text), Settings())
+    assert row.name == "m-line1" and row.verdict is None
+    assert row.error is not None and message in row.error
+
+
+def test_a_minimalloc_csv_is_read_by_its_name() -> None:
+    text = "id,lower,upper,size\na,0,2,10\nb,1,3,10\n"
+    row = work(Job("/x/tiny.32.csv", "tiny.32", "tiny.32.csv", text), Settings(search=False))
+    assert (row.error, row.verdict, row.available) == (None, "fits", 32)
+    row = work(Job("/x/tiny.csv", "tiny", "tiny.csv", text), Settings())
+    assert row.error is not None and "capacity" in row.error
+
+
+def test_an_engine_error_is_an_error_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(capture: Capture, settings: Settings) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(MODES, "diagnose", broken)
+    row = work(_job(FITS), Settings())
+    assert row.name == "easy"
+    assert row.error == "internal error: ZeroDivisionError: boom"
