@@ -1,0 +1,152 @@
+"""Occupancy: the placed requests, indexed by time.
+
+A unit only needs the placed requests alive during its lifetime ``[s, e)``,
+which are those alive at step s that started before it plus those starting
+in ``[s, e)``. Time is cut into buckets of equal width; each bucket lists the
+requests starting in it (sorted by start) and those crossing its left edge
+(sorted by end), so both parts come out as slices found by binary search,
+with no request read twice and few read in vain.
+
+Three kinds of long-lived request would cross many edges and are kept apart:
+those alive over the whole horizon (merged into few disjoint address
+intervals, since resident data sits back to back), those alive until the
+horizon (sorted by start) and those alive from step 0 (sorted by end).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from math import isqrt
+from statistics import median
+
+from tilefit.capture import Interval, Request
+
+
+class Occupancy:
+    __slots__ = (
+        "_always_ends",
+        "_always_starts",
+        "_cross",
+        "_cross_ends",
+        "_from_zero",
+        "_from_zero_ends",
+        "_horizon",
+        "_long_lived",
+        "_starting",
+        "_starting_ends",
+        "_starting_starts",
+        "_to_horizon",
+        "_to_horizon_starts",
+        "_width",
+        "peak",
+    )
+
+    def __init__(self, horizon: int, width: int) -> None:
+        self._horizon = horizon
+        self._width = width
+        count = horizon // width + 1
+        # Per bucket, parallel lists sorted by start: requests starting in it.
+        self._starting_starts: list[list[int]] = [[] for _ in range(count)]
+        self._starting_ends: list[list[int]] = [[] for _ in range(count)]
+        self._starting: list[list[Interval]] = [[] for _ in range(count)]
+        # Per bucket, sorted by end: requests alive at its first step that started before.
+        self._cross_ends: list[list[int]] = [[] for _ in range(count)]
+        self._cross: list[list[Interval]] = [[] for _ in range(count)]
+        self._to_horizon_starts: list[int] = []
+        self._to_horizon: list[Interval] = []
+        self._from_zero_ends: list[int] = []
+        self._from_zero: list[Interval] = []
+        # Disjoint and ascending, touching intervals merged: what is occupied at every step.
+        self._always_starts: list[int] = []
+        self._always_ends: list[int] = []
+        self._long_lived = False  # whether any request lives from step 0 or to the horizon
+        self.peak = 0  # the highest address occupied so far (exclusive)
+
+    def add(self, lo: int, hi: int, start: int, end: int) -> None:
+        if hi > self.peak:
+            self.peak = hi
+        interval = (lo, hi)
+        if start == 0 or end == self._horizon:
+            self._add_long_lived(interval, start, end)
+            return
+        width = self._width
+        first = start // width
+        starts = self._starting_starts[first]
+        k = bisect_right(starts, start)
+        starts.insert(k, start)
+        self._starting_ends[first].insert(k, end)
+        self._starting[first].insert(k, interval)
+        last = (end - 1) // width
+        if last > first:
+            cross_ends, cross = self._cross_ends, self._cross
+            for bucket in range(first + 1, last + 1):
+                ends = cross_ends[bucket]
+                k = bisect_right(ends, end)
+                ends.insert(k, end)
+                cross[bucket].insert(k, interval)
+
+    def alive(self, start: int, end: int) -> list[Interval]:
+        """Address intervals of the requests alive during ``[start, end)``, unsorted."""
+        width = self._width
+        first, last = start // width, (end - 1) // width
+        out = self._cross[first][bisect_right(self._cross_ends[first], start) :]
+        starts = self._starting_starts[first]
+        starting = self._starting[first]
+        k = bisect_left(starts, start)
+        if k:  # started earlier in the first bucket: keep those still alive
+            ends = self._starting_ends[first]
+            out += [starting[j] for j in range(k) if ends[j] > start]
+        if first == last:
+            out += starting[k : bisect_left(starts, end)]
+        else:
+            out += starting[k:]
+            for bucket in range(first + 1, last):
+                out += self._starting[bucket]
+            out += self._starting[last][: bisect_left(self._starting_starts[last], end)]
+        if self._long_lived:
+            out += self._to_horizon[: bisect_left(self._to_horizon_starts, end)]
+            out += self._from_zero[bisect_right(self._from_zero_ends, start) :]
+            out += zip(self._always_starts, self._always_ends, strict=True)
+        return out
+
+    def _add_long_lived(self, interval: Interval, start: int, end: int) -> None:
+        self._long_lived = True
+        if start > 0:
+            _insert(self._to_horizon_starts, self._to_horizon, start, interval)
+        elif end < self._horizon:
+            _insert(self._from_zero_ends, self._from_zero, end, interval)
+        else:
+            self._add_always(*interval)
+
+    def _add_always(self, lo: int, hi: int) -> None:
+        starts, ends = self._always_starts, self._always_ends
+        k = bisect_left(starts, lo)
+        # Placed requests alive at the same step never overlap, so only touching neighbours merge.
+        if k > 0 and ends[k - 1] == lo:
+            k -= 1
+            lo = starts[k]
+            del starts[k], ends[k]
+        if k < len(starts) and starts[k] == hi:
+            hi = ends[k]
+            del starts[k], ends[k]
+        starts.insert(k, lo)
+        ends.insert(k, hi)
+
+
+def _insert(keys: list[int], intervals: list[Interval], key: int, interval: Interval) -> None:
+    k = bisect_right(keys, key)
+    keys.insert(k, key)
+    intervals.insert(k, interval)
+
+
+def bucket_width(requests: tuple[Request, ...], horizon: int) -> int:
+    """Balance the requests read in vain in a bucket against the buckets a lifetime spans.
+
+    A bucket holding w steps of starts costs about ``w * rate`` reads, a lifetime
+    of d steps about ``d / w`` slices and edge insertions, so ``w ~ sqrt(d / rate)``.
+    """
+    spans = [r.end - r.start for r in requests if r.start > 0 and r.end < horizon]
+    if not spans:
+        return max(1, horizon)
+    rate = len(spans) / horizon  # starts per step
+    return max(1, isqrt(int(32 * median(spans) / rate)))
