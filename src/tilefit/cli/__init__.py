@@ -19,10 +19,11 @@ def _commands() -> list[ModuleType]:
         bound,
         check,
         convert,
+        diagnose,
         synth,
     )
 
-    return [batch, bound, check, convert, synth]
+    return [batch, bound, check, convert, diagnose, synth]
 
 
 def build_parser() -> argparse.ArgumentParser:

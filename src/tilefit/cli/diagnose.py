@@ -1,0 +1,173 @@
+"""tilefit diagnose: fits, fragmentation or capacity, with the evidence."""
+
+from __future__ import annotations
+
+import argparse
+
+from tilefit.cli import common
+from tilefit.diagnose import Diagnosis
+from tilefit.errors import InputError
+
+NAME = "diagnose"
+HELP = "one verdict for a tile: fits, fragmentation, capacity, infeasible or undetermined"
+EXAMPLE = """example:
+  tilefit diagnose examples/0-0.json -o placement.json
+  tilefit diagnose examples/1-0.json --json
+
+verdicts:
+  fits           the production attempts succeed
+  fragmentation  they fail, but another strategy or the exact search finds a
+                 valid placement (checked by the independent checker; -o writes it)
+  capacity       a bound proves no placement exists: the deficit, the peak and
+                 who makes it, and how many bytes must leave
+  infeasible     the exact search proves no placement exists (with a small
+                 set of requests that cannot be placed together)
+  undetermined   neither proven within --time-limit
+
+exit code: 0 for fits or fragmentation, 1 otherwise, 2 on bad input.
+"""
+
+_TOP = 8  # contributors listed per class in human output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    common.add_json_argument(parser)
+    parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds for the exact search when the strategies fail (default 10)",
+    )
+    parser.add_argument(
+        "--no-search", action="store_true", help="stop after the strategies (no exact search)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.diagnose import diagnose, diagnosis_json
+    from tilefit.save import write_placement
+
+    if args.time_limit < 0:
+        raise InputError("--time-limit", "must be >= 0")
+    capture = common.read_capture_arg(args)
+    result = diagnose(capture, time_limit=args.time_limit, search=not args.no_search)
+    if args.output and result.placement is not None:
+        write_placement(result.placement, args.output)
+    if args.json:
+        common.print_json(diagnosis_json(result))
+    else:
+        print("\n".join(diagnosis_lines(result, args.output)))
+    return common.EXIT_OK if result.verdict in ("fits", "fragmentation") else common.EXIT_NO
+
+
+def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
+    title = f"{d.capture}" + (f" (tile {d.tile})" if d.tile is not None else "")
+    lines = [f"{title}: {d.verdict.upper()}", ""]
+    lines += _production_lines(d)
+    lines.append("")
+    lines += _verdict_lines(d, output)
+    lines.append("")
+    lines += _peak_lines(d)
+    return lines
+
+
+def _production_lines(d: Diagnosis) -> list[str]:
+    lines = ["production replay:"]
+    for a in d.production:
+        if a.failure is None:
+            lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")
+            continue
+        u = a.failure.unit
+        kind = f"sequence of {len(u.members)}" if u.is_sequence else "request"
+        lines.append(
+            f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "
+            f"class {u.cls}, steps [{u.start}, {u.end})) after placing "
+            f"{a.failure.placed_before} units; largest hole {_largest_hole(a.failure.holes)}"
+        )
+    if d.reproduced is not None:
+        lines.append(
+            "  reproduces the observed failure"
+            if d.reproduced
+            else "  does NOT reproduce the observed failure"
+        )
+    return lines
+
+
+def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:
+    if not holes:
+        return "none"
+    start, end = holes[0]
+    return f"{end - start} B at [{start}, {end}) of {len(holes)} holes"
+
+
+def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
+    avail = f"{d.lower_bound} B live at step {d.peak_step}, {d.available} B available"
+    if d.verdict == "fits":
+        return [f"fits with {d.strategy}; {avail}"]
+    if d.verdict == "fragmentation":
+        lines = [
+            f"fragmentation: a valid placement exists under the same constraints; "
+            f"{d.strategy} finds it (checked by the independent checker)",
+            f"  no bound rules a placement out: {avail}",
+        ]
+        lines.append(f"  placement written to {output}" if output else "  -o FILE writes it")
+        return lines
+    if d.verdict == "capacity":
+        lines = [
+            "capacity: no placement can exist, whatever the order or the addresses",
+            f"  {avail}: at least {d.deficit} B over" if d.deficit else f"  {avail}",
+        ]
+        s = d.bound.support
+        if s.deficit:
+            lines.append(
+                f"  support-aware: {s.demand} B at step {s.step} may use only {s.capacity} B "
+                f"(classes {', '.join(s.classes)}): {s.deficit} B over"
+            )
+        lines.append(
+            f"  at least {d.must_leave} B must leave the peak (deficit plus the alignment"
+            " padding of the requests there), plus any bank-separation margin"
+        )
+        return lines
+    if d.verdict == "infeasible":
+        lines = [
+            "infeasible: the exact search proves that no placement exists, "
+            "although no storage bound shows it",
+            f"  {avail}",
+        ]
+        if d.irreducible_subset:
+            lines.append(
+                "  these cannot be placed together (an irreducible subset): "
+                + ", ".join(d.irreducible_subset)
+            )
+        return lines
+    searched = f" (exact search: {d.search_status})" if d.search_status else ""
+    return [
+        f"undetermined: no strategy fits and no bound proves a deficit{searched}",
+        f"  {avail}; try a larger --time-limit",
+    ]
+
+
+def _peak_lines(d: Diagnosis) -> list[str]:
+    lines = [f"at the peak (step {d.peak_step}): {len(d.contributors)} requests, {d.lower_bound} B"]
+    for cls, total in d.bound.class_totals:
+        members = [c for c in d.contributors if c.cls == cls]
+        lines.append(f"  {cls}: {total} B in {len(members)}")
+        rows = [(c.id, f"{c.size} B", c.label or "-") for c in members[:_TOP]]
+        lines += common.table(rows, indent="    ")
+        if len(members) > _TOP:
+            lines.append(f"    ... {len(members) - _TOP} more")
+    failed = d.production_failed_id
+    if failed is not None:
+        named = set(d.production_failed_members)
+        share = sum(c.size for c in d.contributors if c.id in named)
+        where = (
+            f"live at the peak, {share} B of its {d.lower_bound} B"
+            if share
+            else "NOT live at the peak"
+        )
+        largest = ", ".join(f"{c.id} ({c.size} B)" for c in d.contributors[:3])
+        lines.append(f"the production error names {failed}: {where}; the largest there: {largest}")
+    return lines
