@@ -33,7 +33,7 @@ def test_summary_text(tmp_path: Path) -> None:
         "fits           1",
         "error          1",
         "",
-        "not every tile fits: 5 tiles do not fit as produced: fragmentation 3 "
+        "not every tile fits: 5 tiles do not fit as captured: fragmentation 3 "
         "(a better placement exists), capacity 2 (no placement can exist); "
         "1 could not be worked out (errors below).",
         "",

@@ -87,3 +87,9 @@ def test_an_engine_error_is_an_error_row(monkeypatch: pytest.MonkeyPatch) -> Non
     row = work(_job(FITS), Settings())
     assert row.name == "easy"
     assert row.error == "internal error: ZeroDivisionError: boom"
+
+
+def test_solve_runs_the_exact_search_alone() -> None:
+    row = work(_job(FITS), Settings(mode="solve", time_limit=5.0))
+    assert (row.error, row.verdict, row.strategy) == (None, "solved", "exact-search")
+    assert row.lower_bound == bound(FITS).lower_bound

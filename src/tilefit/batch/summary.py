@@ -75,7 +75,8 @@ def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
             f"{v} {n}" + (f" ({_MEANING[v]})" if v in _MEANING else "") for v, n in misfits
         )
         count = sum(n for _, n in misfits)
-        parts.append(f"{count} tile{'s' if count != 1 else ''} do not fit as produced: {detail}")
+        verb = "tile does" if count == 1 else "tiles do"
+        parts.append(f"{count} {verb} not fit as captured: {detail}")
     if errors:
         parts.append(f"{errors} could not be worked out (errors below)")
     return "not every tile fits: " + "; ".join(parts) + "."

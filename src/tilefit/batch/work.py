@@ -128,7 +128,18 @@ def _replay(capture: Capture, settings: Settings) -> Outcome:
     return _with_bounds(capture, "failed", None, failed)
 
 
+def _solve(capture: Capture, settings: Settings) -> Outcome:
+    """The exact search alone: ``solved``, ``infeasible`` or ``timeout``."""
+    from tilefit.search import SOLVED, solve  # compiles its kernel on first use
+
+    result = solve(capture, time_limit=settings.time_limit)
+    return _with_bounds(
+        capture, result.status, "exact-search" if result.status == SOLVED else None, None
+    )
+
+
 MODES: dict[str, Mode] = {
     "diagnose": _diagnose,
     "replay": _replay,
+    "solve": _solve,
 }
