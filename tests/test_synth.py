@@ -178,9 +178,11 @@ def test_cli_writes_bundle_folder_and_file_the_same_every_time(
     text = bundle.read_text()
     lines = text.splitlines()
     assert len(lines) == 3
+    assert capsys.readouterr().out == f"wrote 3 captures to {bundle}\n"
     again = tmp_path / "again.jsonl"
-    main(["synth", "--tiles", "3", "--seed", "2", "--requests", "80", "-o", str(again)])
+    main(["synth", "--tiles", "3", "--seed", "2", "--requests", "80", "-o", str(again), "--json"])
     assert again.read_text() == text
+    assert json.loads(capsys.readouterr().out) == {"captures": 3, "output": str(again), "seed": 2}
     assert capture_from_json(json.loads(lines[1])).name == "model-tile0001"
 
     folder = tmp_path / "tiles"

@@ -133,18 +133,45 @@ def ipu_memory(
     )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """A kind of request: its class, alignment and relative size range (log-uniform)."""
+
+    cls: str
+    alignment: int
+    sizes: tuple[float, float]
+
+
+# Scaling to the pressure fixes the bytes; these only set the proportions.
+_WEIGHT = _Kind("resident", WEIGHT_ALIGNMENT, (2.0, 24.0))
+_ACTIVATION = _Kind("activation", WEIGHT_ALIGNMENT, (4.0, 32.0))
+_PARTIAL = _Kind("activation", WEIGHT_ALIGNMENT, (1.0, 12.0))
+_SCRATCH = _Kind(SCRATCH, SCRATCH_ALIGNMENT, (0.25, 6.0))
+_OUTPUT = _Kind("output", WEIGHT_ALIGNMENT, (4.0, 24.0))
+
+
+@dataclass(frozen=True, slots=True)
 class _Draft:
     """A request before scaling: its relative size and its place in the model."""
 
     id: str
+    kind: _Kind
     weight: float
     start: int
     end: int
-    alignment: int
-    cls: str
+    label: str
     interleaved: bool = False
-    label: str | None = None
+
+    def lives_with(self, other: _Draft) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+def _draft(
+    rng: random.Random, kind: _Kind, ident: str, lifetime: tuple[int, int], label: str
+) -> _Draft:
+    lo, hi = kind.sizes
+    weight = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    return _Draft(ident, kind, weight, lifetime[0], lifetime[1], label)
 
 
 @dataclass(slots=True)
@@ -152,19 +179,6 @@ class _Model:
     drafts: list[_Draft] = field(default_factory=list)
     sequences: list[Sequence] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
-
-
-# Relative size ranges by kind (log-uniform); scaling to the pressure fixes the bytes.
-_WEIGHT = (2.0, 24.0)
-_ACTIVATION = (4.0, 32.0)
-_PARTIAL = (1.0, 12.0)
-_SCRATCH = (0.25, 6.0)
-_OUTPUT = (4.0, 24.0)
-
-
-def _draw(rng: random.Random, bounds: tuple[float, float]) -> float:
-    lo, hi = bounds
-    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
 def make_tile(
@@ -185,14 +199,11 @@ def make_tile(
     budget = _per_layer(recipe.requests, recipe.layers)
     for layer in range(recipe.layers):
         _add_layer(model, recipe, rng, layer, budget[layer], horizon)
-    requests = _scale(model.drafts, recipe, horizon)
-    by_id = {r.id: r for r in requests}
-    ordered = tuple(by_id[d.id] for d in model.drafts)
     return Capture(
         name=name,
         horizon=horizon,
         memory=ipu_memory(recipe.available, recipe.aperture),
-        requests=ordered,
+        requests=tuple(_scale(model.drafts, recipe, horizon)),
         sequences=tuple(model.sequences),
         conflicts=tuple(model.conflicts),
         production=recipe.production,
@@ -212,88 +223,48 @@ def _add_layer(
     t0 = layer * steps
     t1 = t0 + steps
     tag = f"l{layer:03d}"
+    name = f"layer{layer}"
     add = model.drafts.append
 
     lo, hi = recipe.weights_per_layer
     members = max(1, min(rng.randint(lo, hi), budget - 2))
-    weight_ids = [f"{tag}.w{k}" for k in range(members)]
-    for k, ident in enumerate(weight_ids):
-        add(
-            _Draft(
-                ident,
-                _draw(rng, _WEIGHT),
-                0,
-                horizon,
-                WEIGHT_ALIGNMENT,
-                "resident",
-                label=f"layer{layer}/weight{k}",
-            )
-        )
-    model.sequences.append(Sequence(f"{tag}.weights", tuple(weight_ids), f"layer{layer}"))
+    weights = [
+        _draft(rng, _WEIGHT, f"{tag}.w{k}", (0, horizon), f"{name}/weight{k}")
+        for k in range(members)
+    ]
+    model.drafts.extend(weights)
+    model.sequences.append(Sequence(f"{tag}.weights", tuple(w.id for w in weights), name))
 
     # The input activation: produced in the last step of the layer before, kept
     # one layer longer when a residual connection reads it again.
-    act = f"{tag}.act"
-    act_end = t1 + steps if rng.random() < recipe.residual_share else t1
-    add(
-        _Draft(
-            act,
-            _draw(rng, _ACTIVATION),
-            max(0, t0 - 1),
-            min(act_end, horizon),
-            WEIGHT_ALIGNMENT,
-            "activation",
-            rng.random() < recipe.interleaved_share,
-            f"layer{layer}/input",
-        )
+    end = t1 + steps if rng.random() < recipe.residual_share else t1
+    act = _draft(
+        rng, _ACTIVATION, f"{tag}.act", (max(0, t0 - 1), min(end, horizon)), f"{name}/input"
     )
+    add(replace(act, interleaved=rng.random() < recipe.interleaved_share))
     used = members + 1
     if recipe.conflicts:
-        model.conflicts.append(Conflict(f"{tag}.weights", act))
+        model.conflicts.append(Conflict(f"{tag}.weights", act.id))
 
     if used < budget and rng.random() < recipe.output_share:
-        add(
-            _Draft(
-                f"{tag}.out",
-                _draw(rng, _OUTPUT),
-                t1 - 1,
-                horizon,
-                WEIGHT_ALIGNMENT,
-                "output",
-                label=f"layer{layer}/output",
-            )
-        )
+        add(_draft(rng, _OUTPUT, f"{tag}.out", (t1 - 1, horizon), f"{name}/output"))
         used += 1
 
     rest = budget - used
-    partials = [
-        _Draft(
-            f"{tag}.p{k}",
-            _draw(rng, _PARTIAL),
-            start := t0 + rng.randrange(steps - 1),
-            min(t1, start + rng.randint(1, 2)),
-            WEIGHT_ALIGNMENT,
-            "activation",
-            label=f"layer{layer}/partial{k}",
-        )
-        for k in range(rest * 2 // 5)
-    ]
-    scratch = [
-        _Draft(
-            f"{tag}.s{k}",
-            _draw(rng, _SCRATCH),
-            start := t0 + rng.randrange(steps),
-            start + 1,
-            SCRATCH_ALIGNMENT,
-            SCRATCH,
-            label=f"layer{layer}/scratch{k}",
-        )
-        for k in range(rest - len(partials))
-    ]
+    partials = []
+    for k in range(rest * 2 // 5):
+        start = t0 + rng.randrange(steps - 1)
+        lifetime = (start, min(t1, start + rng.randint(1, 2)))
+        partials.append(_draft(rng, _PARTIAL, f"{tag}.p{k}", lifetime, f"{name}/partial{k}"))
+    scratch = []
+    for k in range(rest - len(partials)):
+        start = t0 + rng.randrange(steps)
+        lifetime = (start, start + 1)
+        scratch.append(_draft(rng, _SCRATCH, f"{tag}.s{k}", lifetime, f"{name}/scratch{k}"))
     model.drafts.extend(partials)
     model.drafts.extend(scratch)
     # A scratch buffer read together with a partial result: they are live together.
-    together = [(s, p) for p in partials for s in scratch if s.start < p.end and p.start < s.end]
+    together = [(s, p) for p in partials for s in scratch if s.lives_with(p)]
     if recipe.conflicts and together:
         model.conflicts.append(Conflict(together[0][0].id, together[0][1].id))
 
@@ -301,8 +272,8 @@ def _add_layer(
 def _scale(drafts: list[_Draft], recipe: Recipe, horizon: int) -> list[Request]:
     """Bytes for every draft, so that the live-storage lower bound hits the target."""
     target = round(recipe.pressure * recipe.available)
-    resident = [d for d in drafts if d.start == 0 and d.end == horizon and d.cls == "resident"]
-    transient = [d for d in drafts if d not in resident]
+    resident = [d for d in drafts if d.kind is _WEIGHT]
+    transient = [d for d in drafts if d.kind is not _WEIGHT]
     resident_total = sum(d.weight for d in resident)
     resident_factor = recipe.resident_share * target / resident_total if resident else 0.0
     out = {d.id: _request(d, d.weight * resident_factor) for d in resident}
@@ -324,8 +295,9 @@ def _scale(drafts: list[_Draft], recipe: Recipe, horizon: int) -> list[Request]:
 
 
 def _request(d: _Draft, size: float) -> Request:
-    aligned = max(d.alignment, int(size) // d.alignment * d.alignment)
-    return Request(d.id, aligned, d.start, d.end, d.alignment, d.cls, d.interleaved, d.label)
+    align = d.kind.alignment
+    aligned = max(align, int(size) // align * align)
+    return Request(d.id, aligned, d.start, d.end, align, d.kind.cls, d.interleaved, d.label)
 
 
 def _top_up(requests: list[Request], target: int, horizon: int) -> list[Request]:

@@ -69,6 +69,9 @@ class Store:
         store = cls(db, where)
         try:
             store._prepare()
+        except sqlite3.OperationalError as error:  # locked, read-only, ...
+            db.close()
+            raise InputError("", f"cannot use the results database: {error}", str(where)) from None
         except sqlite3.DatabaseError as error:
             db.close()
             raise InputError("", f"not a tilefit results database ({error})", str(where)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 
 from tilefit.batch.inputs import Source, expand
@@ -87,18 +88,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.summary is not None:
-        if args.inputs or args.db:
-            raise InputError("--summary", "takes the database alone, without INPUT or --db")
-        with Store.open(args.summary, create=False) as store:
-            _report(store, args)
-        return common.EXIT_OK
-    settings = _settings(args)
-    sources = expand(args.inputs)
-    if not sources:
-        raise InputError("INPUT", "no captures found (.json or .jsonl files)")
-    with Store.open(args.db) as store:
-        return _run(store, sources, settings, args)
+    try:
+        if args.summary is not None:
+            if args.inputs or args.db:
+                raise InputError("--summary", "takes the database alone, without INPUT or --db")
+            with Store.open(args.summary, create=False) as store:
+                _report(store, args)
+            return common.EXIT_OK
+        settings = _settings(args)
+        sources = expand(args.inputs)
+        if not sources:
+            raise InputError("INPUT", "no captures found (.json or .jsonl files)")
+        with Store.open(args.db) as store:
+            return _run(store, sources, settings, args)
+    except sqlite3.Error as error:  # locked by another run, disk full, ...
+        raise InputError("", f"results database: {error}", args.db or args.summary) from None
 
 
 def _settings(args: argparse.Namespace) -> Settings:

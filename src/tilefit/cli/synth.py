@@ -46,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "instead of the mix of fitting, tight and over-capacity tiles",
     )
     parser.add_argument("--prefix", default="model", help="names are PREFIX-tileNNNN")
+    common.add_json_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,11 +65,16 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix == BUNDLE_SUFFIX:
-        write_bundle(captures, out)
+        count = write_bundle(captures, out)
     elif suffix == ".json":
         if args.tiles != 1:
             raise InputError("--output", "a .json file holds one capture: use --tiles 1")
         write_capture(next(captures), out)
+        count = 1
     else:
-        write_folder(captures, out)
+        count = write_folder(captures, out)
+    if args.json:
+        common.print_json({"captures": count, "output": str(out), "seed": args.seed})
+    else:
+        print(f"wrote {count} capture{'s' if count != 1 else ''} to {out}")
     return common.EXIT_OK
