@@ -79,3 +79,16 @@ ROWS = [
     ),
     error_row("/m.jsonl:7", "m-line7", "diagnose", "line 1 column 2: malformed JSON"),
 ]
+
+
+class Unloadable:
+    """A work function that cannot be loaded in a worker: every worker dies starting."""
+
+    def __call__(self, job: Job, settings: Settings) -> Row:
+        return work(job, settings)
+
+    def __getstate__(self) -> dict[str, bool]:
+        return {"loaded": True}
+
+    def __setstate__(self, state: dict[str, bool]) -> None:
+        raise RuntimeError("this work function refuses to load")

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import PIDFILE, misbehaving_work
+from batch_helpers import PIDFILE, Unloadable, misbehaving_work
 
 from tilefit.batch.bundle import bundle_line
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row
-from tilefit.batch.runner import LocalRunner, hard_limit
+from tilefit.batch.runner import LocalRunner, WorkerError, hard_limit
 from tilefit.batch.work import Settings
 from tilefit.synth import Recipe, make_tile
 
@@ -82,3 +82,10 @@ def test_no_jobs_no_workers() -> None:
     rows: list[Row] = []
     LocalRunner(4)([], Settings(), rows.append)
     assert rows == []
+
+
+def test_workers_that_cannot_start_stop_the_run() -> None:
+    rows: list[Row] = []
+    with pytest.raises(WorkerError, match="batch workers cannot start"):
+        LocalRunner(1, Unloadable())(_jobs("t0", "t1"), Settings(), rows.append)
+    assert rows == []  # no capture is blamed: none was handed to a worker that never started

@@ -10,6 +10,9 @@ running ``time_limit + max(time_limit, 1 s)`` after it was handed out is
 stopped (the engine itself keeps to ``time_limit``; the margin covers
 parsing and bounds) and its worker replaced. Workers ignore Ctrl-C: the
 runner stops them, so rows are recorded by one process only.
+
+Workers are spawned (a fresh interpreter each), so a script that runs a
+``LocalRunner`` needs the usual ``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ from tilefit.batch.work import Settings, WorkFunction, work
 
 Record = Callable[[Row], None]
 _READY = "ready"
+MAX_FAILED_STARTS = 3  # in a row: past this the machine, not a capture, is the problem
+
+
+class WorkerError(RuntimeError):
+    """Local workers cannot start (for instance, the work function cannot be imported)."""
 
 
 def hard_limit(time_limit: float) -> float:
@@ -48,6 +56,7 @@ def default_jobs() -> int:
 def _serve(conn: Connection, function: WorkFunction, settings: Settings) -> None:
     """A worker's life: answer one job at a time until told to stop or the runner is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _start
     conn.send(_READY)
     while True:
         try:
@@ -98,6 +107,7 @@ class _Pool:
         # spawn: a fresh interpreter per worker, whatever threads the caller runs.
         self.context = multiprocessing.get_context("spawn")
         self.workers: list[_Worker] = []
+        self._failed_starts = 0
 
     def run(self, jobs: Iterator[Job]) -> None:
         pending = _Peekable(jobs)
@@ -117,7 +127,13 @@ class _Pool:
         process = self.context.Process(
             target=_serve, args=(theirs, self.function, self.settings), daemon=True
         )
-        process.start()
+        # A Ctrl-C on the terminal reaches the whole process group: keep it
+        # blocked until the worker has started ignoring it.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         theirs.close()
         return _Worker(process, ours)
 
@@ -142,7 +158,9 @@ class _Pool:
             if not alive or worker.process.sentinel in ready:
                 worker.process.join(timeout=1.0)
                 if not worker.ready:
-                    raise RuntimeError(f"a batch worker could not start ({_exit(worker)})")
+                    self._failed_starts += 1
+                    if self._failed_starts > MAX_FAILED_STARTS:
+                        raise WorkerError(f"batch workers cannot start ({_exit(worker)})")
                 self._replace(worker, f"worker stopped ({_exit(worker)}) on this capture")
             elif worker.job is not None and monotonic() > worker.deadline:
                 self._replace(worker, f"time limit: stopped after {self.limit:g} s")
@@ -155,6 +173,7 @@ class _Pool:
             return False
         if message == _READY:
             worker.ready = True
+            self._failed_starts = 0
         elif isinstance(message, Row) and worker.job is not None:
             worker.job = None
             self.record(message)

@@ -9,6 +9,7 @@ import sys
 from tilefit.batch.inputs import Source, expand
 from tilefit.batch.progress import Progress
 from tilefit.batch.run import Runner, prepare, run_batch
+from tilefit.batch.runner import LocalRunner, WorkerError
 from tilefit.batch.store import Store
 from tilefit.batch.summary import summary_json, summary_lines
 from tilefit.batch.work import MODES, Settings
@@ -129,12 +130,12 @@ def _run(store: Store, sources: list[Source], settings: Settings, args: argparse
 
         runner = DaskRunner(args.scheduler)
     else:
-        from tilefit.batch.runner import LocalRunner
-
         runner = LocalRunner(args.jobs)
     progress = Progress.for_terminal(sys.stderr, quiet=args.quiet)
     try:
         run_batch(sources, store, settings, runner, progress)
+    except WorkerError as error:
+        raise InputError("--jobs", str(error)) from None
     except KeyboardInterrupt:
         print(
             f"tilefit: interrupted; {store.count()} rows are safe in {args.db}: "
