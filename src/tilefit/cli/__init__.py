@@ -20,10 +20,12 @@ def _commands() -> list[ModuleType]:
         check,
         convert,
         diagnose,
+        plot,
+        report,
         synth,
     )
 
-    return [batch, bound, check, convert, diagnose, synth]
+    return [batch, bound, check, convert, diagnose, plot, report, synth]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,93 @@
+"""tilefit plot: the memory map of a placement or of a strategy's attempt."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from tilefit.cli import common
+
+if TYPE_CHECKING:
+    from tilefit.capture import Capture
+    from tilefit.engine import Attempt
+
+NAME = "plot"
+HELP = (
+    "memory map (steps across, addresses up) of a placement or a strategy's attempt, "
+    "by default the production replay's last attempt; PNG or SVG"
+)
+EXAMPLE = """example:
+  tilefit plot tile0.json -o failure.png            # the production failure
+  tilefit plot tile0.json --strategy long-lived/first-fit -o fix.svg
+  tilefit plot tile0.json --placement fix.json --profile -o fix.png
+
+A failed attempt shows the failed unit's lifetime band, the holes it met
+with their sizes, and the unit itself beside the map at its true size.
+--profile adds the live storage per step below the map (the same steps).
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--placement", metavar="FILE", help="a placement file to draw")
+    source.add_argument(
+        "--strategy", metavar="S", help="draw this strategy's attempt, e.g. long-lived/first-fit"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="add the live-storage profile below the map"
+    )
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="FILE.png or FILE.svg"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.errors import InputError
+    from tilefit.plot.figure import save_figure, tile_figure
+    from tilefit.plot.layout import attempt_map, placement_map
+    from tilefit.plot.series import profile_series
+
+    capture = common.read_capture_arg(args)
+    if not args.output.lower().endswith((".png", ".svg")):
+        raise InputError("-o", "the output must end in .png or .svg")
+    if args.placement is not None:
+        from tilefit.load import read_placement
+
+        placement = read_placement(args.placement)
+        missing = sum(1 for r in capture.requests if r.id not in placement.offsets)
+        if missing:
+            print(
+                f"tilefit: note: {missing} requests have no offset and are not drawn",
+                file=sys.stderr,
+            )
+        layout = placement_map(capture, placement.offsets, f"{capture.name}: {args.placement}")
+    else:
+        layout = attempt_map(capture, _attempt(capture, args.strategy))
+    series = profile_series(capture) if args.profile else None
+    save_figure(tile_figure(layout, series), args.output)
+    print(f"wrote {args.output}: {layout.title}")
+    return common.EXIT_OK
+
+
+def _attempt(capture: Capture, strategy: str | None) -> Attempt:
+    from tilefit.engine import Problem, run_strategy
+    from tilefit.errors import InputError
+    from tilefit.strategy import parse_strategy
+
+    if strategy is not None:
+        try:
+            return run_strategy(capture, parse_strategy(strategy))
+        except ValueError as error:
+            raise InputError("--strategy", str(error)) from None
+    # The production replay: its strategies in order, each from empty memory, until one fits.
+    problem = Problem.of(capture)
+    attempts: list[Attempt] = []
+    for name in capture.production:
+        attempts.append(run_strategy(problem, name))
+        if attempts[-1].fits:
+            break
+    if not attempts:
+        raise InputError("production", "must list at least one strategy")
+    return attempts[-1]

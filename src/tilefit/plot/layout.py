@@ -1,0 +1,182 @@
+"""The geometry of a memory map, shared by the matplotlib and the SVG drawings.
+
+Steps run across and addresses up: each placed request is a box spanning its
+lifetime and its bytes. Around the boxes: the address space outside every
+range (unavailable), ranges open only to some classes (the host aperture),
+memory-element boundaries and the interleaved region. For a failed attempt,
+the failed unit's lifetime band and the holes it met.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tilefit.capture import Capture, Interval, Range
+from tilefit.engine import Attempt
+
+SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
+MAX_BOX_LABELS = 300  # beyond this many, only the largest boxes that fit a label get one
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A placed request: steps [start, end) by addresses [offset, offset + size)."""
+
+    index: int  # the request's position in capture order
+    id: str
+    offset: int
+    size: int
+    start: int
+    end: int
+    cls: str
+
+    @property
+    def top(self) -> int:
+        return self.offset + self.size
+
+
+@dataclass(frozen=True, slots=True)
+class FailedBand:
+    """The unit an attempt could not place, over its lifetime, and the holes it met."""
+
+    id: str
+    label: str | None  # its first member's label
+    size: int
+    alignment: int
+    cls: str
+    start: int
+    end: int
+    placed_before: int  # units placed before it
+    members: tuple[str, ...]
+    member_index: tuple[int, ...]  # each member's position in capture order
+    member_sizes: tuple[int, ...]
+    holes: tuple[Interval, ...]  # largest first
+
+    @property
+    def largest_hole(self) -> int:
+        return max((end - start for start, end in self.holes), default=0)
+
+    def side_bars(self) -> tuple[tuple[str, int], ...]:
+        """What is drawn beside the map, to one scale: the unit, then its largest holes."""
+        holes = self.holes[:SIDE_HOLES]
+        return (
+            ("needed", self.size),
+            *((f"hole {k + 1}", e - s) for k, (s, e) in enumerate(holes)),
+        )
+
+
+@dataclass(frozen=True)
+class MemoryMap:
+    title: str
+    horizon: int
+    size: int  # the address space is [0, size)
+    classes: tuple[str, ...]  # every class of the capture, in order of first appearance
+    boxes: tuple[Box, ...]  # in capture order
+    unavailable: tuple[Interval, ...]  # address spans outside every range
+    restricted: tuple[Range, ...]  # ranges open only to some classes (a host aperture)
+    elements: tuple[int, ...]  # element boundaries inside (0, size)
+    interleaved: Interval | None  # the interleaved region, when there is one
+    failure: FailedBand | None
+    peak_address: int  # the highest address occupied (exclusive)
+
+
+def placement_map(capture: Capture, offsets: Mapping[str, int], title: str) -> MemoryMap:
+    """The map of the requests that have an offset (all of them, for a placement)."""
+    return _memory_map(capture, offsets, title, None)
+
+
+def attempt_map(capture: Capture, attempt: Attempt, title: str | None = None) -> MemoryMap:
+    """The map of a strategy's attempt; when it failed, with the failed unit's band."""
+    failure = attempt.failure
+    band = None
+    if failure is not None:
+        unit = failure.unit
+        band = FailedBand(
+            id=unit.id,
+            label=unit.members[0].label,
+            size=unit.size,
+            alignment=unit.alignment,
+            cls=unit.cls,
+            start=unit.start,
+            end=unit.end,
+            placed_before=failure.placed_before,
+            members=tuple(m.id for m in unit.members),
+            member_index=tuple(_index(capture)[m.id] for m in unit.members),
+            member_sizes=tuple(m.size for m in unit.members),
+            holes=failure.holes,
+        )
+    name = attempt.strategy.name
+    if title is None:
+        title = f"{capture.name}: {name}, " + (
+            "fits" if band is None else f"fails on {band.id} after {band.placed_before} units"
+        )
+    return _memory_map(capture, attempt.offsets, title, band)
+
+
+def _memory_map(
+    capture: Capture, offsets: Mapping[str, int], title: str, band: FailedBand | None
+) -> MemoryMap:
+    memory = capture.memory
+    boxes = tuple(
+        Box(k, r.id, offsets[r.id], r.size, r.start, r.end, r.cls)
+        for k, r in enumerate(capture.requests)
+        if r.id in offsets
+    )
+    interleaved = memory.interleaved_start
+    return MemoryMap(
+        title=title,
+        horizon=capture.horizon,
+        size=memory.size,
+        classes=tuple(dict.fromkeys(r.cls for r in capture.requests)),
+        boxes=boxes,
+        unavailable=_gaps(memory.size, memory.ranges),
+        restricted=tuple(r for r in memory.ranges if r.classes is not None),
+        elements=tuple(e for e in memory.elements if 0 < e < memory.size),
+        interleaved=(interleaved, memory.size) if interleaved < memory.size else None,
+        failure=band,
+        peak_address=max((b.top for b in boxes), default=0),
+    )
+
+
+def _index(capture: Capture) -> dict[str, int]:
+    return {r.id: k for k, r in enumerate(capture.requests)}
+
+
+def _gaps(size: int, ranges: tuple[Range, ...]) -> tuple[Interval, ...]:
+    gaps: list[Interval] = []
+    cursor = 0
+    for r in sorted(ranges, key=lambda r: r.start):
+        if r.start > cursor:
+            gaps.append((cursor, r.start))
+        cursor = max(cursor, r.end)
+    if cursor < size:
+        gaps.append((cursor, size))
+    return tuple(gaps)
+
+
+def range_caption(r: Range) -> str:
+    """How a restricted range is labelled: its name and who may use it."""
+    name = r.name or f"[{r.start}, {r.end})"
+    return f"{name} ({', '.join(r.classes or ())} only)"
+
+
+def fits_in_box(width_px: float, height_px: float, text: str, font_px: float) -> bool:
+    """Whether a one-line ``text`` of ``font_px`` pixels fits inside a box of that size."""
+    return height_px >= font_px * 1.3 and width_px >= len(text) * font_px * 0.62 + 4
+
+
+def boxes_to_label(layout: MemoryMap, width: float, height: float, font: float) -> tuple[Box, ...]:
+    """The boxes whose id fits inside them when the map is ``width`` x ``height`` pixels.
+
+    At most MAX_BOX_LABELS of them, the largest first, returned in capture order.
+    """
+    fitting = [
+        b
+        for b in layout.boxes
+        if fits_in_box(
+            (b.end - b.start) / layout.horizon * width, b.size / layout.size * height, b.id, font
+        )
+    ]
+    chosen = sorted(fitting, key=lambda b: (-(b.end - b.start) * b.size, b.index))
+    return tuple(sorted(chosen[:MAX_BOX_LABELS], key=lambda b: b.index))

@@ -1,0 +1,112 @@
+"""What a report shows, computed once: the diagnosis, every strategy, the maps, the profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tilefit.capture import Capture
+from tilefit.check import check
+from tilefit.diagnose import Diagnosis, diagnose
+from tilefit.engine import Attempt, Problem, run_strategy
+from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
+from tilefit.plot.series import ProfileSeries, profile_series
+from tilefit.strategy import STRATEGIES
+
+
+@dataclass(frozen=True)
+class MapView:
+    """One memory map of the report and what it stands for."""
+
+    key: str  # the map's name in the page: "m0", "m1"
+    heading: str
+    caption: str
+    layout: MemoryMap
+
+
+@dataclass(frozen=True)
+class ReportContent:
+    capture: Capture
+    diagnosis: Diagnosis
+    matrix: tuple[Attempt, ...]  # every strategy of the experiment matrix, in its order
+    maps: tuple[MapView, ...]
+    series: ProfileSeries
+
+
+def gather(capture: Capture, *, time_limit: float = 10.0) -> ReportContent:
+    """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search."""
+    diagnosis = diagnose(capture, time_limit=time_limit)
+    problem = Problem.of(capture)
+    matrix = tuple(run_strategy(problem, s) for s in STRATEGIES)
+    return ReportContent(
+        capture=capture,
+        diagnosis=diagnosis,
+        matrix=matrix,
+        maps=_maps(capture, diagnosis, matrix),
+        series=profile_series(capture, diagnosis.bound),
+    )
+
+
+def _maps(
+    capture: Capture, diagnosis: Diagnosis, matrix: tuple[Attempt, ...]
+) -> tuple[MapView, ...]:
+    last = diagnosis.production[-1]
+    first = MapView(
+        "m0",
+        "Production placement" if last.fits else "Production failure",
+        _attempt_caption(last, production=True),
+        attempt_map(capture, last),
+    )
+    second = _best(capture, diagnosis, matrix, last)
+    return (first,) if second is None else (first, second)
+
+
+def _best(
+    capture: Capture, diagnosis: Diagnosis, matrix: tuple[Attempt, ...], production: Attempt
+) -> MapView | None:
+    """The placement the verdict cites, else the fitting strategy with the lowest peak.
+
+    When nothing fits, the attempt that placed the most units, so the reader
+    sees how far the best order got.
+    """
+    if diagnosis.placement is not None and not production.fits:
+        name = diagnosis.strategy or "a placement"
+        return MapView(
+            "m1",
+            f"Placement found: {name}",
+            "The placement the verdict cites, checked valid by the independent referee.",
+            placement_map(capture, diagnosis.placement.offsets, f"{capture.name}: {name}, fits"),
+        )
+    fitting = [a for a in matrix if a.fits and a.placement and check(capture, a.placement).valid]
+    if fitting:
+        best = min(fitting, key=lambda a: a.peak_address)
+        if production.fits and best.peak_address >= production.peak_address:
+            return None
+        return MapView(
+            "m1",
+            f"Lowest placement found: {best.strategy.name}",
+            f"Of the strategies that fit, the one reaching the lowest address "
+            f"({best.peak_address:,} B); checked valid by the independent referee.",
+            attempt_map(capture, best),
+        )
+    furthest = max(matrix, key=lambda a: (len(a.placed), -matrix.index(a)))
+    if furthest.strategy == production.strategy:
+        return None
+    return MapView(
+        "m1",
+        f"No placement found; furthest attempt: {furthest.strategy.name}",
+        _attempt_caption(furthest, production=False),
+        attempt_map(capture, furthest),
+    )
+
+
+def _attempt_caption(attempt: Attempt, *, production: bool) -> str:
+    who = "The production replay's last attempt" if production else "This attempt"
+    if attempt.failure is None:
+        return f"{who}, {attempt.strategy.name}, places every unit."
+    f = attempt.failure
+    largest = max((e - s for s, e in f.holes), default=0)
+    return (
+        f"{who}, {attempt.strategy.name}, places {f.placed_before} units, then finds no room "
+        f"for {f.unit.id} ({f.unit.size:,} B, alignment {f.unit.alignment}) over steps "
+        f"[{f.unit.start}, {f.unit.end}): its largest hole is {largest:,} B."
+    )

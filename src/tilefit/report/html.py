@@ -1,0 +1,112 @@
+"""One self-contained HTML page: nothing is fetched when it is opened.
+
+The page's Content-Security-Policy forbids every fetch (``default-src
+'none'``), so a stray reference would fail loudly in the browser rather than
+reach the network. Same input, same bytes: no time, no path, no timing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tilefit import __version__
+from tilefit.capture import Capture
+from tilefit.plot.colors import FAILED, HOLE, class_colors
+from tilefit.report import sections
+from tilefit.report.assets import CSS, HATCH, JS
+from tilefit.report.content import ReportContent, gather
+from tilefit.report.data import page_data, script_json
+from tilefit.report.svg import esc
+from tilefit.report.svgmap import map_svg
+from tilefit.report.svgprofile import columns, profile_frame, profile_svg
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+
+def write_report(capture: Capture, path: str | Path, *, time_limit: float = 10.0) -> ReportContent:
+    """Diagnose ``capture`` and write its report to ``path``; returns what it shows."""
+    content = gather(capture, time_limit=time_limit)
+    Path(path).write_text(render(content), encoding="utf-8")
+    return content
+
+
+def render(content: ReportContent) -> str:
+    capture, d = content.capture, content.diagnosis
+    classes = tuple(dict.fromkeys(r.cls for r in capture.requests))
+    class_index = {cls: k for k, cls in enumerate(classes)}
+    colors = class_colors(classes)
+    cols = columns(content.series, profile_frame(content.series))
+    data = page_data(
+        capture, classes, content.maps, cols, content.series.classes, content.series.available
+    )
+    style = CSS + "".join(
+        f'.k{k}{{fill:{colors[cls]}}}body[data-hl="{k}"] svg.map rect.k{k}{{opacity:1}}'
+        for k, cls in enumerate(classes)
+    )
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>tilefit report: {esc(capture.name)}</title>",
+        f"<style>{style}</style></head><body><main>",
+        sections.verdict_html(capture, d),
+        '<nav><a href="#maps">memory maps</a><a href="#profile">live storage</a>'
+        '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
+        '<a href="#matrix">strategy matrix</a></nav>',
+        sections.evidence_html(capture, d, content.matrix),
+        _maps_html(content, classes, class_index, colors),
+        '<section id="profile"><h2>Live storage by step</h2>'
+        "<p>Bytes live at each step, stacked by class, against the available storage and the "
+        "support-aware limit (what the tightest union of allowed sets lets the live requests "
+        "hold). Hover for the numbers of a step.</p>",
+        f"<figure>{profile_svg(content.series, class_index)}</figure></section>",
+        sections.bound_html(d.bound),
+        sections.production_html(capture, d),
+        sections.matrix_html(capture, d, content.matrix),
+        f"<footer>Written by tilefit {esc(__version__)}. See docs/report.md for how to read "
+        "it.</footer>",
+        '</main><div id="tip" role="tooltip"></div>',
+        HATCH,
+        f'<script type="application/json" id="tilefit-data">{script_json(data)}</script>',
+        f"<script>{JS}</script>",
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _maps_html(
+    content: ReportContent,
+    classes: tuple[str, ...],
+    class_index: dict[str, int],
+    colors: dict[str, str],
+) -> str:
+    options = "".join(f'<option value="{k}">{esc(cls)}</option>' for k, cls in enumerate(classes))
+    chips = "".join(
+        f'<button class="chip" data-cls="{k}"><i style="background:{colors[cls]}"></i>'
+        f"{esc(cls)}</button>"
+        for k, cls in enumerate(classes)
+    )
+    chips += (
+        f'<span class="chip static"><i style="background:{HOLE}"></i>hole over the failed '
+        f'unit\'s lifetime</span><span class="chip static"><i style="background:{FAILED};'
+        'opacity:.35"></i>failed unit\'s lifetime</span><span class="chip static">'
+        '<i style="background:#ddd"></i>unavailable</span><span class="chip static">'
+        '<i style="background:#17becf"></i>interleaved region</span><span class="chip static">'
+        "- - memory-element boundary</span>"
+    )
+    figures = "".join(
+        f"<figure><h3>{esc(view.heading)}</h3><p>{esc(view.caption)}</p>"
+        f"{map_svg(view.key, view.layout, class_index)}</figure>"
+        for view in content.maps
+    )
+    return (
+        '<section id="maps"><h2>Memory maps</h2>'
+        '<p class="hint">Steps across, addresses up; each box is a request. Hover a box or a hole '
+        "for its details; click a box to mark its conflict partners (red edge) and sequence "
+        "mates (grey edge); click a class to highlight it; Esc clears.</p>"
+        '<div class="controls"><label>Highlight class <select id="hl"><option value="">none'
+        f'</option>{options}</select></label><label>Find id <input id="find" size="24" '
+        'placeholder="request or sequence id, Enter"></label><span id="selection"></span></div>'
+        f'<div class="legend">{chips}</div>{figures}</section>'
+    )

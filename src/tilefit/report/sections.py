@@ -1,0 +1,222 @@
+"""The report's text: the verdict and its evidence, the bound table, the strategy matrix.
+
+Every function returns HTML with every piece of capture text escaped.
+"""
+
+from __future__ import annotations
+
+from tilefit.bounds import BoundReport
+from tilefit.capture import Capture
+from tilefit.diagnose import Diagnosis
+from tilefit.engine import Attempt
+from tilefit.report.svg import esc
+
+MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
+
+_VERDICT_TEXT = {
+    "fits": "The production placement fits: nothing to fix on this tile.",
+    "fragmentation": ("Fragmentation: a better placement exists under the very same constraints."),
+    "capacity": "Capacity deficit: no placement can exist, whatever the order or the addresses.",
+    "infeasible": (
+        "Infeasible: the exact search proved that no placement exists, although the bounds show "
+        "no deficit (alignment gaps or bank separation use up the room)."
+    ),
+    "undetermined": (
+        "Undetermined: no strategy fits and the bounds show no deficit; the exact search found "
+        "neither a placement nor a proof within its time limit."
+    ),
+}
+
+
+def _b(value: int) -> str:
+    return f"{value:,}&#8239;B"
+
+
+def verdict_html(capture: Capture, d: Diagnosis) -> str:
+    tile = "" if capture.tile is None else f" (tile {capture.tile})"
+    return (
+        f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
+        f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
+        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}</p></header>"
+    )
+
+
+def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> str:
+    items = [_production_item(capture, d)]
+    items.append(_bound_item(d.bound))
+    if d.production_failed_id is not None:
+        at_peak = "is" if d.production_failed_at_peak else "is <b>not</b>"
+        items.append(
+            f"The unit named in the production error, <code>{esc(d.production_failed_id)}</code>, "
+            f"{at_peak} among the requests live at the peak (step {d.peak_step})."
+        )
+    if d.must_leave:
+        items.append(
+            f"At least {_b(d.must_leave)} must leave the peak before any placement can exist "
+            "(the larger deficit plus the alignment padding of the requests live there)."
+        )
+    fitting = [a.strategy.name for a in matrix if a.fits]
+    names = ", ".join(f"<code>{esc(n)}</code>" for n in fitting)
+    items.append(
+        f"{len(fitting)} of {len(matrix)} strategies fit" + (f": {names}." if names else ".")
+    )
+    if d.placement is not None and d.strategy is not None:
+        items.append(
+            f"The placement found by <code>{esc(d.strategy)}</code> passed the independent "
+            "checker (every validity rule of the format)."
+        )
+    if d.search_status is not None:
+        items.append(f"Exact search: {esc(d.search_status)}.")
+    if d.irreducible_subset:
+        ids = ", ".join(f"<code>{esc(i)}</code>" for i in d.irreducible_subset)
+        items.append(f"These requests alone admit no placement: {ids}.")
+    body = "".join(f"<li>{item}</li>" for item in items)
+    return f'<section id="evidence"><h2>Evidence</h2><ul>{body}</ul></section>'
+
+
+def _production_item(capture: Capture, d: Diagnosis) -> str:
+    tried = ", then ".join(f"<code>{esc(a.strategy.name)}</code>" for a in d.production)
+    last = d.production[-1]
+    if last.failure is None:
+        text = f"Production replay: {tried}; the last one places every unit."
+    else:
+        f = last.failure
+        u = f.unit
+        text = (
+            f"Production replay: {tried}; the last attempt fails on "
+            f"<code>{esc(u.id)}</code> ({_b(u.size)}, alignment {u.alignment}, class "
+            f"{esc(u.cls)}, steps [{u.start}, {u.end})) after placing {f.placed_before} units; "
+            f"its largest hole is {_b(max((e - s for s, e in f.holes), default=0))}."
+        )
+    if capture.observed_failed is not None:
+        match = "reproduces" if d.reproduced else "does <b>not</b> reproduce"
+        text += (
+            f" This {match} the observed failure on <code>{esc(capture.observed_failed)}</code>."
+        )
+    return text
+
+
+def _bound_item(report: BoundReport) -> str:
+    text = (
+        f"Live storage lower bound: {_b(report.lower_bound)} at step {report.peak_step}, "
+        f"against {_b(report.available)} available"
+    )
+    if report.deficit:
+        text += f": <b>{_b(report.deficit)} over</b>"
+    text += "."
+    if report.support_deficit:
+        text += f" Support-aware deficit: <b>{_b(report.support_deficit)}</b>."
+    return text
+
+
+def bound_html(report: BoundReport) -> str:
+    s = report.support
+    union = " ".join(f"[{a:,}, {b:,})" for a, b in s.union) or "(empty)"
+    rows = [
+        ("available storage", _b(report.available)),
+        ("live storage lower bound", f"{_b(report.lower_bound)} at step {report.peak_step}"),
+        ("deficit", _b(report.deficit)),
+        ("support-aware deficit", _b(report.support_deficit)),
+        (
+            "tightest union of allowed sets",
+            f"step {s.step}: {_b(s.demand)} live of {esc(', '.join(s.classes) or 'no class')} "
+            f"may use only {esc(union)} = {_b(s.capacity)} "
+            f"(ranges {esc(', '.join(s.ranges) or 'none')})"
+            + ("" if s.exhaustive else "; not every union was tried"),
+        ),
+    ]
+    table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
+    totals = ", ".join(f"{esc(cls)} {_b(size)}" for cls, size in report.class_totals)
+    shown = report.contributors[:MAX_CONTRIBUTORS]
+    rest = report.contributors[MAX_CONTRIBUTORS:]
+    peak_rows = "".join(
+        f"<tr><td><code>{esc(c.id)}</code></td><td class=n>{_b(c.size)}</td>"
+        f"<td>{esc(c.cls)}</td><td class=n>{c.alignment}</td><td>{esc(c.label or '')}</td></tr>"
+        for c in shown
+    )
+    if rest:
+        peak_rows += (
+            f'<tr><td colspan=5 class="more">and {len(rest)} more requests, '
+            f"{_b(sum(c.size for c in rest))} in all</td></tr>"
+        )
+    return (
+        '<section id="bounds"><h2>Bounds</h2>'
+        f'<table class="kv">{table}</table>'
+        f"<h3>Live at the peak, step {report.peak_step}: {len(report.contributors)} requests</h3>"
+        f"<p>By class: {totals or 'nothing'}.</p>"
+        '<table class="grid"><tr><th>id</th><th>size</th><th>class</th><th>alignment</th>'
+        f"<th>label</th></tr>{peak_rows}</table></section>"
+    )
+
+
+def production_html(capture: Capture, d: Diagnosis) -> str:
+    rows = []
+    for k, a in enumerate(d.production, start=1):
+        f = a.failure
+        if f is None:
+            outcome, unit, holes = '<span class="ok">fits</span>', "", ""
+        else:
+            u = f.unit
+            outcome = f'<span class="no">fails after {f.placed_before} units</span>'
+            unit = (
+                f"<code>{esc(u.id)}</code> {_b(u.size)}, align {u.alignment}, {esc(u.cls)}, "
+                f"steps [{u.start}, {u.end})"
+            )
+            holes = ", ".join(_b(e - s) for s, e in f.holes[:5]) + (
+                f" &hellip; ({len(f.holes)} holes)" if len(f.holes) > 5 else ""
+            )
+        rows.append(
+            f"<tr><td class=n>{k}</td><td><code>{esc(a.strategy.name)}</code></td>"
+            f"<td>{outcome}</td><td>{unit}</td><td>{holes or '&mdash;'}</td></tr>"
+        )
+    observed = (
+        ""
+        if capture.observed_failed is None
+        else f"<p>Observed in production: failure on <code>{esc(capture.observed_failed)}</code>"
+        f" &mdash; {'reproduced' if d.reproduced else '<b>not reproduced</b>'}.</p>"
+    )
+    return (
+        '<section id="production"><h2>Production replay</h2>'
+        '<table class="grid"><tr><th>#</th><th>strategy</th><th>outcome</th>'
+        f"<th>failed unit</th><th>largest holes</th></tr>{''.join(rows)}</table>"
+        f"{observed}</section>"
+    )
+
+
+def matrix_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> str:
+    """Orders down, fits across; each cell says fits (and how high) or where it failed."""
+    orders = list(dict.fromkeys(a.strategy.order.name for a in matrix))
+    fits = list(dict.fromkeys(a.strategy.fit.name for a in matrix))
+    cell = {(a.strategy.order.name, a.strategy.fit.name): a for a in matrix}
+    head = "".join(f"<th>{esc(f)}</th>" for f in fits)
+    rows = []
+    for order in orders:
+        cells = []
+        for fit in fits:
+            a = cell.get((order, fit))
+            cells.append("<td></td>" if a is None else _matrix_cell(capture, d, a))
+        rows.append(f"<tr><th>{esc(order)}</th>{''.join(cells)}</tr>")
+    return (
+        '<section id="matrix"><h2>Strategy matrix</h2>'
+        "<p>Every order with every fit, each from empty memory. "
+        '<span class="tag">production</span> marks the production attempts, '
+        '<span class="tag v">verdict</span> the strategy the verdict cites.</p>'
+        f'<table class="grid matrix"><tr><th>order \\ fit</th>{head}</tr>{"".join(rows)}</table>'
+        "</section>"
+    )
+
+
+def _matrix_cell(capture: Capture, d: Diagnosis, a: Attempt) -> str:
+    name = a.strategy.name
+    tags = ""
+    if name in capture.production:
+        tags += ' <span class="tag">production</span>'
+    if name == d.strategy:
+        tags += ' <span class="tag v">verdict</span>'
+    if a.failure is None:
+        return f'<td class="ok">fits, up to {_b(a.peak_address)}{tags}</td>'
+    f = a.failure
+    return (
+        f'<td class="no">fails on <code>{esc(f.unit.id)}</code> after {f.placed_before} '
+        f"units{tags}</td>"
+    )

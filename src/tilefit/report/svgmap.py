@@ -1,0 +1,164 @@
+"""A memory map as inline SVG, written here rather than by matplotlib.
+
+Every request box carries its capture index (``data-k``) and every hole its
+rank (``data-h``); the page's one script turns those into tooltips and
+highlights by event delegation, so the SVG stays plain and compact: a
+20,000-request map is one ``<rect>`` of about 70 bytes per request.
+"""
+
+from __future__ import annotations
+
+from tilefit.plot.layout import FailedBand, MemoryMap, boxes_to_label, fits_in_box, range_caption
+from tilefit.plot.ticks import address_ticks, byte_label
+from tilefit.report.svg import PLOT_LEFT, PLOT_RIGHT, WIDTH, Frame, axes, esc, num
+
+HEIGHT = 640
+SIDE_LEFT = 1080
+SIDE_RIGHT = 1190
+FONT = 9.0  # view units; the page shows a map about one unit per pixel
+MIN_BOX = 0.3  # boxes thinner than this are drawn this thick, so they still show
+MIN_HOLE = 3.0
+EDGE_FROM = 4.0  # boxes taller than this get a white edge; thinner ones would wash out
+HOLE_LABELS = 12
+
+
+def map_svg(key: str, layout: MemoryMap, class_index: dict[str, int]) -> str:
+    """The map named ``key`` (the page's data for it is under that key)."""
+    frame = Frame(PLOT_LEFT, PLOT_RIGHT, 12, 590, layout.horizon, layout.size)
+    out = [
+        f'<svg class="map" data-map="{key}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'role="img" aria-label="{esc(layout.title)}">'
+    ]
+    out += _surroundings(frame, layout)
+    out.append("<g>")
+    for b in layout.boxes:
+        x = frame.x(b.start)
+        h = max(frame.height(b.size), MIN_BOX)
+        edge = " e" if h > EDGE_FROM else ""
+        out.append(
+            f'<rect class="k{class_index[b.cls]}{edge}" data-k="{b.index}" x="{num(x)}" '
+            f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" height="{num(h)}"/>'
+        )
+    out.append("</g>")
+    out += _marks(frame, layout)
+    for b in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
+        out.append(
+            f'<text class="bl" x="{num(frame.x((b.start + b.end) / 2))}" '
+            f'y="{num(frame.y(b.offset + b.size / 2))}">{esc(b.id)}</text>'
+        )
+    if layout.failure is not None:
+        out += _band(frame, layout.failure)
+        out += _side(layout.failure)
+    out += axes(frame, address_ticks(layout.size), "address", layout.size)
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _surroundings(frame: Frame, layout: MemoryMap) -> list[str]:
+    """Unavailable space and ranges open only to some classes, drawn under the boxes."""
+    left, width = num(frame.left), num(frame.width)
+    out: list[str] = []
+    for lo, hi in layout.unavailable:
+        out.append(
+            f'<rect class="na" x="{left}" y="{num(frame.y(hi))}" width="{width}" '
+            f'height="{num(frame.height(hi - lo))}"><title>unavailable [{lo}, {hi})</title></rect>'
+        )
+    for r in layout.restricted:
+        out.append(
+            f'<rect class="ap" x="{left}" y="{num(frame.y(r.end))}" width="{width}" '
+            f'height="{num(frame.height(r.size))}"/>'
+        )
+    return out
+
+
+def _marks(frame: Frame, layout: MemoryMap) -> list[str]:
+    """Element boundaries, the interleaved region and range captions, drawn over the boxes."""
+    left, width = num(frame.left), num(frame.width)
+    out: list[str] = []
+    if layout.elements:
+        path = "".join(f"M{left} {num(frame.y(e))}h{width}" for e in layout.elements)
+        out.append(f'<path class="el" d="{path}"/>')
+    for r in layout.restricted:
+        out.append(
+            f'<text class="apl" x="{num(frame.left + 8)}" y="{num(frame.y(r.end) + 10)}">'
+            f"{esc(range_caption(r))}</text>"
+        )
+    if layout.interleaved is not None:
+        lo, hi = layout.interleaved
+        out.append(
+            f'<rect class="il" x="{left}" y="{num(frame.y(hi))}" width="5" '
+            f'height="{num(frame.height(hi - lo))}"/>'
+            f'<text class="ill" x="{num(frame.left + 8)}" y="{num(frame.y(hi) + 10)}">'
+            f"interleaved from {esc(byte_label(lo, layout.size))}</text>"
+        )
+    return out
+
+
+def _band(frame: Frame, band: FailedBand) -> list[str]:
+    """The failed unit's lifetime band and the holes it met, the largest labelled."""
+    x0, x1 = frame.x(band.start), frame.x(band.end)
+    out = [
+        f'<rect class="band" x="{num(x0)}" y="{num(frame.top)}" width="{num(x1 - x0)}" '
+        f'height="{num(frame.bottom - frame.top)}"/>',
+        f'<path class="bandl" d="M{num(x0)} {num(frame.top)}V{num(frame.bottom)}'
+        f'M{num(x1)} {num(frame.top)}V{num(frame.bottom)}"/>',
+    ]
+    for j, (lo, hi) in enumerate(band.holes):
+        h = max(frame.height(hi - lo), MIN_HOLE)
+        y = frame.y(hi) - (h - frame.height(hi - lo)) / 2
+        out.append(
+            f'<rect class="hole" data-h="{j}" x="{num(x0)}" y="{num(y)}" '
+            f'width="{num(x1 - x0)}" height="{num(h)}"/>'
+        )
+    for lo, hi in band.holes[:HOLE_LABELS]:
+        text = f"{hi - lo:,} B"
+        if fits_in_box(x1 - x0, 1e9, text, FONT):
+            out.append(
+                f'<text class="hl" x="{num((x0 + x1) / 2)}" y="{num(frame.y((lo + hi) / 2))}">'
+                f"{text}</text>"
+            )
+    return out
+
+
+def _side(band: FailedBand) -> list[str]:
+    """The failed unit beside its largest holes, all to one scale, from 0 up."""
+    bars = band.side_bars()
+    scale = max(size for _, size in bars) * 1.15
+    top, bottom = 150.0, 560.0
+    slot = (SIDE_RIGHT - SIDE_LEFT) / len(bars)
+    width = slot * 0.75
+    out = [
+        f'<text class="st" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="20">failed unit vs. holes</text>',
+        f'<text class="sf" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="38">{esc(band.id)}</text>',
+    ]
+    lines = [f"needs {band.size:,} B", f"align {band.alignment}", "largest hole"]
+    lines.append(f"{band.largest_hole:,} B")
+    for k, line in enumerate(lines):
+        out.append(
+            f'<text class="ss" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="{56 + 16 * k}">{line}</text>'
+        )
+    cursor = 0
+    for index, size in zip(band.member_index, band.member_sizes, strict=True):
+        y = bottom - (cursor + size) / scale * (bottom - top)
+        out.append(
+            f'<rect class="need" data-k="{index}" x="{num(SIDE_LEFT + (slot - width) / 2)}" '
+            f'y="{num(y)}" width="{num(width)}" height="{num(size / scale * (bottom - top))}"/>'
+        )
+        cursor += size
+    for j, (_, size) in enumerate(bars[1:]):
+        x = SIDE_LEFT + slot * (j + 1) + (slot - width) / 2
+        h = max(size / scale * (bottom - top), 1.0)
+        out.append(
+            f'<rect class="hole" data-h="{j}" x="{num(x)}" y="{num(bottom - h)}" '
+            f'width="{num(width)}" height="{num(h)}"/>'
+        )
+    for k, (name, _) in enumerate(bars):
+        x = SIDE_LEFT + slot * (k + 0.5)
+        label = "need" if k == 0 else name.removeprefix("hole ")
+        out.append(f'<text class="tx" x="{num(x)}" y="{bottom + 14}">{label}</text>')
+    out.append(
+        f'<path class="tick" d="M{SIDE_LEFT} {bottom}H{SIDE_RIGHT}"/>'
+        f'<text class="ss" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="{bottom + 30}">'
+        "holes, largest first</text>"
+    )
+    return out
