@@ -1,0 +1,226 @@
+"""The problem as the search sees it: blocks, their pieces, and where each may go.
+
+A block is a unit (a request outside every sequence, or a whole sequence).
+Its pieces are its members: piece k occupies ``[base + offset_k, base +
+offset_k + size_k)`` during the member's lifetime.
+
+The canonical search (place each block at its lowest feasible offset, offsets
+never decreasing) is complete only for blocks that are rigid rectangles in
+time x address and whose conflict sides start at the block's base. Other
+blocks, called *pinned*, are positioned by plain enumeration of their bases
+before the canonical search starts, and stand as fixed obstacles for it:
+
+- a sequence whose members do not all share one lifetime (an upper member can
+  rest on a block placed later, which breaks the lowest-offset argument);
+- a block with a conflict side that starts above its base (a lower block could
+  then hold a later partner's element).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+
+from tilefit.capture import Capture, Interval
+from tilefit.units import Unit, units
+
+Bases = tuple[tuple[int, int], ...]
+"""Valid block bases as closed intervals ``[lo, hi]``, ascending and disjoint."""
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One member of a block: its place inside the block and its lifetime."""
+
+    request: str
+    offset: int
+    size: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    id: str
+    index: int  # capture order of the unit
+    pieces: tuple[Piece, ...]
+    size: int
+    start: int
+    end: int
+    residue: int  # valid bases: base % modulus == residue
+    modulus: int
+    bases: Bases  # bases that keep every piece inside its allowed set
+
+    @property
+    def rigid(self) -> bool:
+        """Every piece lives exactly as long as the block."""
+        return all(p.start == self.start and p.end == self.end for p in self.pieces)
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a conflict edge at piece level: a byte span of a block."""
+
+    block: int
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    a: Side
+    b: Side
+
+
+@dataclass(frozen=True)
+class Model:
+    """Blocks, conflict edges between pieces, the memory elements, the memory top."""
+
+    name: str
+    blocks: tuple[Block, ...]
+    edges: tuple[Edge, ...]
+    elements: tuple[int, ...]  # element start addresses, then the memory size
+    top: int  # every byte lies below it
+
+    @property
+    def pinned(self) -> tuple[int, ...]:
+        """Blocks placed by enumeration (see the module text), in capture order."""
+        out = {k for k, b in enumerate(self.blocks) if not b.rigid}
+        for edge in self.edges:
+            for side in (edge.a, edge.b):
+                if side.offset > 0:
+                    out.add(side.block)
+        return tuple(sorted(out))
+
+    def element(self, address: int) -> int:
+        return bisect_right(self.elements, address) - 1
+
+    def restricted(self, keep: frozenset[int]) -> Model:
+        """The same problem with only the blocks numbered in ``keep``."""
+        new = {old: k for k, old in enumerate(sorted(keep))}
+        edges = tuple(
+            Edge(
+                Side(new[e.a.block], e.a.offset, e.a.size),
+                Side(new[e.b.block], e.b.offset, e.b.size),
+            )
+            for e in self.edges
+            if e.a.block in new and e.b.block in new
+        )
+        blocks = tuple(self.blocks[old] for old in sorted(keep))
+        return Model(self.name, blocks, edges, self.elements, self.top)
+
+
+def build_model(capture: Capture, top: int | None = None) -> Model:
+    """The search's view of ``capture``, with every byte below ``top`` (default: memory size)."""
+    memory = capture.memory
+    limit = memory.size if top is None else min(top, memory.size)
+    allowed_of: dict[tuple[str, bool], tuple[Interval, ...]] = {}
+    blocks: list[Block] = []
+    unit_list = units(capture)
+    for unit in unit_list:
+        pieces = tuple(
+            Piece(m.id, o, m.size, m.start, m.end)
+            for m, o in zip(unit.members, unit.offsets, strict=True)
+        )
+        bases: Bases = ((0, limit),)
+        for member, piece in zip(unit.members, pieces, strict=True):
+            key = (member.cls, member.interleaved)
+            if key not in allowed_of:
+                allowed_of[key] = memory.allowed(*key)
+            fits = tuple(
+                (lo - piece.offset, min(hi, limit) - piece.offset - piece.size)
+                for lo, hi in allowed_of[key]
+                if min(hi, limit) - lo >= piece.size
+            )
+            bases = intersect(bases, fits)
+        bases = intersect(bases, ((0, limit - unit.size),))
+        blocks.append(_block(unit, pieces, bases))
+    elements = (*memory.elements, memory.size)
+    edges: list[Edge] = []
+    for edge in _edges(capture, unit_list):
+        if edge.a.block != edge.b.block:
+            edges.append(edge)
+            continue
+        # Both sides in one block: a fixed distance apart, so the edge only forbids bases.
+        k = edge.a.block
+        blocks[k] = replace(blocks[k], bases=_separate(blocks[k].bases, edge, elements))
+    return Model(capture.name, tuple(blocks), tuple(edges), elements, limit)
+
+
+def _separate(bases: Bases, edge: Edge, elements: tuple[int, ...]) -> Bases:
+    """Drop the bases at which two spans of one block share a memory element."""
+    low, high = sorted((edge.a, edge.b), key=lambda s: s.offset)
+    if high.offset < low.offset + low.size:  # the same bytes: never separable
+        return ()
+    gap = high.offset - (low.offset + low.size - 1)  # from low's last byte to high's first
+    for e0, e1 in zip(elements, elements[1:]):
+        # low's last byte p and high's first byte p + gap both inside [e0, e1)
+        first = e0 - low.offset - low.size + 1
+        last = e1 - gap - low.offset - low.size
+        bases = subtract(bases, first, last)
+    return bases
+
+
+def _block(unit: Unit, pieces: tuple[Piece, ...], bases: Bases) -> Block:
+    return Block(
+        id=unit.id,
+        index=unit.index,
+        pieces=pieces,
+        size=unit.size,
+        start=unit.start,
+        end=unit.end,
+        residue=unit.base_residue,
+        modulus=unit.base_modulus,
+        bases=bases,
+    )
+
+
+def _edges(capture: Capture, unit_list: tuple[Unit, ...]) -> tuple[Edge, ...]:
+    """Conflict edges between block byte spans; an edge naming a sequence spans it whole."""
+    where: dict[str, Side] = {}
+    for k, unit in enumerate(unit_list):
+        where[unit.id] = Side(k, 0, unit.size)
+        if unit.is_sequence:
+            for member, offset in zip(unit.members, unit.offsets, strict=True):
+                where[member.id] = Side(k, offset, member.size)
+    edges: list[Edge] = []
+    seen: set[tuple[Side, Side]] = set()
+    for conflict in capture.conflicts:
+        a, b = where[conflict.a], where[conflict.b]
+        key = (a, b) if (a.block, a.offset) <= (b.block, b.offset) else (b, a)
+        if key not in seen:
+            seen.add(key)
+            edges.append(Edge(*key))
+    return tuple(edges)
+
+
+def intersect(xs: Bases, ys: Bases) -> Bases:
+    """Intersection of two sets of closed intervals."""
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(xs) and j < len(ys):
+        lo = max(xs[i][0], ys[j][0])
+        hi = min(xs[i][1], ys[j][1])
+        if lo <= hi:
+            out.append((lo, hi))
+        if xs[i][1] < ys[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tuple(out)
+
+
+def subtract(xs: Bases, lo: int, hi: int) -> Bases:
+    """``xs`` without the closed interval ``[lo, hi]``."""
+    if lo > hi:
+        return xs
+    out: list[tuple[int, int]] = []
+    for a, b in xs:
+        if b < lo or a > hi:
+            out.append((a, b))
+            continue
+        if a < lo:
+            out.append((a, lo - 1))
+        if b > hi:
+            out.append((hi + 1, b))
+    return tuple(out)

@@ -1,0 +1,312 @@
+"""The canonical search's problem as flat arrays: the free blocks, with pinned ones fixed.
+
+Pinned blocks (see ``tilefit.search.model``) stand at given bases here. For a
+free block they only remove bases: those where it would overlap a pinned piece
+that lives with it, or touch an element that a pinned conflict partner
+touches. What is left for each section (for section inference) is the union
+of the addresses its free blocks may use, less the pinned pieces living there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilefit.search import kernel
+from tilefit.search.jit import COMPILED
+from tilefit.search.model import Bases, Model, Side, subtract
+from tilefit.search.sections import sweep
+
+Array = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A pinned piece at its address: bytes [lo, hi) during steps [start, end)."""
+
+    lo: int
+    hi: int
+    start: int
+    end: int
+
+
+@dataclass
+class FreeProblem:
+    """Kernel inputs for the free blocks ``blocks`` (model indices), in that order."""
+
+    blocks: tuple[int, ...]
+    static: tuple[Any, ...]  # the kernel's static arguments, in its order
+    cuts: Array
+    nsec: int
+    n_edges: int
+    max_cut_points: int
+    trail_size: int
+    infeasible: bool  # some free block has no valid base at all
+    arrays: dict[str, Any] = field(default_factory=dict)
+
+
+def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]) -> FreeProblem:
+    blocks = [model.blocks[k] for k in free]
+    index = {k: i for i, k in enumerate(free)}
+    sections = sweep([(b.start, b.end) for b in blocks])
+    nsec = sections.count
+    obstacles = [
+        Obstacle(base + p.offset, base + p.offset + p.size, p.start, p.end)
+        for k, base in sorted(pinned_at.items())
+        for p in model.blocks[k].pieces
+    ]
+    elem = model.elements
+
+    # Conflict edges: between free blocks they bind during the search; with a
+    # pinned block they only remove bases.
+    partners: list[list[tuple[int, int, int, int]]] = [[] for _ in blocks]
+    edge_spans: list[tuple[int, int]] = []
+    forbid: list[list[tuple[int, int]]] = [[] for _ in blocks]
+    for edge in model.edges:
+        a, b = edge.a, edge.b
+        if a.block in index and b.block in index:
+            ia, ib = index[a.block], index[b.block]
+            e = len(edge_spans)
+            lo = min(sections.spans[ia][0], sections.spans[ib][0])
+            hi = max(sections.spans[ia][1], sections.spans[ib][1])
+            edge_spans.append((lo, hi))
+            partners[ia].append((ib, a.size, b.size, e))
+            partners[ib].append((ia, b.size, a.size, e))
+            continue
+        for mine, other in ((a, b), (b, a)):
+            if mine.block in index and other.block in pinned_at:
+                forbid[index[mine.block]].append(_forbidden(mine, other, pinned_at, model))
+
+    bases: list[Bases] = []
+    for i, block in enumerate(blocks):
+        allowed = block.bases
+        for ob in obstacles:
+            if ob.start < block.end and block.start < ob.end:
+                allowed = subtract(allowed, ob.lo - block.size + 1, ob.hi - 1)
+        for lo, hi in forbid[i]:
+            allowed = subtract(allowed, lo, hi)
+        bases.append(allowed)
+
+    overlaps = [sections.overlapping(i) for i in range(len(blocks))]
+    regions = _regions(model, blocks, sections.members, sections.points, obstacles)
+
+    cuts = np.zeros(nsec + 1, dtype=np.int64)
+    for first, last in sections.spans:
+        cuts[first + 1 : last] += 1
+    for lo, hi in edge_spans:
+        cuts[lo + 1 : hi] += 1
+
+    def csr(rows: Sequence[Sequence[int]]) -> tuple[Array, Array]:
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(r) for r in rows])
+        flat = np.fromiter((x for r in rows for x in r), dtype=np.int64)
+        return ptr, flat
+
+    def pointers(rows: Sequence[Sequence[object]]) -> Array:
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(r) for r in rows])
+        return ptr
+
+    def ints(values: Sequence[int]) -> Array:
+        return np.asarray(values, dtype=np.int64).reshape(-1)
+
+    ov_ptr, ov_idx = csr(overlaps)
+    sec_ptr, sec_idx = csr(sections.members)
+    bi_ptr = pointers(bases)
+    bi_lo = ints([lo for bs in bases for lo, _ in bs])
+    bi_hi = ints([hi for bs in bases for _, hi in bs])
+    pt_ptr, pt_idx = csr([[p[0] for p in ps] for ps in partners])
+    pt_len = ints([p[1] for ps in partners for p in ps])
+    pt_olen = ints([p[2] for ps in partners for p in ps])
+    pt_edge = ints([p[3] for ps in partners for p in ps])
+    rg_ptr = pointers(regions)
+    rg_lo = ints([lo for rs in regions for lo, _ in rs])
+    rg_hi = ints([hi for rs in regions for _, hi in rs])
+    rg_suf = ints([_suffix(rs)[k] for rs in regions for k in range(len(rs))])
+    static = (
+        ints([b.size for b in blocks]),
+        ints([b.residue for b in blocks]),
+        ints([b.modulus for b in blocks]),
+        ints([s[0] for s in sections.spans]),
+        ints([s[1] for s in sections.spans]),
+        None,  # rank: set per ordering
+        ov_ptr,
+        ov_idx,
+        sec_ptr,
+        sec_idx,
+        bi_ptr,
+        bi_lo,
+        bi_hi,
+        pt_ptr,
+        pt_idx,
+        pt_len,
+        pt_olen,
+        pt_edge,
+        ints([s[0] for s in edge_spans]),
+        ints([s[1] for s in edge_spans]),
+        ints(list(elem)),
+        rg_ptr,
+        rg_lo,
+        rg_hi,
+        rg_suf,
+    )
+    max_pdeg = max((len(ps) for ps in partners), default=0)
+    spans = [last - first for first, last in sections.spans]
+    # One placement per block at most on the trail: its floors, the lows it
+    # raises, the edges it ends, and the floors those raised lows lift.
+    trail = 0
+    for i, o in enumerate(overlaps):
+        near = [*o, *(p[0] for p in partners[i])]
+        trail += spans[i] + len(near) + len(partners[i])
+        trail += min(nsec, sum(spans[v] for v in near))
+    return FreeProblem(
+        blocks=tuple(free),
+        static=static,
+        cuts=cuts,
+        nsec=nsec,
+        n_edges=len(edge_spans),
+        max_cut_points=3 * (nsec + 2) * (1 + max_pdeg),
+        trail_size=trail + 16,
+        infeasible=any(not bs for bs in bases),
+    )
+
+
+def _forbidden(
+    mine: Side, other: Side, pinned_at: Mapping[int, int], model: Model
+) -> tuple[int, int]:
+    """Bases of ``mine``'s block at which its side touches an element of pinned ``other``."""
+    at = pinned_at[other.block] + other.offset
+    first = model.element(at)
+    last = model.element(at + other.size - 1)
+    elem = model.elements
+    return elem[first] - mine.offset - mine.size + 1, elem[last + 1] - 1 - mine.offset
+
+
+def _regions(
+    model: Model,
+    blocks: Sequence[Any],
+    members: Sequence[Sequence[int]],
+    points: Sequence[int],
+    obstacles: Sequence[Obstacle],
+) -> list[list[tuple[int, int]]]:
+    """Per section: the addresses its free blocks may use, less pinned pieces living there."""
+    reach = [tuple((lo, hi + b.size) for lo, hi in b.bases) for b in blocks]
+    out: list[list[tuple[int, int]]] = []
+    cache: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    for s, alive in enumerate(members):
+        t0, t1 = points[s], points[s + 1]
+        keys = tuple(sorted({reach[i] for i in alive}))
+        blocked = tuple((ob.lo, ob.hi) for ob in obstacles if ob.start < t1 and t0 < ob.end)
+        key = (keys, blocked)
+        if key not in cache:
+            union = _union([iv for r in keys for iv in r])
+            for lo, hi in blocked:
+                union = [iv for iv in _cut(union, lo, hi)]
+            cache[key] = union
+        out.append(cache[key])
+    return out
+
+
+def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _cut(intervals: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """Half-open intervals without [lo, hi)."""
+    out: list[tuple[int, int]] = []
+    for a, b in intervals:
+        if b <= lo or a >= hi:
+            out.append((a, b))
+            continue
+        if a < lo:
+            out.append((a, lo))
+        if b > hi:
+            out.append((hi, b))
+    return out
+
+
+def _suffix(intervals: Sequence[tuple[int, int]]) -> list[int]:
+    """For each interval, the bytes in it and every later one."""
+    out = [0] * len(intervals)
+    acc = 0
+    for k in range(len(intervals) - 1, -1, -1):
+        acc += intervals[k][1] - intervals[k][0]
+        out[k] = acc
+    return out
+
+
+class Run:
+    """One ordering's search over a free problem; resumable by node budget."""
+
+    def __init__(self, problem: FreeProblem, rank: Sequence[int]) -> None:
+        m = len(problem.blocks)
+        nsec = problem.nsec
+        self.problem = problem
+        static = list(problem.static)
+        static[5] = np.asarray(rank, dtype=np.int64)
+
+        def zeros(n: int) -> Array:
+            return np.zeros(max(n, 1), dtype=np.int64)
+
+        off = np.full(m, -1, dtype=np.int64)
+        dynamic = [
+            off,
+            zeros(m),  # low
+            zeros(nsec),  # floor
+            _totals(problem, nsec),  # total
+            problem.cuts.copy(),
+            np.ones(max(problem.n_edges, 1), dtype=np.int64),  # edge_alive
+            zeros(problem.trail_size),
+            zeros(problem.trail_size),
+            zeros(problem.trail_size),
+            zeros(m + 1),  # placed
+            zeros(m + 1),  # placed_mark
+            zeros((m + 2) * kernel.NF),  # frames
+            zeros(m * (m + 1) // 2 + m + 1),  # candidate lists
+            zeros((2 * nsec + 2) * kernel.NP),  # pending parts
+            zeros(kernel.NC),  # counters
+            zeros(nsec),  # mark
+            zeros(nsec),  # affected sections
+            zeros(problem.max_cut_points),
+        ]
+        self.args: list[Any] = static + dynamic
+        if not COMPILED:  # plain Python indexes lists much faster than arrays
+            self.args = [a.tolist() if isinstance(a, np.ndarray) else a for a in self.args]
+        self._off = len(static)
+        self._cnt = len(static) + 14
+        self.status = kernel.EXHAUSTED if problem.infeasible else kernel.RUNNING
+
+    @property
+    def nodes(self) -> int:
+        return int(self.args[self._cnt][kernel.C_NODES])
+
+    def advance(self, budget: int) -> int:
+        """Search on until ``budget`` nodes in all; returns the kernel's status."""
+        if self.status == kernel.RUNNING and self.problem.blocks:
+            self.status = int(kernel.run(*self.args, budget))
+        elif not self.problem.blocks:
+            self.status = kernel.FOUND
+        return self.status
+
+    def bases(self) -> dict[int, int]:
+        """Model block index -> base, once FOUND."""
+        off = self.args[self._off]
+        return {k: int(off[i]) for i, k in enumerate(self.problem.blocks)}
+
+
+def _totals(problem: FreeProblem, nsec: int) -> Array:
+    size, s0, s1 = problem.static[0], problem.static[3], problem.static[4]
+    total = np.zeros(max(nsec, 1), dtype=np.int64)
+    for i in range(len(problem.blocks)):
+        total[s0[i] : s1[i]] += size[i]
+    return total

@@ -1,0 +1,221 @@
+"""Find a placement or prove that none exists: ``solve``.
+
+Pinned blocks (see ``tilefit.search.model``) are enumerated base by base; for
+each of their arrangements the free blocks go through the canonical
+branch-and-bound (``tilefit.search.kernel``). That search restarts over three
+static orderings with a node allowance that doubles each round, so one bad
+ordering cannot hold it. Any run that ends without a placement proves
+infeasibility (for that pinned arrangement); only the time or node limit ends
+a search undecided.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from tilefit.capture import Capture
+from tilefit.placement import Placement
+from tilefit.search import kernel
+from tilefit.search.model import Model, build_model
+from tilefit.search.problem import FreeProblem, Run, free_problem
+
+SOLVED = "solved"
+INFEASIBLE = "infeasible"
+TIMEOUT = "timeout"
+
+ORDERINGS = ("WAT", "TAW", "TWA")
+"""Static orderings, keys descending: W lifetime width, A width x size, T largest section total."""
+
+CHUNK = 4096
+"""Nodes between deadline checks."""
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: str  # SOLVED, INFEASIBLE or TIMEOUT
+    seconds: float
+    nodes: int
+    placement: Placement | None
+
+
+class Budget:
+    """What a search may still spend: a wall-clock deadline and, optionally, nodes."""
+
+    def __init__(self, time_limit: float, node_limit: int | None = None) -> None:
+        self.deadline = time.monotonic() + time_limit
+        self.node_limit = node_limit
+        self.nodes = 0
+
+    def spent(self) -> bool:
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            return True
+        return time.monotonic() >= self.deadline
+
+    def allowance(self) -> int:
+        """How many more nodes the next kernel call may visit."""
+        if self.node_limit is None:
+            return CHUNK
+        return max(0, min(CHUNK, self.node_limit - self.nodes))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    bases: dict[int, int] | None  # model block index -> base, when SOLVED
+
+
+def solve(capture: Capture, time_limit: float, node_limit: int | None = None) -> SolveResult:
+    """A placement of every request of ``capture``, a proof that none exists, or a time-out.
+
+    With ``node_limit`` the answer depends only on the capture (not on the
+    machine's speed) as long as the time limit is not reached first.
+    """
+    started = time.monotonic()
+    budget = Budget(time_limit, node_limit)
+    model = build_model(capture)
+    outcome = search(model, budget)
+    placement = None
+    if outcome.bases is not None:
+        placement = placement_of(capture, model, outcome.bases)
+    return SolveResult(outcome.status, time.monotonic() - started, budget.nodes, placement)
+
+
+def placement_of(capture: Capture, model: Model, bases: dict[int, int]) -> Placement:
+    offsets: dict[str, int] = {}
+    for k, block in enumerate(model.blocks):
+        for piece in block.pieces:
+            offsets[piece.request] = bases[k] + piece.offset
+    ordered = {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}
+    return Placement(capture.name, ordered)
+
+
+def search(model: Model, budget: Budget) -> Outcome:
+    """Search the model within the budget (nodes spent are added to it)."""
+    pinned = model.pinned
+    chosen = set(pinned)
+    free = [k for k in range(len(model.blocks)) if k not in chosen]
+    for pinned_at in _arrangements(model, pinned, budget):
+        if pinned_at is None:
+            return Outcome(TIMEOUT, None)
+        outcome = _search_free(model, free, pinned_at, budget)
+        if outcome.status != INFEASIBLE:
+            return outcome
+    return Outcome(INFEASIBLE, None)
+
+
+def _arrangements(
+    model: Model, pinned: Sequence[int], budget: Budget
+) -> Iterator[dict[int, int] | None]:
+    """Every valid set of bases for the pinned blocks (None once the budget is spent)."""
+    at: dict[int, int] = {}
+
+    def place(depth: int) -> Iterator[dict[int, int] | None]:
+        if depth == len(pinned):
+            yield dict(at)
+            return
+        k = pinned[depth]
+        block = model.blocks[k]
+        for lo, hi in block.bases:
+            base = lo + (block.residue - lo) % block.modulus
+            while base <= hi:
+                budget.nodes += 1
+                if budget.spent():
+                    yield None
+                    return
+                if _fits_pinned(model, k, base, at):
+                    at[k] = base
+                    yield from place(depth + 1)
+                    del at[k]
+                base += block.modulus
+
+    return place(0)
+
+
+def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
+    """Whether block k at base clashes with no pinned block already standing."""
+    block = model.blocks[k]
+    for j, other_base in at.items():
+        other = model.blocks[j]
+        for p in block.pieces:
+            lo = base + p.offset
+            for q in other.pieces:
+                if p.start < q.end and q.start < p.end:
+                    qlo = other_base + q.offset
+                    if lo < qlo + q.size and qlo < lo + p.size:
+                        return False
+    for edge in model.edges:
+        for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
+            if mine.block != k:
+                continue
+            if theirs.block == k:
+                where = base
+            elif theirs.block in at:
+                where = at[theirs.block]
+            else:
+                continue
+            a0 = base + mine.offset
+            b0 = where + theirs.offset
+            ea = (model.element(a0), model.element(a0 + mine.size - 1))
+            eb = (model.element(b0), model.element(b0 + theirs.size - 1))
+            if ea[0] <= eb[1] and eb[0] <= ea[1]:
+                return False
+    return True
+
+
+def _search_free(
+    model: Model, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
+) -> Outcome:
+    problem = free_problem(model, free, pinned_at)
+    if problem.infeasible:
+        return Outcome(INFEASIBLE, None)
+    if not free:
+        return Outcome(SOLVED, dict(pinned_at))
+    ranks = [_rank(problem, model, key) for key in ORDERINGS]
+    allowance = max(len(free), 1)
+    while True:
+        allowance *= 2
+        for rank in ranks:
+            run = Run(problem, rank)
+            status = _drive(run, allowance, budget)
+            if status == kernel.FOUND:
+                return Outcome(SOLVED, {**pinned_at, **run.bases()})
+            if status == kernel.EXHAUSTED:
+                return Outcome(INFEASIBLE, None)
+            if budget.spent():
+                return Outcome(TIMEOUT, None)
+
+
+def _drive(run: Run, allowance: int, budget: Budget) -> int:
+    """Advance one run up to ``allowance`` nodes, checking the budget between chunks."""
+    status = run.status
+    while status == kernel.RUNNING and run.nodes < allowance:
+        step = budget.allowance()
+        if step <= 0 or budget.spent():
+            break
+        before = run.nodes
+        status = run.advance(min(allowance, before + step))
+        budget.nodes += run.nodes - before
+    return status
+
+
+def _rank(problem: FreeProblem, model: Model, key: str) -> list[int]:
+    """Rank of each free block under an ordering: 0 is tried first among equals."""
+    size, s0, s1 = problem.static[0], problem.static[3], problem.static[4]
+    n = len(problem.blocks)
+    total = [0] * max(problem.nsec, 1)
+    for i in range(n):
+        for s in range(int(s0[i]), int(s1[i])):
+            total[s] += int(size[i])
+    width = [model.blocks[k].end - model.blocks[k].start for k in problem.blocks]
+    facts = {
+        "W": width,
+        "A": [width[i] * int(size[i]) for i in range(n)],
+        "T": [max(total[int(s0[i]) : int(s1[i])]) for i in range(n)],
+    }
+    order = sorted(range(n), key=lambda i: (*(-facts[c][i] for c in key), i))
+    rank = [0] * n
+    for r, i in enumerate(order):
+        rank[i] = r
+    return rank
