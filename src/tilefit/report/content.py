@@ -36,7 +36,8 @@ def gather(capture: Capture, *, time_limit: float = 10.0) -> ReportContent:
     """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search."""
     diagnosis = diagnose(capture, time_limit=time_limit)
     problem = Problem.of(capture)
-    matrix = tuple(run_strategy(problem, s) for s in STRATEGIES)
+    done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
+    matrix = tuple(done.get(s.name) or run_strategy(problem, s) for s in STRATEGIES)
     return ReportContent(
         capture=capture,
         diagnosis=diagnosis,

@@ -55,12 +55,7 @@ def render(content: ReportContent) -> str:
         '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
         '<a href="#matrix">strategy matrix</a></nav>',
         sections.evidence_html(capture, d, content.matrix),
-        _maps_html(content, classes, class_index, colors),
-        '<section id="profile"><h2>Live storage by step</h2>'
-        "<p>Bytes live at each step, stacked by class, against the available storage and the "
-        "support-aware limit (what the tightest union of allowed sets lets the live requests "
-        "hold). Hover for the numbers of a step.</p>",
-        f"<figure>{profile_svg(content.series, class_index)}</figure></section>",
+        _maps_html(content, classes, class_index, colors, _profile_html(content, class_index)),
         sections.bound_html(d.bound),
         sections.production_html(capture, d),
         sections.matrix_html(capture, d, content.matrix),
@@ -75,12 +70,24 @@ def render(content: ReportContent) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _profile_html(content: ReportContent, class_index: dict[str, int]) -> str:
+    return (
+        '<figure id="profile"><h3>Live storage by step</h3>'
+        "<p>Bytes live at each step, stacked by class, against the available storage and the "
+        "support-aware limit (what the tightest union of allowed sets lets the live requests "
+        "hold). Hover for the numbers of a step.</p>"
+        f"{profile_svg(content.series, class_index)}</figure>"
+    )
+
+
 def _maps_html(
     content: ReportContent,
     classes: tuple[str, ...],
     class_index: dict[str, int],
     colors: dict[str, str],
+    profile: str,
 ) -> str:
+    """The maps with their controls and legend, and the profile after the first map."""
     options = "".join(f'<option value="{k}">{esc(cls)}</option>' for k, cls in enumerate(classes))
     chips = "".join(
         f'<button class="chip" data-cls="{k}"><i style="background:{colors[cls]}"></i>'
@@ -95,18 +102,20 @@ def _maps_html(
         '<i style="background:#17becf"></i>interleaved region</span><span class="chip static">'
         "- - memory-element boundary</span>"
     )
-    figures = "".join(
+    figures = [
         f"<figure><h3>{esc(view.heading)}</h3><p>{esc(view.caption)}</p>"
         f"{map_svg(view.key, view.layout, class_index)}</figure>"
         for view in content.maps
-    )
+    ]
+    # The profile goes right under the failure: together they show whether the peak is to blame.
+    figures.insert(1, profile)
     return (
-        '<section id="maps"><h2>Memory maps</h2>'
+        '<section id="maps"><h2>Memory maps and live storage</h2>'
         '<p class="hint">Steps across, addresses up; each box is a request. Hover a box or a hole '
         "for its details; click a box to mark its conflict partners (red edge) and sequence "
         "mates (grey edge); click a class to highlight it; Esc clears.</p>"
         '<div class="controls"><label>Highlight class <select id="hl"><option value="">none'
         f'</option>{options}</select></label><label>Find id <input id="find" size="24" '
         'placeholder="request or sequence id, Enter"></label><span id="selection"></span></div>'
-        f'<div class="legend">{chips}</div>{figures}</section>'
+        f'<div class="legend">{chips}</div>{"".join(figures)}</section>'
     )

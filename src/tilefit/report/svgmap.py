@@ -88,7 +88,7 @@ def _marks(frame: Frame, layout: MemoryMap) -> list[str]:
         out.append(
             f'<rect class="il" x="{left}" y="{num(frame.y(hi))}" width="5" '
             f'height="{num(frame.height(hi - lo))}"/>'
-            f'<text class="ill" x="{num(frame.left + 8)}" y="{num(frame.y(hi) + 10)}">'
+            f'<text class="ill" x="{num(frame.left + 8)}" y="{num(frame.y(lo) - 4)}">'
             f"interleaved from {esc(byte_label(lo, layout.size))}</text>"
         )
     return out

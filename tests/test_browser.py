@@ -1,0 +1,191 @@
+"""The report in a real browser: headless Chromium renders the maps and shows the tooltips.
+
+Skips when Debian's ``chromium`` is not installed (``.ci/run`` installs it
+when it runs as root).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from browser_helpers import Browser, chromium_path
+from matplotlib import image
+from report_helpers import fragmented
+
+from tilefit.plot.colors import class_colors
+from tilefit.report.html import write_report
+
+pytestmark = pytest.mark.skipif(
+    chromium_path() is None,
+    reason="chromium is not installed (Debian: apt-get install chromium; .ci/run does it as root)",
+)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    folder = tmp_path_factory.mktemp("browser")
+    report = folder / "report.html"
+    write_report(fragmented(), report, time_limit=2)
+    with Browser(folder / "profile", width=1280, height=1000) as browser:
+        browser.call("Network.enable")
+        browser.call("Runtime.enable")
+        browser.events.clear()  # from here on, only what the report does
+        browser.open(report.as_uri())
+        yield browser
+
+
+def _box(page: Browser, selector: str) -> dict[str, float]:
+    """Scroll the element into view; its viewport rectangle and the page's scroll offset."""
+    found = page.evaluate(
+        f"""(() => {{
+          const el = document.querySelector({json.dumps(selector)});
+          if (!el) return null;
+          el.scrollIntoView({{block: "center"}});
+          const r = el.getBoundingClientRect();
+          return {{x: r.x, y: r.y, width: r.width, height: r.height,
+                   sx: window.scrollX, sy: window.scrollY}};
+        }})()"""
+    )
+    assert found is not None, f"nothing matches {selector}"
+    box: dict[str, float] = found
+    return box
+
+
+def _request_selector(page: Browser, map_key: str, ident: str) -> str:
+    index = page.evaluate(
+        "JSON.parse(document.getElementById('tilefit-data').textContent)"
+        f".requests.id.indexOf({json.dumps(ident)})"
+    )
+    assert index >= 0
+    return f'svg.map[data-map="{map_key}"] rect[data-k="{index}"]'
+
+
+def _tip(page: Browser) -> tuple[str, str]:
+    shown: list[str] = page.evaluate(
+        "[document.getElementById('tip').style.display, document.getElementById('tip').innerText]"
+    )
+    return shown[0], shown[1]
+
+
+def _centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_the_failure_map_renders(page: Browser) -> None:
+    box = _box(page, 'svg.map[data-map="m0"]')
+    assert box["width"] > 800 and box["height"] > 300
+    png = page.screenshot(
+        {
+            "x": box["x"] + box["sx"],
+            "y": box["y"] + box["sy"],
+            "width": box["width"],
+            "height": box["height"],
+        }
+    )
+    pixels = image.imread(io.BytesIO(png), format="png")[:, :, :3]
+    assert pixels.shape[0] == pytest.approx(box["height"], abs=2)
+    assert pixels.shape[1] == pytest.approx(box["width"], abs=2)
+    rgb = (pixels * 255).round().astype(np.int64)
+    colours = rgb[:, :, 0] << 16 | rgb[:, :, 1] << 8 | rgb[:, :, 2]
+    assert len(np.unique(colours)) > 20  # not blank: boxes, holes, hatching, text
+    assert (colours != 0xFFFFFF).mean() > 0.2
+    # Every class with a box in the production failure shows in its own colour.
+    palette = class_colors(("scratch", "activation", "output", "resident"))
+    for cls in ("scratch", "activation", "resident"):
+        wanted = int(palette[cls].lstrip("#"), 16)
+        near = _near(rgb, wanted)
+        assert near.sum() > 50, f"no {cls} box visible"
+
+
+def _near(rgb: Any, colour: int, tolerance: int = 6) -> Any:
+    target = np.array([colour >> 16 & 255, colour >> 8 & 255, colour & 255])
+    return np.all(np.abs(rgb - target) <= tolerance, axis=2)
+
+
+def test_hovering_a_box_shows_its_tooltip(page: Browser) -> None:
+    box = _box(page, _request_selector(page, "m0", "partial"))
+    page.hover(*_centre(box))
+    display, text = _tip(page)
+    assert display == "block"
+    for part in (
+        "partial",
+        "layer0/partial",
+        "size 32 B, alignment 8",
+        "class activation",
+        "lifetime: steps [2, 4)",
+        "offset 48 .. 80",
+    ):
+        assert part in text
+    page.hover(5, 5)  # off every box: the tooltip goes
+    assert _tip(page)[0] == "none"
+
+
+def test_hovering_a_hole_tells_its_size_and_the_failed_unit(page: Browser) -> None:
+    box = _box(page, 'svg.map[data-map="m0"] rect.hole[data-h="0"]')
+    page.hover(*_centre(box))
+    display, text = _tip(page)
+    assert display == "block"
+    assert "hole 1 of" in text and "big needs 40 B" in text
+
+
+def test_clicking_a_box_marks_its_conflict_partners(page: Browser) -> None:
+    box = _box(page, _request_selector(page, "m1", "x"))
+    page.click(*_centre(box))
+    marked = page.evaluate(
+        """(() => {
+          const ids = JSON.parse(document.getElementById('tilefit-data').textContent).requests.id;
+          const of = (cls) => [...new Set([...document.querySelectorAll('rect.' + cls)]
+              .map((el) => ids[+el.getAttribute('data-k')]))].sort();
+          return {sel: document.body.classList.contains('sel'), on: of('on'),
+                  partner: of('partner'), info: document.getElementById('selection').innerText};
+        })()"""
+    )
+    assert marked["sel"] is True
+    assert marked["on"] == ["x"]
+    assert marked["partner"] == ["stage", "w.k", "w.q"]  # x conflicts with sequence w and stage
+    assert "3 conflict partners" in marked["info"]
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
+    assert page.evaluate("document.querySelectorAll('rect.partner').length") == 0
+
+
+def test_a_class_can_be_highlighted(page: Browser) -> None:
+    chip = _box(page, '.chip[data-cls="1"]')  # the capture's second class: activation
+    page.click(*_centre(chip))
+    opacity = page.evaluate(
+        """(() => {
+          const get = (sel) => getComputedStyle(document.querySelector(sel)).opacity;
+          return [document.body.getAttribute('data-hl'), get('svg.map rect.k1'),
+                  get('svg.map rect.k0')];
+        })()"""
+    )
+    assert opacity[0] == "1"
+    assert float(opacity[1]) == 1.0 and float(opacity[2]) < 0.5
+    page.click(*_centre(chip))  # a second click lets go
+    assert page.evaluate("document.body.hasAttribute('data-hl')") is False
+
+
+def test_hovering_the_profile_tells_the_bytes_live(page: Browser) -> None:
+    box = _box(page, "svg.profile rect.hover")
+    # Step 3 of 4: stage has ended, partial, big, w.q and w.k are live.
+    page.hover(box["x"] + box["width"] * 3.5 / 4, box["y"] + box["height"] / 2)
+    display, text = _tip(page)
+    assert display == "block"
+    assert "steps [3, 4)" in text and "live 108 B of 136 B available" in text
+
+
+def test_nothing_is_fetched_and_no_script_fails(page: Browser) -> None:
+    page.evaluate("1")  # flush the events that arrived so far
+    urls = [
+        e["params"]["request"]["url"]
+        for e in page.events
+        if e["method"] == "Network.requestWillBeSent"
+    ]
+    assert urls and all(url.startswith("file://") for url in urls)
+    assert len(urls) == 1  # the report itself, nothing else
+    errors = [e for e in page.events if e["method"] == "Runtime.exceptionThrown"]
+    assert errors == []
