@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from tilefit.bounds import bound
 from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.diagnose import Diagnosis
+from tilefit.engine import Attempt, Failure
+from tilefit.plot.layout import attempt_map
+from tilefit.plot.series import profile_series
+from tilefit.report.content import MapView, ReportContent
+from tilefit.strategy import STRATEGIES
+from tilefit.units import units
 
 
 def fragmented() -> Capture:
@@ -48,3 +58,42 @@ def over_capacity() -> Capture:
         Request("c", 24, 1, 2, cls="scratch"),
     )
     return Capture(name="over", horizon=3, memory=memory, requests=requests)
+
+
+def big_content(count: int) -> ReportContent:
+    """A long capture with long ids and labels, and made-up attempts (rendering trusts them)."""
+    horizon = 2000
+    size = 638_976
+    requests = tuple(
+        Request(
+            f"layer{k // 20:04d}/tensor{k:05d}",
+            64 + (k * 7919) % 6000,
+            k * horizon // count,
+            min(horizon, k * horizon // count + 1 + k % 40),
+            alignment=8,
+            cls=("resident", "activation", "scratch", "output")[k % 4],
+            label=f"model/block{k // 100}/op{k % 100}/output_projection_fp16",
+        )
+        for k in range(count)
+    )
+    capture = Capture("big", horizon, Memory(size, (Range(4096, size),)), requests)
+    offsets = {r.id: 4096 + (k * 104_729) % (size - 4096 - r.size) for k, r in enumerate(requests)}
+    last = units(capture)[-1]
+    del offsets[last.id]
+    holes = tuple((4096 + 4096 * j, 4096 + 4096 * j + 64) for j in range(50))
+    attempt = Attempt(STRATEGIES[0], "big", offsets, (), size, Failure(last, count - 1, holes))
+    report = bound(capture)
+    diagnosis = Diagnosis(
+        "big", None, "undetermined", None, report, 0, (attempt,), None, None, None, None, 0.0
+    )
+    fits = replace(attempt, failure=None)
+    return ReportContent(
+        capture=capture,
+        diagnosis=diagnosis,
+        matrix=tuple(replace(attempt, strategy=s) for s in STRATEGIES),
+        maps=(
+            MapView("m0", "Production failure", "", attempt_map(capture, attempt)),
+            MapView("m1", "Placement found", "", attempt_map(capture, fits)),
+        ),
+        series=profile_series(capture, report),
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,10 +16,10 @@ import numpy as np
 import pytest
 from browser_helpers import Browser, chromium_path
 from matplotlib import image
-from report_helpers import fragmented
+from report_helpers import big_content, fragmented
 
 from tilefit.plot.colors import class_colors
-from tilefit.report.html import write_report
+from tilefit.report.html import render, write_report
 
 pytestmark = pytest.mark.skipif(
     chromium_path() is None,
@@ -189,3 +190,29 @@ def test_nothing_is_fetched_and_no_script_fails(page: Browser) -> None:
     assert len(urls) == 1  # the report itself, nothing else
     errors = [e for e in page.events if e["method"] == "Runtime.exceptionThrown"]
     assert errors == []
+
+
+def test_a_twenty_thousand_request_report_opens_in_seconds(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    folder = tmp_path_factory.mktemp("big")
+    report = folder / "big.html"
+    report.write_text(render(big_content(20_000)), encoding="utf-8")
+    with Browser(folder / "profile", width=1280, height=1000) as browser:
+        started = time.monotonic()
+        browser.open(report.as_uri())
+        assert (
+            browser.evaluate("document.querySelectorAll('svg.map rect[data-k]').length") == 39_999
+        )
+        seconds = time.monotonic() - started
+        assert seconds < 10  # about 1 s here
+        # Made-up offsets overlap, so ask the page which box is on top where we point.
+        x, y = _centre(_box(browser, _request_selector(browser, "m0", "layer0500/tensor10000")))
+        on_top = browser.evaluate(
+            f"(() => {{ const k = document.elementFromPoint({x}, {y}).getAttribute('data-k');"
+            " return JSON.parse(document.getElementById('tilefit-data').textContent)"
+            ".requests.id[+k]; })()"
+        )
+        browser.hover(x, y)
+        display, text = _tip(browser)
+        assert display == "block" and text.startswith(on_top + "\n")

@@ -10,6 +10,7 @@ columns.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from tilefit.plot.series import ProfileSeries, peak_caption
@@ -40,20 +41,19 @@ def columns(series: ProfileSeries, frame: Frame) -> tuple[Column, ...]:
     pixels = int(frame.width)
     if len(runs) <= pixels:
         return tuple(runs)
+    # Column c covers steps [bounds[c], bounds[c + 1]): whole steps, none shared.
+    bounds = [c * series.horizon // pixels for c in range(pixels)] + [series.horizon]
     best: dict[int, Column] = {}
     for run in runs:
-        first = int(run.start / series.horizon * pixels)
-        last = max(first, math.ceil(run.end / series.horizon * pixels) - 1)
-        for c in range(first, min(last, pixels - 1) + 1):
-            lo = max(run.start, c * series.horizon // pixels)
-            hi = min(run.end, -(-(c + 1) * series.horizon // pixels))
+        first = bisect_right(bounds, run.start) - 1
+        last = bisect_right(bounds, run.end - 1) - 1
+        for c in range(first, last + 1):
             held = best.get(c)
             if held is None:
-                best[c] = Column(lo, hi, run.live, run.limit)
-                continue
-            fuller = sum(run.live) > sum(held.live)
-            limit = _lower(held.limit, run.limit)
-            best[c] = Column(held.start, hi, run.live if fuller else held.live, limit)
+                best[c] = Column(bounds[c], bounds[c + 1], run.live, run.limit)
+            else:
+                fuller = run.live if sum(run.live) > sum(held.live) else held.live
+                best[c] = Column(held.start, held.end, fuller, _lower(held.limit, run.limit))
     merged: list[Column] = []
     for c in sorted(best):
         col = best[c]
