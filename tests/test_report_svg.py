@@ -30,7 +30,7 @@ def test_every_box_sits_where_its_request_is() -> None:
     svg = map_svg("m0", layout, CLASSES)
     root = ET.fromstring(svg)  # well-formed XML
     assert root.get("data-map") == "m0"
-    frame = Frame(84, 1030, 12, 590, capture.horizon, layout.size)
+    frame = Frame(84, 1030, 14, 590, capture.horizon, layout.size)
     boxes = {int(r.get("data-k", -1)): r for r in root.iter() if r.get("class", "").startswith("k")}
     assert set(boxes) == {b.index for b in layout.boxes}
     for b in layout.boxes:
@@ -51,6 +51,11 @@ def test_a_fitting_map_has_no_band_and_no_holes() -> None:
     )
     assert 'class="band"' not in svg and 'class="hole"' not in svg and "need" not in svg
     assert "host aperture (scratch only)" in svg and "interleaved from 128" in svg
+    assert 'class="peak"' not in svg
+    layout = attempt_map(capture, run_strategy(capture, "long-lived/first-fit"))
+    marked = map_svg("m1", layout, CLASSES, peak_step=3)
+    x = num(Frame(84, 1030, 14, 590, capture.horizon, layout.size).x(3))
+    assert f'<path class="peak" d="M{x} 14V590"/>' in marked
 
 
 def test_short_profiles_keep_every_run() -> None:

@@ -75,7 +75,8 @@ rect.e{stroke:#fff;stroke-width:.5}
 .ss{font-size:10px;text-anchor:middle;fill:#a11b1c}
 .avail{stroke:#000;stroke-width:1.5;fill:none}.availl,.limitl{font-size:10px;fill:#333}
 .limit{fill:none;stroke:#7b3294;stroke-width:1.5;stroke-dasharray:6 4}.limitl{fill:#7b3294}
-.peak{stroke:#d62728;stroke-dasharray:2 3;fill:none}.peakm{fill:#d62728}
+.peak{stroke:#d62728;stroke-dasharray:2 3;fill:none;pointer-events:none}.peakm{fill:#d62728}
+.peakt{font-size:10px;font-weight:700;fill:#d62728;text-anchor:middle}
 .peakl{font-size:12px;font-weight:700;fill:#d62728;paint-order:stroke;stroke:#fff;
 stroke-width:3px}
 .hover{fill:transparent}

@@ -104,7 +104,7 @@ def _maps_html(
     )
     figures = [
         f"<figure><h3>{esc(view.heading)}</h3><p>{esc(view.caption)}</p>"
-        f"{map_svg(view.key, view.layout, class_index)}</figure>"
+        f"{map_svg(view.key, view.layout, class_index, content.series.peak_step)}</figure>"
         for view in content.maps
     ]
     # The profile goes right under the failure: together they show whether the peak is to blame.

@@ -22,9 +22,15 @@ EDGE_FROM = 4.0  # boxes taller than this get a white edge; thinner ones would w
 HOLE_LABELS = 12
 
 
-def map_svg(key: str, layout: MemoryMap, class_index: dict[str, int]) -> str:
-    """The map named ``key`` (the page's data for it is under that key)."""
-    frame = Frame(PLOT_LEFT, PLOT_RIGHT, 12, 590, layout.horizon, layout.size)
+def map_svg(
+    key: str, layout: MemoryMap, class_index: dict[str, int], peak_step: int | None = None
+) -> str:
+    """The map named ``key`` (the page's data for it is under that key).
+
+    ``peak_step``, when given, is marked across the map, so that the map and the
+    profile below it point at the same step.
+    """
+    frame = Frame(PLOT_LEFT, PLOT_RIGHT, 14, 590, layout.horizon, layout.size)
     out = [
         f'<svg class="map" data-map="{key}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="{esc(layout.title)}">'
@@ -45,6 +51,12 @@ def map_svg(key: str, layout: MemoryMap, class_index: dict[str, int]) -> str:
         out.append(
             f'<text class="bl" x="{num(frame.x((b.start + b.end) / 2))}" '
             f'y="{num(frame.y(b.offset + b.size / 2))}">{esc(b.id)}</text>'
+        )
+    if peak_step is not None:
+        x = num(frame.x(peak_step))
+        out.append(
+            f'<path class="peak" d="M{x} {num(frame.top)}V{num(frame.bottom)}"/>'
+            f'<text class="peakt" x="{x}" y="{num(frame.top - 3)}">peak</text>'
         )
     if layout.failure is not None:
         out += _band(frame, layout.failure)
