@@ -16,6 +16,7 @@ from tilefit.capture import Capture, Interval, Range
 from tilefit.engine import Attempt
 
 SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
+MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows
 MAX_BOX_LABELS = 300  # beyond this many, only the largest boxes that fit a label get one
 
 

@@ -3,7 +3,7 @@
 Requests are boxes coloured by class with their ids where they fit. Address
 space outside every range is shaded, ranges open only to some classes are
 labelled, memory-element boundaries are dashed and the interleaved region is
-marked along the right edge. For a failed attempt the failed unit's lifetime
+marked along the left edge. For a failed attempt the failed unit's lifetime
 band is tinted, the holes it met are highlighted with their sizes, and
 ``draw_failed_unit`` draws the unit beside the map at its true size.
 """
@@ -22,6 +22,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from tilefit.plot import colors as palette
 from tilefit.plot.layout import (
+    MIN_HOLE_PX,
     Box,
     FailedBand,
     MemoryMap,
@@ -31,7 +32,6 @@ from tilefit.plot.layout import (
 )
 from tilefit.plot.ticks import address_ticks, byte_label, step_ticks
 
-MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows
 _FONT_PT = 7.0
 
 
@@ -45,7 +45,7 @@ def draw_memory_map(ax: Axes, layout: MemoryMap, colors: dict[str, str]) -> list
     ax.set_yticks(address_ticks(layout.size))
     ax.yaxis.set_major_formatter(byte_formatter(layout.size))
     handles: list[Patch] = []
-
+    edge = blended_transform_factory(ax.transAxes, ax.transData)  # x in axes, y in bytes
     for lo, hi in layout.unavailable:
         ax.axhspan(lo, hi, facecolor=palette.UNAVAILABLE, edgecolor="#c4c4c4", hatch="///", lw=0)
     if layout.unavailable:
@@ -53,13 +53,13 @@ def draw_memory_map(ax: Axes, layout: MemoryMap, colors: dict[str, str]) -> list
     for r in layout.restricted:
         ax.axhspan(r.start, r.end, facecolor="#f4eef6", edgecolor="none", zorder=0)
         ax.text(
-            0.005 * layout.horizon, r.end, range_caption(r), va="top", fontsize=7, color="#555555"
-        )
+            0.01, r.end, range_caption(r), transform=edge, va="top", fontsize=7, color="#444444",
+            zorder=6, bbox={"facecolor": "#ffffff", "alpha": 0.7, "lw": 0},
+        )  # fmt: skip
 
     _draw_boxes(ax, layout.boxes, colors, layout)
     handles += [Patch(facecolor=colors[c], label=c) for c in layout.classes if c in colors]
 
-    edge = blended_transform_factory(ax.transAxes, ax.transData)
     for boundary in layout.elements:
         ax.axhline(boundary, color="#333333", lw=0.6, ls=(0, (4, 3)), zorder=3)
     if layout.elements:
@@ -68,7 +68,8 @@ def draw_memory_map(ax: Axes, layout: MemoryMap, colors: dict[str, str]) -> list
         lo, hi = layout.interleaved
         ax.add_patch(Rectangle((0, lo), 0.006, hi - lo, transform=edge, color="#17becf", zorder=4))
         ax.text(
-            0.01, hi, "interleaved", transform=edge, va="top", ha="left", fontsize=7,
+            0.01, lo, f"interleaved from {byte_label(lo, layout.size)}", transform=edge,
+            va="bottom", ha="left", fontsize=7,
             color="#0e7c87", zorder=6, bbox={"facecolor": "#ffffff", "alpha": 0.7, "lw": 0},
         )  # fmt: skip
 
@@ -134,7 +135,9 @@ def draw_failed_unit(ax: Axes, band: FailedBand) -> None:
     """The failed unit beside the largest holes it met, all drawn to one scale, from 0 up."""
     bars = band.side_bars()
     ax.set_xlim(-0.6, len(bars) - 0.4)
-    ax.set_ylim(0, max(size for _, size in bars) * 1.6)
+    top = max(size for _, size in bars) * 1.6
+    ax.set_ylim(0, top)
+    ax.set_yticks(address_ticks(int(top)))
     ax.yaxis.set_major_formatter(byte_formatter(band.size))
     ax.yaxis.tick_right()
     ax.tick_params(axis="y", labelsize=7)

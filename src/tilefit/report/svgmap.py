@@ -8,7 +8,14 @@ highlights by event delegation, so the SVG stays plain and compact: a
 
 from __future__ import annotations
 
-from tilefit.plot.layout import FailedBand, MemoryMap, boxes_to_label, fits_in_box, range_caption
+from tilefit.plot.layout import (
+    MIN_HOLE_PX,
+    FailedBand,
+    MemoryMap,
+    boxes_to_label,
+    fits_in_box,
+    range_caption,
+)
 from tilefit.plot.ticks import address_ticks, byte_label
 from tilefit.report.svg import PLOT_LEFT, PLOT_RIGHT, WIDTH, Frame, axes, esc, num
 
@@ -17,7 +24,6 @@ SIDE_LEFT = 1080
 SIDE_RIGHT = 1190
 FONT = 9.0  # view units; the page shows a map about one unit per pixel
 MIN_BOX = 0.3  # boxes thinner than this are drawn this thick, so they still show
-MIN_HOLE = 3.0
 EDGE_FROM = 4.0  # boxes taller than this get a white edge; thinner ones would wash out
 HOLE_LABELS = 12
 
@@ -53,10 +59,10 @@ def map_svg(
             f'y="{num(frame.y(b.offset + b.size / 2))}">{esc(b.id)}</text>'
         )
     if peak_step is not None:
-        x = num(frame.x(peak_step))
+        at = num(frame.x(peak_step))
         out.append(
-            f'<path class="peak" d="M{x} {num(frame.top)}V{num(frame.bottom)}"/>'
-            f'<text class="peakt" x="{x}" y="{num(frame.top - 3)}">peak</text>'
+            f'<path class="peak" d="M{at} {num(frame.top)}V{num(frame.bottom)}"/>'
+            f'<text class="peakt" x="{at}" y="{num(frame.top - 3)}">peak</text>'
         )
     if layout.failure is not None:
         out += _band(frame, layout.failure)
@@ -116,7 +122,7 @@ def _band(frame: Frame, band: FailedBand) -> list[str]:
         f'M{num(x1)} {num(frame.top)}V{num(frame.bottom)}"/>',
     ]
     for j, (lo, hi) in enumerate(band.holes):
-        h = max(frame.height(hi - lo), MIN_HOLE)
+        h = max(frame.height(hi - lo), MIN_HOLE_PX)
         y = frame.y(hi) - (h - frame.height(hi - lo)) / 2
         out.append(
             f'<rect class="hole" data-h="{j}" x="{num(x0)}" y="{num(y)}" '
