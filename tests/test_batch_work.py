@@ -15,6 +15,8 @@ from tilefit.synth import Recipe, make_tile
 
 FITS = make_tile(Recipe(requests=60, layers=6, pressure=0.6, seed=1), name="easy", tile=3)
 OVER = make_tile(Recipe(requests=60, layers=6, pressure=1.1, seed=2), name="over", tile=4)
+# Production fails on this one, long-lived/first-fit fits (the seed's mapping capture, in small).
+RESCUED = make_tile(Recipe(requests=60, layers=6, pressure=0.95, seed=7), name="tight", tile=5)
 
 
 def _job(capture: Capture) -> Job:
@@ -54,6 +56,20 @@ def test_replay_reports_production() -> None:
     assert last.failure is not None
     assert (over.verdict, over.strategy, over.failed_id) == ("failed", None, last.failure.unit.id)
     assert over.deficit == bound(OVER).deficit > 0
+
+
+def test_place_keeps_production_and_rescues_with_the_fallback() -> None:
+    assert work(_job(FITS), Settings(mode="place")).strategy == "lifetime/first-fit"
+    rescued = work(_job(RESCUED), Settings(mode="place"))
+    production = run_strategy(RESCUED, RESCUED.production[-1])
+    assert production.failure is not None
+    assert (rescued.verdict, rescued.strategy, rescued.failed_id) == (
+        "fits",
+        "long-lived/first-fit",
+        production.failure.unit.id,
+    )
+    over = work(_job(OVER), Settings(mode="place"))
+    assert (over.verdict, over.strategy) == ("failed", None) and over.failed_id is not None
 
 
 @pytest.mark.parametrize(

@@ -162,7 +162,7 @@ class Store:
 
     def rescued(self) -> list[tuple[str, int]]:
         """For each strategy, the tiles whose production failed and that it fits, most first."""
-        return self._counts("strategy", "failed_id IS NOT NULL AND verdict = 'fragmentation'")
+        return self._counts("strategy", "failed_id IS NOT NULL AND strategy IS NOT NULL")
 
     def worst_deficits(self, limit: int) -> list[Row]:
         """Rows with a deficit (plain or support-aware), largest first."""

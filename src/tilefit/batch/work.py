@@ -8,7 +8,7 @@ an error row, and the run goes on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
@@ -16,7 +16,7 @@ from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
 from tilefit.bounds import bound
 from tilefit.capture import Capture
-from tilefit.diagnose import diagnose
+from tilefit.diagnose import DEFAULT_FALLBACKS, diagnose
 from tilefit.engine import Problem, run_strategy
 from tilefit.errors import InputError
 from tilefit.load import capture_from_json, parse_json
@@ -116,16 +116,37 @@ def _with_bounds(
     )
 
 
-def _replay(capture: Capture, settings: Settings) -> Outcome:
-    """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
-    problem = Problem.of(capture)
+def _first_fit(problem: Problem, strategies: Sequence[str]) -> tuple[str | None, str | None]:
+    """The first strategy that fits (or None), and the unit the last failed attempt names."""
     failed = None
-    for name in capture.production:
+    for name in strategies:
         attempt = run_strategy(problem, name)
         if attempt.failure is None:
-            return _with_bounds(capture, "fits", name, None)
+            return name, failed
         failed = attempt.failure.unit.id
+    return None, failed
+
+
+def _replay(capture: Capture, settings: Settings) -> Outcome:
+    """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
+    fits, failed = _first_fit(Problem.of(capture), capture.production)
+    if fits is not None:
+        return _with_bounds(capture, "fits", fits, None)
     return _with_bounds(capture, "failed", None, failed)
+
+
+def _place(capture: Capture, settings: Settings) -> Outcome:
+    """The retry chain: production first, the fallbacks only where production fails.
+
+    A tile that fits in production keeps its strategy; ``failed_id`` is set
+    when production failed, whatever the fallbacks did.
+    """
+    problem = Problem.of(capture)
+    fits, failed = _first_fit(problem, capture.production)
+    if fits is not None:
+        return _with_bounds(capture, "fits", fits, None)
+    rescued, _ = _first_fit(problem, DEFAULT_FALLBACKS)
+    return _with_bounds(capture, "fits" if rescued else "failed", rescued, failed)
 
 
 def _solve(capture: Capture, settings: Settings) -> Outcome:
@@ -141,5 +162,6 @@ def _solve(capture: Capture, settings: Settings) -> Outcome:
 MODES: dict[str, Mode] = {
     "diagnose": _diagnose,
     "replay": _replay,
+    "place": _place,
     "solve": _solve,
 }
