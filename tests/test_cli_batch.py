@@ -92,6 +92,7 @@ def test_error_rows_make_exit_code_1(
         ["batch", "--db", "r.sqlite"],
         ["batch", "m.jsonl", "--db", "r.sqlite", "--jobs", "0"],
         ["batch", "m.jsonl", "--db", "r.sqlite", "--time-limit", "0"],
+        ["batch", "m.jsonl", "--db", "r.sqlite", "--time-limit", "inf"],
         ["batch", "m.jsonl", "--db", "r.sqlite", "--mode", "replay", "--no-search"],
         ["batch", "m.jsonl", "--db", "r.sqlite", "--jobs", "2", "--scheduler", "tcp://x:1"],
         ["batch", "missing.json", "--db", "r.sqlite"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sqlite3
 import sys
 
@@ -111,8 +112,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise InputError("INPUT", "name at least one capture, folder or .jsonl bundle")
     if not args.db:
         raise InputError("--db", "is required: the SQLite file that receives the rows")
-    if not args.time_limit > 0:
-        raise InputError("--time-limit", "must be > 0 seconds")
+    if not 0 < args.time_limit < math.inf:
+        raise InputError("--time-limit", "must be a number of seconds > 0")
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs", "must be at least 1")
     if args.jobs is not None and args.scheduler:
