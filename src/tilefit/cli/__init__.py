@@ -22,10 +22,11 @@ def _commands() -> list[ModuleType]:
         diagnose,
         plot,
         report,
+        solve,
         synth,
     )
 
-    return [batch, bound, check, convert, diagnose, plot, report, synth]
+    return [batch, bound, check, convert, diagnose, plot, report, solve, synth]
 
 
 def build_parser() -> argparse.ArgumentParser:
