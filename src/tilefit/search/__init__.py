@@ -8,6 +8,17 @@
 
 from __future__ import annotations
 
+from tilefit.search.iis import irreducible_subset
+from tilefit.search.minimize import MinimizeResult, minimize
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, SolveResult, solve
 
-__all__ = ["INFEASIBLE", "SOLVED", "TIMEOUT", "SolveResult", "solve"]
+__all__ = [
+    "INFEASIBLE",
+    "SOLVED",
+    "TIMEOUT",
+    "MinimizeResult",
+    "SolveResult",
+    "irreducible_subset",
+    "minimize",
+    "solve",
+]

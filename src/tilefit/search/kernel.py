@@ -226,7 +226,25 @@ def run(
         for q in range(n_parts - 1, -1, -1):
             _push_part(pend, cnt, cutp[2 * q], cutp[2 * q + 1], -1, -1, -1)
         status = _open_parts(
-            frames, cand, pend, cnt, m, s0, s1, off, low, rank, size, elem, pt_ptr, pt_idx
+            frames,
+            cand,
+            pend,
+            cnt,
+            m,
+            s0,
+            s1,
+            off,
+            low,
+            rank,
+            size,
+            elem,
+            pt_ptr,
+            pt_idx,
+            total,
+            rg_ptr,
+            rg_lo,
+            rg_hi,
+            rg_suf,
         )
         cnt[C_NODES] += 1
         if status == FOUND:
@@ -348,6 +366,11 @@ def run(
                 edge_lo,
                 edge_hi,
                 cutp,
+                total,
+                rg_ptr,
+                rg_lo,
+                rg_hi,
+                rg_suf,
             )
             cnt[C_NODES] += 1
             if status == FOUND:
@@ -483,7 +506,8 @@ def _place(
             ok = False
             break
         for s in range(s0[v], s1[v]):
-            if mark[s] != stamp:
+            # Only a floor below v's new low can rise to the section's least low.
+            if mark[s] != stamp and floor[s] < low[v]:
                 mark[s] = stamp
                 aff[naff] = s
                 naff += 1
@@ -528,7 +552,7 @@ def _place(
                 ok = False
                 break
             for s in range(s0[v], s1[v]):
-                if mark[s] != stamp:
+                if mark[s] != stamp and floor[s] < low[v]:
                     mark[s] = stamp
                     aff[naff] = s
                     naff += 1
@@ -548,15 +572,56 @@ def _place(
                 t += 1
                 floor[s] = mn
     cnt[C_TRAIL] = t
-    # Section inference: what is left must fit above the floor (and above x).
+    # Section inference where floors rose: what is left must fit above the
+    # floor (and above x). Elsewhere the frame's height limit has checked it.
     if ok:
-        for s in range(lo, hi):
-            need = total[s]
-            if need > 0:
-                fl = floor[s] if floor[s] > x else x
-                if need > space_above(s, fl, rg_ptr, rg_lo, rg_hi, rg_suf):
-                    return False
+        for s in range(s0[c], s1[c]):
+            if not _fits_above(s, x, floor, total, rg_ptr, rg_lo, rg_hi, rg_suf):
+                return False
+        for i in range(naff):
+            if not _fits_above(aff[i], x, floor, total, rg_ptr, rg_lo, rg_hi, rg_suf):
+                return False
     return ok
+
+
+@jit
+def _fits_above(
+    s: int, x: int, floor: Any, total: Any, rg_ptr: Any, rg_lo: Any, rg_hi: Any, rg_suf: Any
+) -> bool:
+    need = total[s]
+    if need == 0:
+        return True
+    fl = floor[s] if floor[s] > x else x
+    return need <= space_above(s, fl, rg_ptr, rg_lo, rg_hi, rg_suf)
+
+
+@jit
+def _section_limit(
+    lo: int, hi: int, total: Any, rg_ptr: Any, rg_lo: Any, rg_hi: Any, rg_suf: Any
+) -> int:
+    """The lowest offset at which placing any block fails section inference.
+
+    If section s's unplaced total no longer fits at or above x, it does not at
+    any higher x either, and a block placed at x' >= x inside s leaves its own
+    bytes in s's region: so every candidate at or above this limit fails.
+    """
+    limit = INF
+    for s in range(lo, hi):
+        need = total[s]
+        if need == 0:
+            continue
+        # The highest lo with at least `need` bytes of the region at or above it.
+        k = rg_ptr[s + 1] - 1
+        kfirst = rg_ptr[s]
+        while k >= kfirst and rg_suf[k] < need:
+            k -= 1
+        if k < kfirst:
+            return 0
+        after = rg_suf[k] - (rg_hi[k] - rg_lo[k])
+        highest = rg_hi[k] - (need - after)
+        if highest + 1 < limit:
+            limit = highest + 1
+    return limit
 
 
 @jit
@@ -632,6 +697,11 @@ def _descend(
     edge_lo: Any,
     edge_hi: Any,
     cutp: Any,
+    total: Any,
+    rg_ptr: Any,
+    rg_lo: Any,
+    rg_hi: Any,
+    rg_suf: Any,
 ) -> int:
     """Open the node below frame fb after c was placed: one child, or independent parts."""
     x = off[c]
@@ -677,7 +747,25 @@ def _descend(
                     pend, cnt, cutp[ncut + 2 * q], cutp[ncut + 2 * q + 1], fb // NF, x, rank[c]
                 )
             return _open_parts(
-                frames, cand, pend, cnt, m, s0, s1, off, low, rank, size, elem, pt_ptr, pt_idx
+                frames,
+                cand,
+                pend,
+                cnt,
+                m,
+                s0,
+                s1,
+                off,
+                low,
+                rank,
+                size,
+                elem,
+                pt_ptr,
+                pt_idx,
+                total,
+                rg_ptr,
+                rg_lo,
+                rg_hi,
+                rg_suf,
             )
     ns = cnt[C_CAND]
     ne = ns
@@ -689,10 +777,31 @@ def _descend(
     if ne == ns:
         # This part is complete: go on with the next pending one.
         return _open_parts(
-            frames, cand, pend, cnt, m, s0, s1, off, low, rank, size, elem, pt_ptr, pt_idx
+            frames,
+            cand,
+            pend,
+            cnt,
+            m,
+            s0,
+            s1,
+            off,
+            low,
+            rank,
+            size,
+            elem,
+            pt_ptr,
+            pt_idx,
+            total,
+            rg_ptr,
+            rg_lo,
+            rg_hi,
+            rg_suf,
         )
     _sort_candidates(cand, ns, ne, low, rank)
     minh = _min_height(cand, ns, ne, low, size, elem, pt_ptr, pt_idx, off)
+    limit = _section_limit(lo, hi, total, rg_ptr, rg_lo, rg_hi, rg_suf)
+    if limit < minh:
+        minh = limit
     _new_frame(frames, cnt, lo, hi, x, rank[c], ns, ne, 0, -1, minh)
     return RUNNING
 
@@ -708,10 +817,7 @@ def _part_has(cand: Any, cs: int, ce: int, a: int, b: int, s0: Any, s1: Any, off
 
 @jit
 def _has_block(a: int, b: int, m: int, s0: Any, s1: Any, off: Any) -> bool:
-    for v in range(m):
-        if off[v] < 0 and s0[v] >= a and s1[v] <= b:
-            return True
-    return False
+    return any(off[v] < 0 and s0[v] >= a and s1[v] <= b for v in range(m))
 
 
 @jit
@@ -741,6 +847,11 @@ def _open_parts(
     elem: Any,
     pt_ptr: Any,
     pt_idx: Any,
+    total: Any,
+    rg_ptr: Any,
+    rg_lo: Any,
+    rg_hi: Any,
+    rg_suf: Any,
 ) -> int:
     """Open the next pending part as a new frame; FOUND when none is left."""
     while cnt[C_PEND] > 0:
@@ -767,6 +878,9 @@ def _open_parts(
             continue
         _sort_candidates(cand, cs, ce, low, rank)
         minh = _min_height(cand, cs, ce, low, size, elem, pt_ptr, pt_idx, off)
+        limit = _section_limit(a, b, total, rg_ptr, rg_lo, rg_hi, rg_suf)
+        if limit < minh:
+            minh = limit
         _new_frame(frames, cnt, a, b, pend[pb + 3], pend[pb + 4], cs, ce, 1, split, minh)
         return RUNNING
     return FOUND
@@ -778,10 +892,7 @@ def _forced(c: int, ov_ptr: Any, ov_idx: Any, pt_ptr: Any, pt_idx: Any, off: Any
     for p in range(ov_ptr[c], ov_ptr[c + 1]):
         if off[ov_idx[p]] < 0:
             return False
-    for p in range(pt_ptr[c], pt_ptr[c + 1]):
-        if off[pt_idx[p]] < 0:
-            return False
-    return True
+    return all(off[pt_idx[p]] >= 0 for p in range(pt_ptr[c], pt_ptr[c + 1]))
 
 
 @jit

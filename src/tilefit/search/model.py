@@ -18,6 +18,7 @@ before the canonical search starts, and stand as fixed obstacles for it:
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
@@ -153,7 +154,7 @@ def _separate(bases: Bases, edge: Edge, elements: tuple[int, ...]) -> Bases:
     if high.offset < low.offset + low.size:  # the same bytes: never separable
         return ()
     gap = high.offset - (low.offset + low.size - 1)  # from low's last byte to high's first
-    for e0, e1 in zip(elements, elements[1:]):
+    for e0, e1 in itertools.pairwise(elements):
         # low's last byte p and high's first byte p + gap both inside [e0, e1)
         first = e0 - low.offset - low.size + 1
         last = e1 - gap - low.offset - low.size

@@ -1,0 +1,102 @@
+"""The lowest memory top at which a placement exists: ``minimize``.
+
+The memory top T is the end address of the highest byte. For a capture with
+several ranges, lowering T shrinks the available storage from the top: every
+range is cut at T, so the answer is the least prefix [0, T) of the address
+space that still holds a placement under every constraint.
+
+A probe that times out proves nothing: the answer is then the interval
+[lower bound, best top found], with the best placement found, never a
+time-out taken for infeasibility.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from tilefit.capture import Capture
+from tilefit.placement import Placement
+from tilefit.search.model import Model, build_model
+from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
+
+
+@dataclass(frozen=True)
+class MinimizeResult:
+    status: str  # SOLVED (a placement found), INFEASIBLE (none at any top), TIMEOUT (none found)
+    seconds: float
+    nodes: int
+    lower_bound: int  # no placement has a lower top
+    best_top: int | None  # the top of the best placement found
+    placement: Placement | None
+
+    @property
+    def optimal(self) -> bool:
+        return self.best_top is not None and self.best_top == self.lower_bound
+
+
+def minimize(capture: Capture, time_limit: float) -> MinimizeResult:
+    started = time.monotonic()
+    deadline = started + time_limit
+    model = build_model(capture)
+    lower = top_lower_bound(capture, model)
+    nodes = 0
+
+    def probe(top: int, share: float) -> tuple[str, Placement | None]:
+        nonlocal nodes
+        remaining = deadline - time.monotonic()
+        budget = Budget(max(0.0, remaining * share))
+        probe_model = model if top >= model.top else build_model(capture, top)
+        outcome = search(probe_model, budget)
+        nodes += budget.nodes
+        if outcome.bases is None:
+            return outcome.status, None
+        return outcome.status, placement_of(capture, probe_model, outcome.bases)
+
+    def result(status: str, best: int | None, placement: Placement | None) -> MinimizeResult:
+        return MinimizeResult(status, time.monotonic() - started, nodes, lower, best, placement)
+
+    status, placement = probe(model.top, 1.0)
+    if placement is None:
+        return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
+    best = placement_top(capture, placement)
+    probe_from = lower
+    while probe_from < best and time.monotonic() < deadline:
+        mid = (probe_from + best - 1) // 2
+        status, found = probe(mid, 0.5)
+        if found is not None:
+            placement, best = found, placement_top(capture, found)
+        elif status == INFEASIBLE:
+            lower = max(lower, mid + 1)
+            probe_from = max(probe_from, lower)
+        else:  # timed out: look higher, where a placement may come quicker
+            probe_from = mid + 1
+    return result(SOLVED, best, placement)
+
+
+def placement_top(capture: Capture, placement: Placement) -> int:
+    by_id = capture.request_by_id
+    return max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
+
+
+def top_lower_bound(capture: Capture, model: Model) -> int:
+    """No placement ends lower: the live peak must fit below the top, and so must each unit."""
+    events: list[tuple[int, int]] = []
+    for r in capture.requests:
+        events.append((r.start, r.size))
+        events.append((r.end, -r.size))
+    live = peak = 0
+    for _, delta in sorted(events):
+        live += delta
+        peak = max(peak, live)
+    # The least T whose prefix [0, T) of the available storage holds the peak.
+    need = peak
+    top = 0
+    for r in sorted(capture.memory.ranges, key=lambda r: r.start):
+        if need <= 0:
+            break
+        take = min(need, r.size)
+        top = r.start + take
+        need -= take
+    lowest_tops = [b.bases[0][0] + b.size for b in model.blocks if b.bases]
+    return max(top, *lowest_tops) if lowest_tops else top
