@@ -134,7 +134,7 @@ def lowest_valid(
                 moved = True
                 break
         if not moved:
-            return x
+            return int(x)
 
 
 @jit
@@ -147,8 +147,8 @@ def space_above(s: int, lo: int, rg_ptr: Any, rg_lo: Any, rg_hi: Any, rg_suf: An
     if k == kend:
         return 0
     if rg_lo[k] >= lo:
-        return rg_suf[k]
-    return rg_suf[k] - (lo - rg_lo[k])
+        return int(rg_suf[k])
+    return int(rg_suf[k] - (lo - rg_lo[k]))
 
 
 @jit
@@ -592,7 +592,7 @@ def _fits_above(
     if need == 0:
         return True
     fl = floor[s] if floor[s] > x else x
-    return need <= space_above(s, fl, rg_ptr, rg_lo, rg_hi, rg_suf)
+    return bool(need <= space_above(s, fl, rg_ptr, rg_lo, rg_hi, rg_suf))
 
 
 @jit
@@ -817,7 +817,10 @@ def _part_has(cand: Any, cs: int, ce: int, a: int, b: int, s0: Any, s1: Any, off
 
 @jit
 def _has_block(a: int, b: int, m: int, s0: Any, s1: Any, off: Any) -> bool:
-    return any(off[v] < 0 and s0[v] >= a and s1[v] <= b for v in range(m))
+    for v in range(m):  # noqa: SIM110 (numba compiles loops, not generators)
+        if off[v] < 0 and s0[v] >= a and s1[v] <= b:
+            return True
+    return False
 
 
 @jit
@@ -892,7 +895,10 @@ def _forced(c: int, ov_ptr: Any, ov_idx: Any, pt_ptr: Any, pt_idx: Any, off: Any
     for p in range(ov_ptr[c], ov_ptr[c + 1]):
         if off[ov_idx[p]] < 0:
             return False
-    return all(off[pt_idx[p]] >= 0 for p in range(pt_ptr[c], pt_ptr[c + 1]))
+    for p in range(pt_ptr[c], pt_ptr[c + 1]):  # noqa: SIM110 (numba: no generators)
+        if off[pt_idx[p]] < 0:
+            return False
+    return True
 
 
 @jit

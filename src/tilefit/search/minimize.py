@@ -92,11 +92,11 @@ def top_lower_bound(capture: Capture, model: Model) -> int:
     # The least T whose prefix [0, T) of the available storage holds the peak.
     need = peak
     top = 0
-    for r in sorted(capture.memory.ranges, key=lambda r: r.start):
+    for span in sorted(capture.memory.ranges, key=lambda s: s.start):
         if need <= 0:
             break
-        take = min(need, r.size)
-        top = r.start + take
+        take = min(need, span.size)
+        top = span.start + take
         need -= take
     lowest_tops = [b.bases[0][0] + b.size for b in model.blocks if b.bases]
     return max(top, *lowest_tops) if lowest_tops else top

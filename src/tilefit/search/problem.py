@@ -293,7 +293,8 @@ class Run:
     def advance(self, budget: int) -> int:
         """Search on until ``budget`` nodes in all; returns the kernel's status."""
         if self.status == kernel.RUNNING and self.problem.blocks:
-            self.status = int(kernel.run(*self.args, budget))
+            search_kernel: Any = kernel.run
+            self.status = int(search_kernel(*self.args, budget))
         elif not self.problem.blocks:
             self.status = kernel.FOUND
         return self.status

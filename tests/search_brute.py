@@ -1,0 +1,80 @@
+"""Brute force for tiny captures: try every offset of every unit, straight from the spec text."""
+
+from __future__ import annotations
+
+from tilefit.capture import Capture, Request
+
+
+def _elements(capture: Capture, lo: int, hi: int) -> set[int]:
+    starts = capture.memory.elements
+    return {k for k, s in enumerate(starts) if s < hi and lo < _element_end(capture, k)}
+
+
+def _element_end(capture: Capture, k: int) -> int:
+    starts = capture.memory.elements
+    return starts[k + 1] if k + 1 < len(starts) else capture.memory.size
+
+
+def _inside(capture: Capture, request: Request, offset: int) -> bool:
+    allowed = capture.memory.allowed(request.cls, request.interleaved)
+    return any(lo <= offset and offset + request.size <= hi for lo, hi in allowed)
+
+
+def valid(capture: Capture, offsets: dict[str, int]) -> bool:
+    """Rules 2-6 of the spec for the requests that have an offset."""
+    by_id = capture.request_by_id
+    placed = [(by_id[i], o) for i, o in offsets.items()]
+    for r, o in placed:
+        if o % r.alignment or not _inside(capture, r, o):
+            return False
+    for k, (r, o) in enumerate(placed):
+        for s, p in placed[k + 1 :]:
+            if r.lives_with(s) and o < p + s.size and p < o + r.size:
+                return False
+    for seq in capture.sequences:
+        if all(m in offsets for m in seq.members):
+            for a, b in zip(seq.members, seq.members[1:], strict=False):
+                if offsets[b] != offsets[a] + by_id[a].size:
+                    return False
+    for edge in capture.conflicts:
+        a = [m for m in capture.members(edge.a) if m in offsets]
+        b = [m for m in capture.members(edge.b) if m in offsets]
+        ea: set[int] = set()
+        eb: set[int] = set()
+        for m in a:
+            ea |= _elements(capture, offsets[m], offsets[m] + by_id[m].size)
+        for m in b:
+            eb |= _elements(capture, offsets[m], offsets[m] + by_id[m].size)
+        if ea & eb:
+            return False
+    return True
+
+
+def brute_force(capture: Capture) -> dict[str, int] | None:
+    """A valid placement, or None when no offsets at all make one."""
+    by_id = capture.request_by_id
+    groups: list[tuple[str, ...]] = []
+    for r in capture.requests:
+        seq = capture.sequence_of.get(r.id)
+        if seq is None:
+            groups.append((r.id,))
+        elif capture.sequence_by_id[seq].members[0] == r.id:
+            groups.append(capture.sequence_by_id[seq].members)
+    offsets: dict[str, int] = {}
+
+    def place(k: int) -> bool:
+        if k == len(groups):
+            return True
+        members = groups[k]
+        for base in range(capture.memory.size):
+            at = base
+            for m in members:
+                offsets[m] = at
+                at += by_id[m].size
+            if at <= capture.memory.size and valid(capture, offsets) and place(k + 1):
+                return True
+            for m in members:
+                del offsets[m]
+        return False
+
+    return dict(offsets) if place(0) else None

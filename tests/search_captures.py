@@ -1,0 +1,72 @@
+"""Hypothesis strategies for tiny captures of every constraint kind (search tests)."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+
+from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence, sequence_base
+
+
+@st.composite
+def tiny_captures(draw: st.DrawFn, max_requests: int = 4) -> Capture:
+    size = draw(st.integers(4, 14))
+    cuts = sorted(draw(st.sets(st.integers(1, size - 1), max_size=2)))
+    elements = (0, *cuts) if draw(st.booleans()) else (0,)
+    interleaved = draw(st.one_of(st.none(), st.integers(0, size)))
+    # Split [0, size) into pieces; each is a range (maybe class-limited) or a gap.
+    points = sorted(draw(st.sets(st.integers(1, size - 1), max_size=2)))
+    bounds = [0, *points, size]
+    ranges: list[Range] = []
+    for lo, hi in itertools.pairwise(bounds):
+        kind = draw(st.sampled_from(["all", "all", "scratch", "gap"]))
+        if kind == "all":
+            ranges.append(Range(lo, hi))
+        elif kind == "scratch":
+            ranges.append(Range(lo, hi, classes=("scratch",)))
+    if not ranges:
+        ranges.append(Range(0, size))
+    memory = Memory(size, tuple(ranges), elements, interleaved)
+    n = draw(st.integers(1, max_requests))
+    requests: list[Request] = []
+    for k in range(n):
+        start = draw(st.integers(0, 3))
+        requests.append(
+            Request(
+                id=f"r{k}",
+                size=draw(st.integers(1, 5)),
+                start=start,
+                end=draw(st.integers(start + 1, 4)),
+                alignment=draw(st.sampled_from([1, 1, 2, 4])),
+                cls=draw(st.sampled_from(["default", "default", "scratch"])),
+                interleaved=draw(st.sampled_from([False, False, False, True])),
+            )
+        )
+    sequences: list[Sequence] = []
+    if n >= 2 and draw(st.booleans()):
+        first = draw(st.integers(0, n - 2))
+        length = draw(st.integers(2, min(3, n - first)))
+        members = requests[first : first + length]
+        if draw(st.booleans()):  # rigid: one lifetime for every member
+            members = [
+                Request(m.id, m.size, members[0].start, members[0].end, m.alignment, m.cls)
+                for m in members
+            ]
+            requests[first : first + length] = members
+        if sequence_base(tuple(m.size for m in members), tuple(m.alignment for m in members)):
+            sequences.append(Sequence("s0", tuple(m.id for m in members)))
+    ids = [r.id for r in requests] + [s.id for s in sequences]
+    conflicts: list[Conflict] = []
+    for _ in range(draw(st.integers(0, 2))):
+        a, b = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+        if a != b:
+            conflicts.append(Conflict(a, b))
+    return Capture(
+        name="tiny",
+        horizon=4,
+        memory=memory,
+        requests=tuple(requests),
+        sequences=tuple(sequences),
+        conflicts=tuple(conflicts),
+    )

@@ -1,0 +1,87 @@
+"""The exact search against brute force on tiny captures of every constraint kind."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from search_brute import brute_force, valid
+from search_captures import tiny_captures
+
+from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.check import check
+from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, solve
+
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_same_verdict_as_brute_force(capture: Capture) -> None:
+    expected = brute_force(capture)
+    result = solve(capture, time_limit=60, node_limit=200_000)
+    assert result.status != TIMEOUT
+    assert (result.status == SOLVED) == (expected is not None)
+    if result.status == SOLVED:
+        assert result.placement is not None
+        assert check(capture, result.placement).valid
+        assert valid(capture, dict(result.placement.offsets))
+    else:
+        assert result.placement is None
+
+
+def _capture(requests: list[Request], size: int, **kw: object) -> Capture:
+    memory = kw.pop("memory", Memory(size, (Range(0, size),)))
+    return Capture("t", 10, memory, tuple(requests), **kw)  # type: ignore[arg-type]
+
+
+def test_fragmentation_needs_the_right_order() -> None:
+    # Peak 8 fits in 8 only with the long-lived block at an end.
+    reqs = [
+        Request("a", 4, 0, 2),
+        Request("b", 4, 0, 1),
+        Request("c", 4, 1, 2),
+        Request("d", 4, 2, 3),
+    ]
+    result = solve(_capture(reqs, 8), time_limit=10)
+    assert result.status == SOLVED
+    assert result.placement is not None
+    assert check(_capture(reqs, 8), result.placement).valid
+
+
+def test_infeasible_below_peak_with_alignment() -> None:
+    # Live peak 6 <= 8, but two 3-byte blocks aligned to 4 plus a 2-byte one cannot share 8.
+    reqs = [Request("a", 3, 0, 1, 4), Request("b", 3, 0, 1, 4), Request("c", 2, 0, 1, 4)]
+    assert solve(_capture(reqs, 8), time_limit=10).status == INFEASIBLE
+
+
+def test_sequence_with_member_lifetimes_and_conflict() -> None:
+    memory = Memory(8, (Range(0, 8),), elements=(0, 4))
+    reqs = [Request("m0", 2, 0, 1), Request("m1", 2, 1, 2), Request("x", 4, 0, 2)]
+    capture = _capture(
+        reqs,
+        8,
+        memory=memory,
+        sequences=(Sequence("s", ("m0", "m1")),),
+        conflicts=(Conflict("x", "m1"),),
+    )
+    result = solve(capture, time_limit=10)
+    assert result.status == SOLVED
+    assert result.placement is not None
+    assert check(capture, result.placement).valid
+
+
+def test_node_limit_gives_the_same_answer_every_time() -> None:
+    reqs = [Request(f"r{k}", 3 + k % 4, k % 5, k % 5 + 3, 1 + k % 2) for k in range(14)]
+    capture = _capture(reqs, 24)
+    first = solve(capture, time_limit=60, node_limit=50)
+    again = solve(capture, time_limit=60, node_limit=50)
+    assert first.status == again.status
+    assert first.nodes == again.nodes
+    assert first.placement == again.placement
+
+
+def test_node_limit_reached_is_a_timeout_not_infeasible() -> None:
+    reqs = [Request(f"r{k}", 5, 0, 1) for k in range(6)]  # peak 30 > 29: infeasible
+    reqs += [Request(f"q{k}", 1 + k, k, k + 2) for k in range(8)]
+    result = solve(_capture(reqs, 29), time_limit=60, node_limit=1)
+    assert result.status in (TIMEOUT, INFEASIBLE)
+    assert result.nodes <= 1 or result.status == INFEASIBLE
