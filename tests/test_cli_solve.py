@@ -1,0 +1,84 @@
+"""tilefit solve: JSON keys, exit codes, the placement file, the subset explanation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tilefit.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.check import check
+from tilefit.cli import main
+from tilefit.load import read_capture, read_placement
+from tilefit.save import write_capture
+
+
+def _write(tmp_path: Path, capture: Capture) -> str:
+    path = tmp_path / "tile.json"
+    write_capture(capture, path)
+    return str(path)
+
+
+FITS = Capture(
+    "fits",
+    3,
+    Memory(8, (Range(0, 8),)),
+    (Request("a", 4, 0, 2), Request("b", 4, 0, 1), Request("c", 4, 1, 2), Request("d", 4, 2, 3)),
+)
+# Live peak 8 <= 8, but x and y conflict and the memory is one element.
+NO_FIT = Capture(
+    "nofit",
+    2,
+    Memory(8, (Range(0, 8),)),
+    (Request("x", 2, 0, 1), Request("y", 2, 1, 2), Request("z", 1, 0, 2)),
+    conflicts=(Conflict("x", "y"),),
+)
+
+
+def test_solved_json_and_placement_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, FITS)
+    out = tmp_path / "p.json"
+    assert main(["solve", path, "--json", "-o", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert list(result)[:3] == ["status", "seconds", "placement"]
+    assert result["status"] == "solved"
+    assert result["nodes"] >= 1
+    assert check(read_capture(path), read_placement(out)).valid
+
+
+def test_infeasible_names_the_subset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, NO_FIT)
+    assert main(["solve", path, "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "infeasible"
+    assert result["placement"] is None
+    assert result["irreducible_subset"] == ["x", "y"]
+    assert main(["solve", path]) == 1
+    text = capsys.readouterr().out
+    assert "infeasible" in text
+    assert "conflicts y" in text and "[0, 1)" in text
+
+
+def test_minimize_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, FITS)
+    assert main(["solve", path, "--minimize", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "solved"
+    assert (result["lower_bound"], result["best_top"], result["optimal"]) == (8, 8, True)
+    assert main(["solve", path, "--minimize"]) == 0
+    assert "lowest memory top: 8 (optimal)" in capsys.readouterr().out
+
+
+def test_human_output_is_the_same_each_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, NO_FIT)
+    main(["solve", path])
+    first = capsys.readouterr().out
+    main(["solve", path])
+    assert capsys.readouterr().out == first
+
+
+def test_bad_time_limit_is_a_usage_error(tmp_path: Path) -> None:
+    assert main(["solve", _write(tmp_path, FITS), "--time-limit", "0"]) == 2

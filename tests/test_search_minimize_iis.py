@@ -1,0 +1,78 @@
+"""Lowest memory top and irreducible infeasible subsets, against brute force."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, assume, given, settings
+from search_brute import brute_force
+from search_captures import tiny_captures
+
+from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.check import check
+from tilefit.search import SOLVED, irreducible_subset, minimize
+from tilefit.units import units
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _cut_at(capture: Capture, top: int) -> Capture:
+    """Every range cut at ``top``: the storage a memory top of ``top`` leaves."""
+    ranges = tuple(replace(r, end=min(r.end, top)) for r in capture.memory.ranges if r.start < top)
+    if not ranges:
+        return replace(capture, memory=replace(capture.memory, ranges=(Range(0, 0),)))
+    return replace(capture, memory=replace(capture.memory, ranges=ranges))
+
+
+def _only(capture: Capture, keep: set[str]) -> Capture:
+    """The capture with just the units named in ``keep``."""
+    requests = tuple(
+        r for r in capture.requests if r.id in keep or capture.sequence_of.get(r.id) in keep
+    )
+    ids = {r.id for r in requests} | {s.id for s in capture.sequences if s.id in keep}
+    return replace(
+        capture,
+        requests=requests,
+        sequences=tuple(s for s in capture.sequences if s.id in keep),
+        conflicts=tuple(c for c in capture.conflicts if c.a in ids and c.b in ids),
+    )
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=3))
+def test_lowest_top_matches_brute_force(capture: Capture) -> None:
+    result = minimize(capture, time_limit=60)
+    if brute_force(capture) is None:
+        assert result.placement is None
+        return
+    expected = next(
+        t for t in range(1, capture.memory.size + 1) if brute_force(_cut_at(capture, t))
+    )
+    assert result.status == SOLVED
+    assert result.optimal
+    assert result.best_top == expected
+    assert result.placement is not None
+    assert check(capture, result.placement).valid
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=4))
+def test_subset_is_irreducible(capture: Capture) -> None:
+    assume(brute_force(capture) is None)
+    subset = irreducible_subset(capture, time_limit=60)
+    assert subset is not None
+    assert set(subset) <= {u.id for u in units(capture)}
+    assert brute_force(_only(capture, set(subset))) is None
+    for ident in subset:
+        assert brute_force(_only(capture, set(subset) - {ident})) is not None
+
+
+def test_no_subset_for_a_feasible_capture() -> None:
+    capture = Capture("t", 2, Memory(8, (Range(0, 8),)), (Request("a", 4, 0, 1),))
+    assert irreducible_subset(capture, time_limit=10) is None
+
+
+def test_top_is_the_highest_end_address() -> None:
+    reqs = (Request("a", 4, 0, 2), Request("b", 4, 0, 1), Request("c", 4, 1, 2))
+    result = minimize(Capture("t", 2, Memory(16, (Range(0, 16),)), reqs), time_limit=10)
+    assert (result.lower_bound, result.best_top, result.optimal) == (8, 8, True)
