@@ -72,6 +72,7 @@ NP = 5
 T_LOW = 0
 T_FLOOR = 1
 T_EDGE = 2
+T_RANK = 3
 
 
 @jit
@@ -178,6 +179,8 @@ def run(
     rg_lo: Any,
     rg_hi: Any,
     rg_suf: Any,
+    width: Any,
+    keyorder: Any,
     off: Any,
     low: Any,
     floor: Any,
@@ -196,6 +199,7 @@ def run(
     mark: Any,
     aff: Any,
     cutp: Any,
+    tmp: Any,
     budget: int,
 ) -> int:
     """Search until a placement is found, the search is exhausted, or ``budget`` nodes.
@@ -245,6 +249,12 @@ def run(
             rg_lo,
             rg_hi,
             rg_suf,
+            width,
+            keyorder,
+            tmp,
+            tr_kind,
+            tr_idx,
+            tr_val,
         )
         cnt[C_NODES] += 1
         if status == FOUND:
@@ -323,6 +333,7 @@ def run(
                 s0,
                 s1,
                 low,
+                rank,
                 floor,
                 total,
                 cuts,
@@ -371,6 +382,12 @@ def run(
                 rg_lo,
                 rg_hi,
                 rg_suf,
+                width,
+                keyorder,
+                tmp,
+                tr_kind,
+                tr_idx,
+                tr_val,
             )
             cnt[C_NODES] += 1
             if status == FOUND:
@@ -397,6 +414,7 @@ def run(
                 s0,
                 s1,
                 low,
+                rank,
                 floor,
                 total,
                 cuts,
@@ -631,6 +649,7 @@ def _undo_to(
     s0: Any,
     s1: Any,
     low: Any,
+    rank: Any,
     floor: Any,
     total: Any,
     cuts: Any,
@@ -659,6 +678,8 @@ def _undo_to(
                 low[i] = tr_val[t]
             elif kind == T_FLOOR:
                 floor[i] = tr_val[t]
+            elif kind == T_RANK:
+                rank[i] = tr_val[t]
             else:
                 edge_alive[i] = 1
                 for j in range(edge_lo[i] + 1, edge_hi[i]):
@@ -702,6 +723,12 @@ def _descend(
     rg_lo: Any,
     rg_hi: Any,
     rg_suf: Any,
+    width: Any,
+    keyorder: Any,
+    tmp: Any,
+    tr_kind: Any,
+    tr_idx: Any,
+    tr_val: Any,
 ) -> int:
     """Open the node below frame fb after c was placed: one child, or independent parts."""
     x = off[c]
@@ -766,6 +793,12 @@ def _descend(
                 rg_lo,
                 rg_hi,
                 rg_suf,
+                width,
+                keyorder,
+                tmp,
+                tr_kind,
+                tr_idx,
+                tr_val,
             )
     ns = cnt[C_CAND]
     ne = ns
@@ -796,6 +829,12 @@ def _descend(
             rg_lo,
             rg_hi,
             rg_suf,
+            width,
+            keyorder,
+            tmp,
+            tr_kind,
+            tr_idx,
+            tr_val,
         )
     _sort_candidates(cand, ns, ne, low, rank)
     minh = _min_height(cand, ns, ne, low, size, elem, pt_ptr, pt_idx, off)
@@ -855,6 +894,12 @@ def _open_parts(
     rg_lo: Any,
     rg_hi: Any,
     rg_suf: Any,
+    width: Any,
+    keyorder: Any,
+    tmp: Any,
+    tr_kind: Any,
+    tr_idx: Any,
+    tr_val: Any,
 ) -> int:
     """Open the next pending part as a new frame; FOUND when none is left."""
     while cnt[C_PEND] > 0:
@@ -879,12 +924,35 @@ def _open_parts(
                     ce += 1
         if ce == cs:
             continue
+        fr = pend[pb + 4]
+        if split >= 0:
+            # A part split off during the search gets its own ordering, from the
+            # totals left now (like a fresh problem); ranks are compared only
+            # within a part, so its frontier rank starts over.
+            _rerank(
+                cand,
+                cs,
+                ce,
+                s0,
+                s1,
+                size,
+                total,
+                width,
+                keyorder,
+                rank,
+                tmp,
+                tr_kind,
+                tr_idx,
+                tr_val,
+                cnt,
+            )
+            fr = -1
         _sort_candidates(cand, cs, ce, low, rank)
         minh = _min_height(cand, cs, ce, low, size, elem, pt_ptr, pt_idx, off)
         limit = _section_limit(a, b, total, rg_ptr, rg_lo, rg_hi, rg_suf)
         if limit < minh:
             minh = limit
-        _new_frame(frames, cnt, a, b, pend[pb + 3], pend[pb + 4], cs, ce, 1, split, minh)
+        _new_frame(frames, cnt, a, b, pend[pb + 3], fr, cs, ce, 1, split, minh)
         return RUNNING
     return FOUND
 
@@ -976,3 +1044,66 @@ def _new_frame(
     frames[fb + F_CHOSEN] = -1
     cnt[C_FRAMES] += 1
     cnt[C_CAND] = ce
+
+
+@jit
+def _rerank(
+    cand: Any,
+    cs: int,
+    ce: int,
+    s0: Any,
+    s1: Any,
+    size: Any,
+    total: Any,
+    width: Any,
+    keyorder: Any,
+    rank: Any,
+    tmp: Any,
+    tr_kind: Any,
+    tr_idx: Any,
+    tr_val: Any,
+    cnt: Any,
+) -> None:
+    """Rank the blocks of cand[cs:ce] by the ordering's keys (descending), then block index."""
+    for i in range(cs, ce):
+        v = cand[i]
+        t = 0
+        for s in range(s0[v], s1[v]):
+            if total[s] > t:
+                t = total[s]
+        tmp[v] = t
+    # Insertion sort of the blocks themselves, in place, by the keys.
+    for i in range(cs + 1, ce):
+        v = cand[i]
+        j = i - 1
+        while j >= cs and _ranks_before(v, cand[j], keyorder, width, size, tmp):
+            cand[j + 1] = cand[j]
+            j -= 1
+        cand[j + 1] = v
+    t = cnt[C_TRAIL]
+    for i in range(cs, ce):
+        v = cand[i]
+        tr_kind[t] = T_RANK
+        tr_idx[t] = v
+        tr_val[t] = rank[v]
+        t += 1
+        rank[v] = i - cs
+    cnt[C_TRAIL] = t
+
+
+@jit
+def _ranks_before(u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: Any) -> bool:
+    for q in range(len(keyorder)):
+        code = keyorder[q]
+        if code == 0:
+            a = width[u]
+            b = width[v]
+        elif code == 1:
+            a = width[u] * size[u]
+            b = width[v] * size[v]
+        else:
+            a = tkey[u]
+            b = tkey[v]
+        if a != b:
+            return bool(a > b)
+    return u < v

@@ -153,6 +153,8 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         rg_lo,
         rg_hi,
         rg_suf,
+        ints([b.end - b.start for b in blocks]),  # width
+        None,  # keyorder: set per ordering
     )
     max_pdeg = max((len(ps) for ps in partners), default=0)
     spans = [last - first for first, last in sections.spans]
@@ -163,6 +165,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         near = [*o, *(p[0] for p in partners[i])]
         trail += spans[i] + len(near) + len(partners[i])
         trail += min(nsec, sum(spans[v] for v in near))
+    trail += len(blocks) * (len(blocks) + 1) // 2  # ranks of parts split off on one path
     return FreeProblem(
         blocks=tuple(free),
         static=static,
@@ -248,12 +251,13 @@ def _suffix(intervals: Sequence[tuple[int, int]]) -> list[int]:
 class Run:
     """One ordering's search over a free problem; resumable by node budget."""
 
-    def __init__(self, problem: FreeProblem, rank: Sequence[int]) -> None:
+    def __init__(self, problem: FreeProblem, rank: Sequence[int], keyorder: Sequence[int]) -> None:
         m = len(problem.blocks)
         nsec = problem.nsec
         self.problem = problem
         static = list(problem.static)
         static[5] = np.asarray(rank, dtype=np.int64)
+        static[26] = np.asarray(keyorder, dtype=np.int64)
 
         def zeros(n: int) -> Array:
             return np.zeros(max(n, 1), dtype=np.int64)
@@ -278,6 +282,7 @@ class Run:
             zeros(nsec),  # mark
             zeros(nsec),  # affected sections
             zeros(problem.max_cut_points),
+            zeros(m),  # per-block scratch
         ]
         self.args: list[Any] = static + dynamic
         if not COMPILED:  # plain Python indexes lists much faster than arrays

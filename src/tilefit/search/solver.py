@@ -28,6 +28,8 @@ TIMEOUT = "timeout"
 ORDERINGS = ("WAT", "TAW", "TWA")
 """Static orderings, keys descending: W lifetime width, A width x size, T largest section total."""
 
+KEYS = "WAT"  # the kernel's key codes: 0 width, 1 area, 2 section total
+
 CHUNK = 4096
 """Nodes between deadline checks."""
 
@@ -172,12 +174,12 @@ def _search_free(
         return Outcome(INFEASIBLE, None)
     if not free:
         return Outcome(SOLVED, dict(pinned_at))
-    ranks = [_rank(problem, model, key) for key in ORDERINGS]
+    ranks = [(_rank(problem, model, key), [KEYS.index(c) for c in key]) for key in ORDERINGS]
     allowance = max(len(free), 1)
     while True:
         allowance *= 2
-        for rank in ranks:
-            run = Run(problem, rank)
+        for rank, keyorder in ranks:
+            run = Run(problem, rank, keyorder)
             status = _drive(run, allowance, budget)
             if status == kernel.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})
