@@ -1,0 +1,47 @@
+"""The kernel runs compiled (numba) or as plain Python: both must search the same tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tilefit.search.jit import COMPILED
+
+SCRIPT = """
+import json, random
+from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.search import solve
+out = []
+for seed in range(4):
+    rng = random.Random(seed)
+    reqs = []
+    for k in range(18):
+        start = rng.randrange(0, 8)
+        reqs.append(Request(f"r{k}", rng.choice((2, 3, 5, 8)), start, start + rng.randrange(1, 4),
+                            rng.choice((1, 2, 4))))
+    cap = Capture("k", 12, Memory(40, (Range(0, 40),)), tuple(reqs))
+    r = solve(cap, 60, node_limit=3000)
+    out.append([r.status, r.nodes, dict(r.placement.offsets) if r.placement else None])
+print(json.dumps(out))
+"""
+
+
+def _run(plain: bool) -> list[object]:
+    env = dict(os.environ)
+    env.pop("TILEFIT_NO_JIT", None)
+    if plain:
+        env["TILEFIT_NO_JIT"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
+    )
+    result: list[object] = json.loads(done.stdout)
+    return result
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not installed: only the plain path exists")
+def test_plain_python_and_numba_agree_node_for_node() -> None:
+    assert _run(plain=True) == _run(plain=False)

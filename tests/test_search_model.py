@@ -1,0 +1,53 @@
+"""The search's model: which blocks are pinned, and the bases each block may take."""
+
+from __future__ import annotations
+
+from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.search.model import build_model, intersect, subtract
+
+
+def _capture(requests: tuple[Request, ...], **kw: object) -> Capture:
+    memory = kw.pop("memory", Memory(16, (Range(0, 16),)))
+    return Capture("m", 4, memory, requests, **kw)  # type: ignore[arg-type]
+
+
+def test_interval_helpers() -> None:
+    assert intersect(((0, 5), (8, 12)), ((3, 9),)) == ((3, 5), (8, 9))
+    assert subtract(((0, 10),), 3, 4) == ((0, 2), (5, 10))
+    assert subtract(((0, 10),), 5, 4) == ((0, 10),)
+
+
+def test_bases_follow_the_allowed_set_and_the_top() -> None:
+    memory = Memory(16, (Range(0, 4), Range(4, 8), Range(10, 16, classes=("scratch",))))
+    model = build_model(
+        _capture((Request("a", 3, 0, 1), Request("s", 3, 0, 1, cls="scratch")), memory=memory)
+    )
+    assert model.blocks[0].bases == ((0, 5),)  # spans the two adjacent ranges
+    assert model.blocks[1].bases == ((0, 5), (10, 13))
+    assert build_model(_capture((Request("a", 3, 0, 1),)), top=5).blocks[0].bases == ((0, 2),)
+
+
+def test_pinned_blocks() -> None:
+    rigid = (Request("a", 2, 0, 2), Request("b", 2, 0, 2), Request("c", 2, 1, 3))
+    seqs = (Sequence("s", ("a", "b")),)
+    assert build_model(_capture(rigid, sequences=seqs)).pinned == ()
+    upper = (Conflict("b", "c"),)  # names the upper member: its side starts above the base
+    assert build_model(_capture(rigid, sequences=seqs, conflicts=upper)).pinned == (0,)
+    shaped = (Request("a", 2, 0, 1), Request("b", 2, 1, 2), Request("c", 2, 1, 3))
+    assert build_model(_capture(shaped, sequences=seqs)).pinned == (0,)
+
+
+def test_conflict_inside_one_sequence_only_removes_bases() -> None:
+    memory = Memory(16, (Range(0, 16),), elements=(0, 4, 8, 12))
+    reqs = (Request("a", 2, 0, 1), Request("b", 2, 0, 1))
+    model = build_model(
+        _capture(
+            reqs,
+            memory=memory,
+            sequences=(Sequence("s", ("a", "b")),),
+            conflicts=(Conflict("a", "b"),),
+        )
+    )
+    assert model.edges == ()
+    # a = [base, base+2), b = [base+2, base+4): they part only when an element starts at base+2.
+    assert model.blocks[0].bases == ((2, 2), (6, 6), (10, 10))
