@@ -18,11 +18,11 @@ intervals = st.lists(
 def lowest_clear(
     blocked: list[tuple[int, int]], at: int, size: int, residue: int, modulus: int
 ) -> int:
-    x = at
-    while True:
+    """The answer below the sentinel, or -1."""
+    for x in range(at, SENTINEL[0] - size + 1):
         if x % modulus == residue and all(hi <= x or lo >= x + size for lo, hi in blocked):
             return x
-        x += 1
+    return -1
 
 
 @settings(max_examples=400, deadline=None)
