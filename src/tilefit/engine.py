@@ -7,7 +7,7 @@ first unit with no valid offset, or when every unit is placed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tilefit.capture import Capture, Interval
@@ -108,3 +108,19 @@ def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attemp
         peak_address=occupancy.peak,
         failure=failure,
     )
+
+
+def run_until_fits(
+    capture: Capture | Problem, strategies: Iterable[Strategy | str]
+) -> tuple[Attempt, ...]:
+    """Run strategies in turn, each from an empty memory, until one fits (as production does).
+
+    The last attempt is the one that fits, or every attempt failed.
+    """
+    problem = capture if isinstance(capture, Problem) else Problem.of(capture)
+    attempts: list[Attempt] = []
+    for strategy in as_strategies(strategies):
+        attempts.append(run_strategy(problem, strategy))
+        if attempts[-1].fits:
+            break
+    return tuple(attempts)

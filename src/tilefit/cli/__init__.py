@@ -20,13 +20,29 @@ def _commands() -> list[ModuleType]:
         check,
         convert,
         diagnose,
+        experiment,
+        place,
         plot,
+        replay,
         report,
         solve,
         synth,
     )
 
-    return [batch, bound, check, convert, diagnose, plot, report, solve, synth]
+    return [
+        batch,
+        bound,
+        check,
+        convert,
+        diagnose,
+        experiment,
+        place,
+        plot,
+        replay,
+        report,
+        solve,
+        synth,
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:

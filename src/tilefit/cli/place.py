@@ -1,0 +1,68 @@
+"""tilefit place: production strategies first, further ones only where they fail."""
+
+from __future__ import annotations
+
+import argparse
+
+from tilefit.capture import Capture
+from tilefit.cli import common
+from tilefit.cli.replay import strategies_arg
+from tilefit.retry import DEFAULT_FALLBACKS, PlaceResult
+
+NAME = "place"
+HELP = (
+    "place a tile for production: its production strategies first and, only when all "
+    "fail, further strategies (exit 0 when placed, 1 when not)"
+)
+EXAMPLE = f"""example:
+  tilefit place tile0.json -o tile0.placement.json
+  tilefit place tile0.json --fallback long-lived/first-fit,size/best-fit --json
+
+A tile that its production strategies fit keeps exactly that placement; the
+fallbacks (default {",".join(DEFAULT_FALLBACKS)}) run only when every
+production attempt fails, each from an empty memory.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    parser.add_argument(
+        "--fallback",
+        metavar="S[,S...]",
+        default=",".join(DEFAULT_FALLBACKS),
+        help="the further ORDER/FIT strategies, in order (default %(default)s)",
+    )
+    parser.add_argument(
+        "--no-fallback", action="store_true", help="run the production strategies only"
+    )
+    parser.add_argument("-o", "--output", metavar="PLACEMENT", help="write the placement")
+    common.add_json_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.retry import place, place_json
+    from tilefit.save import write_placement
+
+    fallbacks = () if args.no_fallback else strategies_arg(args.fallback, "--fallback") or ()
+    capture = common.read_capture_arg(args)
+    result = place(capture, fallbacks)
+    if args.output and result.placement is not None:
+        write_placement(result.placement, args.output)
+    if args.json:
+        common.print_json(place_json(result))
+    else:
+        print("\n".join(place_lines(capture, result, args.output)))
+    return common.EXIT_OK if result.fits else common.EXIT_NO
+
+
+def place_lines(capture: Capture, result: PlaceResult, output: str | None) -> list[str]:
+    failed = [a for a in result.attempts if not a.fits]
+    tried = ", ".join(f"{a.strategy.name} (on {a.failure.unit.id})" for a in failed if a.failure)
+    if not result.fits:
+        return [f"{capture.name}: no strategy fits; tried {tried}"]
+    how = "a further strategy" if result.fallback else "production"
+    lines = [f"{capture.name}: fits with {result.strategy} ({how})"]
+    if failed:
+        lines.append(f"  failed first: {tried}")
+    lines.append(f"  placement written to {output}" if output else "  -o FILE writes it")
+    return lines

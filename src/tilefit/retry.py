@@ -1,0 +1,79 @@
+"""The retry chain for production use: further strategies only where production fails.
+
+A tile that the production strategies already fit keeps exactly the placement
+they give; only on a tile where they all fail are the further strategies
+tried, in order, each from an empty memory. This is the seed investigation's
+first recommendation: try long-lived-first on failing tiles, retaining the
+existing successful allocation paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tilefit.capture import Capture
+from tilefit.engine import Attempt, run_until_fits
+from tilefit.placement import Placement
+from tilefit.strategy import Strategy, as_strategies
+
+DEFAULT_FALLBACKS: tuple[str, ...] = ("long-lived/first-fit",)
+
+
+@dataclass(frozen=True)
+class PlaceResult:
+    attempts: tuple[Attempt, ...]  # in the order run; the last fits, or all failed
+    production: int  # how many leading attempts ran production strategies
+
+    @property
+    def fits(self) -> bool:
+        return bool(self.attempts) and self.attempts[-1].fits
+
+    @property
+    def status(self) -> str:
+        return "fits" if self.fits else "failed"
+
+    @property
+    def strategy(self) -> str | None:
+        """The strategy that produced the placement."""
+        return self.attempts[-1].strategy.name if self.fits else None
+
+    @property
+    def placement(self) -> Placement | None:
+        return self.attempts[-1].placement if self.attempts else None
+
+    @property
+    def fallback(self) -> bool:
+        """Whether a further strategy, not production, produced the placement."""
+        return self.fits and len(self.attempts) > self.production
+
+
+def place(capture: Capture, fallbacks: Iterable[Strategy | str] = DEFAULT_FALLBACKS) -> PlaceResult:
+    """Production strategies first; ``fallbacks`` only when they all fail.
+
+    >>> result = place(capture)  # doctest: +SKIP
+    >>> result.strategy, result.placement  # doctest: +SKIP
+    ('long-lived/first-fit', Placement(...))
+    """
+    production = as_strategies(capture.production)
+    attempts = run_until_fits(capture, (*production, *as_strategies(fallbacks)))
+    return PlaceResult(attempts, min(len(attempts), len(production)))
+
+
+def place_json(result: PlaceResult) -> dict[str, Any]:
+    placement = result.placement
+    return {
+        "status": result.status,
+        "strategy": result.strategy,
+        "placement": None if placement is None else placement.to_json(),
+        "fallback": result.fallback,
+        "attempts": [
+            {
+                "strategy": a.strategy.name,
+                "status": "fits" if a.fits else "failed",
+                "failed_id": None if a.failure is None else a.failure.unit.id,
+            }
+            for a in result.attempts
+        ],
+    }
