@@ -12,36 +12,28 @@ The Python API mirrors the commands::
     tilefit.solve(capture, time_limit=10)   # exact search
     tilefit.diagnose(capture)      # the verdict with its evidence
 
-Names are imported on first use, so ``tilefit --version`` stays instant.
+The function names shadow the submodules of the same name (``tilefit.check``
+is the function; the module is ``sys.modules["tilefit.check"]``).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "Capture": "tilefit.capture",
-    "Placement": "tilefit.placement",
-    "InputError": "tilefit.errors",
-    "read_capture": "tilefit.load",
-    "read_placement": "tilefit.load",
-    "write_capture": "tilefit.save",
-    "write_placement": "tilefit.save",
-    "bound": "tilefit.bounds",
-    "check": "tilefit.check",
-    "replay": "tilefit.replay",
-    "run_strategy": "tilefit.engine",
-    "experiment": "tilefit.experiment",
-    "place": "tilefit.retry",
-    "solve": "tilefit.search",
-    "minimize": "tilefit.search",
-    "irreducible_subset": "tilefit.search",
-    "diagnose": "tilefit.diagnose",
-    "split_sequences": "tilefit.units",
-}
+from tilefit.bounds import bound
+from tilefit.capture import Capture
+from tilefit.check import check
+from tilefit.diagnose import diagnose
+from tilefit.engine import run_strategy
+from tilefit.errors import InputError
+from tilefit.experiment import experiment
+from tilefit.load import read_capture, read_placement
+from tilefit.placement import Placement
+from tilefit.replay import replay
+from tilefit.retry import place
+from tilefit.save import write_capture, write_placement
+from tilefit.search import irreducible_subset, minimize, solve
+from tilefit.units import split_sequences
 
 __all__ = [
     "Capture",
@@ -64,27 +56,3 @@ __all__ = [
     "write_capture",
     "write_placement",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tilefit' has no attribute {name!r}")
-    return getattr(import_module(module), name)
-
-
-if TYPE_CHECKING:  # let type checkers and editors see the real names
-    from tilefit.bounds import bound
-    from tilefit.capture import Capture
-    from tilefit.check import check
-    from tilefit.diagnose import diagnose
-    from tilefit.engine import run_strategy
-    from tilefit.errors import InputError
-    from tilefit.experiment import experiment
-    from tilefit.load import read_capture, read_placement
-    from tilefit.placement import Placement
-    from tilefit.replay import replay
-    from tilefit.retry import place
-    from tilefit.save import write_capture, write_placement
-    from tilefit.search import irreducible_subset, minimize, solve
-    from tilefit.units import split_sequences
