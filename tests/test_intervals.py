@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.intervals import gaps, merge, scan, skip
+from tilefit.intervals import free, merge, scan, skip
 
 SENTINEL = (100, 1 << 40)
 
@@ -42,7 +42,7 @@ def test_scan_and_skip_find_the_lowest_clear_aligned_offset(
 
 
 @given(intervals)
-def test_merge_and_gaps_cover_exactly_the_blocked_and_the_free(
+def test_merge_and_free_cover_exactly_the_blocked_and_the_free(
     blocked: list[tuple[int, int]],
 ) -> None:
     starts, ends = merge(sorted([*blocked, SENTINEL]))
@@ -51,5 +51,5 @@ def test_merge_and_gaps_cover_exactly_the_blocked_and_the_free(
     assert {
         a for lo, hi in zip(starts, ends, strict=True) for a in range(lo, min(hi, 100))
     } == covered
-    free = {a for lo, hi in gaps(starts, ends) for a in range(lo, hi)}
-    assert free == set(range(100)) - covered
+    clear = {a for lo, hi in free(sorted([*blocked, SENTINEL])) for a in range(lo, hi)}
+    assert clear == set(range(100)) - covered

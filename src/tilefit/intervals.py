@@ -61,12 +61,14 @@ def skip(starts: list[int], ends: list[int], at: int, size: int, residue: int, m
         x = hi + (residue - hi) % modulus
 
 
-def gaps(starts: list[int], ends: list[int]) -> list[Interval]:
-    """The intervals between disjoint intervals, from address 0."""
+def free(blocks: list[Interval]) -> list[Interval]:
+    """The maximal intervals from address 0 clear of ``blocks`` (sorted by start, with
+    sentinel), in address order."""
     out: list[Interval] = []
     x = 0
-    for lo, hi in zip(starts, ends, strict=True):
+    for lo, hi in blocks:
         if lo > x:
             out.append((x, lo))
-        x = hi
+        if hi > x:
+            x = hi
     return out

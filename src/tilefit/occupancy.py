@@ -11,6 +11,10 @@ Three kinds of long-lived request would cross many edges and are kept apart:
 those alive over the whole horizon (merged into few disjoint address
 intervals, since resident data sits back to back), those alive until the
 horizon (sorted by start) and those alive from step 0 (sorted by end).
+
+A unit alive over the whole horizon (resident data again) must avoid every
+request ever placed; for it the union of all placed address intervals is
+kept up to date, merged, so that it needs no sort.
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from math import isqrt
 from statistics import median
 
 from tilefit.capture import Interval, Request
+from tilefit.intervals import merge
 
 
 class Occupancy:
     __slots__ = (
         "_always_ends",
         "_always_starts",
+        "_anytime_ends",
+        "_anytime_starts",
         "_cross",
         "_cross_ends",
         "_from_zero",
@@ -59,12 +66,16 @@ class Occupancy:
         # Disjoint and ascending, touching intervals merged: what is occupied at every step.
         self._always_starts: list[int] = []
         self._always_ends: list[int] = []
+        # Disjoint and ascending: what is occupied at some step.
+        self._anytime_starts: list[int] = []
+        self._anytime_ends: list[int] = []
         self._long_lived = False  # whether any request lives from step 0 or to the horizon
         self.peak = 0  # the highest address occupied so far (exclusive)
 
     def add(self, lo: int, hi: int, start: int, end: int) -> None:
         if hi > self.peak:
             self.peak = hi
+        self._add_anytime(lo, hi)
         interval = (lo, hi)
         if start == 0 or end == self._horizon:
             self._add_long_lived(interval, start, end)
@@ -87,6 +98,8 @@ class Occupancy:
 
     def alive(self, start: int, end: int) -> list[Interval]:
         """Address intervals of the requests alive during ``[start, end)``, unsorted."""
+        if start == 0 and end == self._horizon:
+            return list(zip(self._anytime_starts, self._anytime_ends, strict=True))
         width = self._width
         first, last = start // width, (end - 1) // width
         out = self._cross[first][bisect_right(self._cross_ends[first], start) :]
@@ -108,6 +121,24 @@ class Occupancy:
             out += self._from_zero[bisect_right(self._from_zero_ends, start) :]
             out += zip(self._always_starts, self._always_ends, strict=True)
         return out
+
+    def alive_merged(self, start: int, end: int) -> tuple[list[int], list[int]]:
+        """The addresses of ``alive(start, end)`` as disjoint intervals (starts, ends)."""
+        if start == 0 and end == self._horizon:
+            return list(self._anytime_starts), list(self._anytime_ends)
+        blocks = self.alive(start, end)
+        blocks.sort()
+        return merge(blocks)
+
+    def _add_anytime(self, lo: int, hi: int) -> None:
+        starts, ends = self._anytime_starts, self._anytime_ends
+        first = bisect_left(ends, lo)  # the first interval that reaches lo
+        last = bisect_right(starts, hi)  # past the last interval that starts by hi
+        if first < last:
+            lo = min(lo, starts[first])
+            hi = max(hi, ends[last - 1])
+        starts[first:last] = [lo]
+        ends[first:last] = [hi]
 
     def _add_long_lived(self, interval: Interval, start: int, end: int) -> None:
         self._long_lived = True

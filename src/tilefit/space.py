@@ -21,15 +21,18 @@ from collections.abc import Mapping
 
 from tilefit.capture import Interval, Request
 from tilefit.constraints import Constraints
-from tilefit.intervals import gaps, merge, scan, skip
+from tilefit.intervals import free, merge, scan, skip
 from tilefit.occupancy import Occupancy
 from tilefit.units import Unit
+
+Merged = tuple[list[int], list[int]]
+"""Disjoint ascending intervals as (starts, ends)."""
 
 
 class UnitSpace:
     """Implements ``tilefit.fits.Space`` for one unit."""
 
-    __slots__ = ("_blocks", "_constraints", "_merged", "_occupancy", "size", "unit")
+    __slots__ = ("_alive", "_blocks", "_constraints", "_members", "_occupancy", "size", "unit")
 
     def __init__(
         self,
@@ -42,19 +45,30 @@ class UnitSpace:
         self.size = unit.size
         self._constraints = constraints
         self._occupancy = occupancy
-        # Per member: what it must stay clear of, sorted by start.
         members = unit.members
-        if len(members) == 1:  # most units: skip the loop
-            self._blocks = [_blocked(members[0], constraints, occupancy, spans)]
-        else:
-            self._blocks = [_blocked(m, constraints, occupancy, spans) for m in members]
-        self._merged: list[tuple[list[int], list[int]]] | None = None
+        if len(members) == 1:
+            # Most units: one sorted list of everything to stay clear of, scanned once.
+            blocks = occupancy.alive(unit.start, unit.end)
+            blocks += _exclusions(members[0], constraints, spans)
+            blocks.sort()
+            self._blocks = blocks
+            return
+        # A sequence: per member, what is alive during its lifetime (members often
+        # share one) and its own exclusions, each merged for binary searches.
+        self._alive: dict[Interval, Merged] = {}
+        self._members: list[tuple[Merged, list[Interval]]] = []
+        for member in members:
+            lifetime = (member.start, member.end)
+            if lifetime not in self._alive:
+                self._alive[lifetime] = occupancy.alive_merged(*lifetime)
+            exclusions = sorted(_exclusions(member, constraints, spans))
+            self._members.append((self._alive[lifetime], exclusions))
 
     def lowest(self, at: int) -> int | None:
         unit = self.unit
         limit = self._constraints.memory_size - unit.size
         if len(unit.members) == 1:
-            x = scan(self._blocks[0], at, unit.size, unit.base_residue, unit.base_modulus)
+            x = scan(self._blocks, at, unit.size, unit.base_residue, unit.base_modulus)
         else:
             x = self._lowest_sequence(at, limit)
         return x if x <= limit else None
@@ -62,19 +76,19 @@ class UnitSpace:
     def _lowest_sequence(self, at: int, limit: int) -> int:
         # Raise the base until every member is clear at once; it only rises.
         unit = self.unit
-        if self._merged is None:
-            self._merged = [merge(blocks) for blocks in self._blocks]
         residue, modulus = unit.base_residue, unit.base_modulus
+        members = [
+            (member.size, offset, alive, merge(exclusions))
+            for member, offset, (alive, exclusions) in zip(
+                unit.members, unit.offsets, self._members, strict=True
+            )
+        ]
         x = at + (residue - at) % modulus
         settled = False
         while not settled and x <= limit:
             settled = True
-            for member, offset, (starts, ends) in zip(
-                unit.members, unit.offsets, self._merged, strict=True
-            ):
-                y = skip(
-                    starts, ends, x + offset, member.size, (residue + offset) % modulus, modulus
-                )
+            for size, offset, alive, excluded in members:
+                y = _clear(alive, excluded, x + offset, size, (residue + offset) % modulus, modulus)
                 if y != x + offset:
                     x = y - offset
                     settled = False
@@ -104,28 +118,35 @@ class UnitSpace:
     def holes(self) -> list[Interval]:
         unit = self.unit
         if len(unit.members) == 1:
-            blocks = self._blocks[0]
-        else:
-            # The hull: what is alive at any step of the unit's lifetime, plus every
-            # member's own exclusions (repeats are harmless).
-            blocks = self._occupancy.alive(unit.start, unit.end)
-            for member_blocks in self._blocks:
-                blocks += member_blocks
-            blocks.sort()
-        return gaps(*merge(blocks))
+            return free(self._blocks)
+        # The hull: what is alive at any step of the unit's lifetime, plus every
+        # member's own exclusions.
+        hull = (unit.start, unit.end)
+        starts, ends = self._alive.get(hull) or self._occupancy.alive_merged(*hull)
+        blocks = list(zip(starts, ends, strict=True))
+        for _, exclusions in self._members:
+            blocks += exclusions
+        blocks.sort()
+        return free(blocks)
 
 
-def _blocked(
-    request: Request,
-    constraints: Constraints,
-    occupancy: Occupancy,
-    spans: Mapping[str, Interval],
+def _exclusions(
+    request: Request, constraints: Constraints, spans: Mapping[str, Interval]
 ) -> list[Interval]:
-    """What one request must stay clear of, sorted by start and ending in a sentinel."""
-    blocks = occupancy.alive(request.start, request.end)
-    blocks += constraints.outside[request.id]
+    """Where one request may not go whatever its lifetime: outside its allowed set
+    (up to a sentinel past the memory) and the elements its placed partners touch."""
+    out = list(constraints.outside[request.id])
     partners = constraints.partners.get(request.id)
     if partners:
-        blocks += [spans[p] for p in partners if p in spans]
-    blocks.sort()
-    return blocks
+        out += [spans[p] for p in partners if p in spans]
+    return out
+
+
+def _clear(alive: Merged, excluded: Merged, at: int, size: int, residue: int, modulus: int) -> int:
+    """The lowest aligned ``x >= at`` with ``[x, x + size)`` clear of both interval sets."""
+    x = at
+    while True:
+        y = skip(*alive, x, size, residue, modulus)
+        x = skip(*excluded, y, size, residue, modulus)
+        if x == y:
+            return x
