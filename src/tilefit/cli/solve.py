@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=10.0,
         metavar="S",
-        help="seconds for the search (default 10); a time-out is never taken as infeasible",
+        help=(
+            "seconds for the search (default 10), and as many again for the irreducible "
+            "subset of an infeasible capture; a time-out is never taken as infeasible"
+        ),
     )
     parser.add_argument(
         "--minimize", action="store_true", help="find the lowest memory top that still fits"

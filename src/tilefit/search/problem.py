@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.search import kernel
+from tilefit.search import kernel, state
 from tilefit.search.jit import COMPILED
 from tilefit.search.model import Bases, Model, Side, subtract
 from tilefit.search.sections import sweep
@@ -275,10 +275,10 @@ class Run:
             zeros(problem.trail_size),
             zeros(m + 1),  # placed
             zeros(m + 1),  # placed_mark
-            zeros((m + 2) * kernel.NF),  # frames
+            zeros((m + 2) * state.NF),  # frames
             zeros(m * (m + 1) // 2 + m + 1),  # candidate lists
-            zeros((2 * nsec + 2) * kernel.NP),  # pending parts
-            zeros(kernel.NC),  # counters
+            zeros((2 * nsec + 2) * state.NP),  # pending parts
+            zeros(state.NC),  # counters
             zeros(nsec),  # mark
             zeros(nsec),  # affected sections
             zeros(problem.max_cut_points),
@@ -289,19 +289,19 @@ class Run:
             self.args = [a.tolist() if isinstance(a, np.ndarray) else a for a in self.args]
         self._off = len(static)
         self._cnt = len(static) + 14
-        self.status = kernel.EXHAUSTED if problem.infeasible else kernel.RUNNING
+        self.status = state.EXHAUSTED if problem.infeasible else state.RUNNING
 
     @property
     def nodes(self) -> int:
-        return int(self.args[self._cnt][kernel.C_NODES])
+        return int(self.args[self._cnt][state.C_NODES])
 
     def advance(self, budget: int) -> int:
         """Search on until ``budget`` nodes in all; returns the kernel's status."""
-        if self.status == kernel.RUNNING and self.problem.blocks:
+        if self.status == state.RUNNING and self.problem.blocks:
             search_kernel: Any = kernel.run
             self.status = int(search_kernel(*self.args, budget))
         elif not self.problem.blocks:
-            self.status = kernel.FOUND
+            self.status = state.FOUND
         return self.status
 
     def bases(self) -> dict[int, int]:

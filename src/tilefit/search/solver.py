@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tilefit.capture import Capture
 from tilefit.placement import Placement
-from tilefit.search import kernel
+from tilefit.search import state
 from tilefit.search.model import Model, build_model
 from tilefit.search.problem import FreeProblem, Run, free_problem
 
@@ -181,9 +181,9 @@ def _search_free(
         for rank, keyorder in ranks:
             run = Run(problem, rank, keyorder)
             status = _drive(run, allowance, budget)
-            if status == kernel.FOUND:
+            if status == state.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})
-            if status == kernel.EXHAUSTED:
+            if status == state.EXHAUSTED:
                 return Outcome(INFEASIBLE, None)
             if budget.spent():
                 return Outcome(TIMEOUT, None)
@@ -192,7 +192,7 @@ def _search_free(
 def _drive(run: Run, allowance: int, budget: Budget) -> int:
     """Advance one run up to ``allowance`` nodes, checking the budget between chunks."""
     status = run.status
-    while status == kernel.RUNNING and run.nodes < allowance:
+    while status == state.RUNNING and run.nodes < allowance:
         step = budget.allowance()
         if step <= 0 or budget.spent():
             break
