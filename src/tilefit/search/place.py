@@ -234,10 +234,23 @@ def place(
                     mark[s] = stamp
                     aff[naff] = s
                     naff += 1
+    # Cheap first: sections that fail even before their floors are lifted.
+    if ok:
+        for s in range(s0[c], s1[c]):
+            if not fits_above(s, x, floor, total, rg_ptr, rg_lo, rg_hi, rg_suf):
+                ok = False
+                break
+    if ok:
+        for i in range(naff):
+            if not fits_above(aff[i], x, floor, total, rg_ptr, rg_lo, rg_hi, rg_suf):
+                ok = False
+                break
     # A section's floor is at least the lowest start of the blocks still to come there.
     if ok:
         for i in range(naff):
             s = aff[i]
+            if total[s] == 0:
+                continue
             mn = INF
             for q in range(sec_ptr[s], sec_ptr[s + 1]):
                 v = sec_idx[q]
