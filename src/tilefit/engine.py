@@ -7,13 +7,19 @@ first unit with no valid offset, or when every unit is placed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import gc
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+
+import numpy as np
 
 from tilefit.capture import Capture, Interval
 from tilefit.constraints import Constraints
+from tilefit.intervals import free
 from tilefit.occupancy import Occupancy, bucket_width
 from tilefit.placement import Placement
+from tilefit.plain import Ints, PlainArrays
 from tilefit.space import UnitSpace
 from tilefit.strategy import Strategy, as_strategies
 from tilefit.units import Unit, units
@@ -48,6 +54,11 @@ class Attempt:
         return Placement(self.capture, self.offsets) if self.failure is None else None
 
 
+PLAIN_FROM = 20_000
+"""Units from which a plain capture is placed many units at a time (see ``tilefit.plain``);
+below, the one-by-one loop is quicker."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """What every strategy on one capture shares: its units and their fixed constraints."""
@@ -56,16 +67,35 @@ class Problem:
     units: tuple[Unit, ...]
     constraints: Constraints
     bucket_width: int
+    whole_horizon: bool  # whether some request lives over the whole horizon
+    plain: PlainArrays | None  # for a plain capture of at least plain_from units
 
     @classmethod
-    def of(cls, capture: Capture) -> Problem:
-        all_units = units(capture)
+    def of(cls, capture: Capture, plain_from: int = PLAIN_FROM) -> Problem:
+        with _collector_paused():
+            all_units = units(capture)
+        width = bucket_width(capture.requests, capture.horizon)
         return cls(
             capture=capture,
             units=all_units,
             constraints=Constraints.of(capture, all_units),
-            bucket_width=bucket_width(capture.requests, capture.horizon),
+            bucket_width=width,
+            whole_horizon=any(r.start == 0 and r.end == capture.horizon for r in capture.requests),
+            plain=PlainArrays.of(capture, width) if len(all_units) >= plain_from else None,
         )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Units hold no reference cycles, yet creating 100,000 of them would set off
+    full cyclic collections that rescan every object; pause the collector meanwhile."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attempt:
@@ -76,14 +106,21 @@ def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attemp
     """
     problem = capture if isinstance(capture, Problem) else Problem.of(capture)
     (chosen,) = as_strategies((strategy,))
+    if problem.plain is not None and chosen.fit.plain is not None:
+        return _run_plain(problem, problem.plain, chosen)
+    return _run_units(problem, chosen)
+
+
+def _run_units(problem: Problem, strategy: Strategy) -> Attempt:
+    """Place units one by one: the fit chooses among each unit's valid offsets."""
     cap = problem.capture
     constraints = problem.constraints
-    occupancy = Occupancy(cap.horizon, problem.bucket_width)
+    occupancy = Occupancy(cap.horizon, problem.bucket_width, problem.whole_horizon)
     offsets: dict[str, int] = {}
-    spans: dict[str, Interval] = {}
+    spans: dict[str, Interval] = {}  # placed request id -> the memory elements it touches
     track_spans = bool(constraints.partners)
-    choose = chosen.fit.choose
-    order = chosen.order.sort(problem.units, cap.horizon)
+    order = strategy.order.sort(problem.units, cap.horizon)
+    choose = strategy.fit.choose
     failure = None
     add = occupancy.add
     element_span = constraints.element_span
@@ -91,7 +128,7 @@ def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attemp
         space = UnitSpace(unit, constraints, occupancy, spans)
         base = choose(space)
         if base is None:
-            holes = tuple(sorted(space.holes(), key=lambda h: (h[0] - h[1], h[0])))
+            holes = tuple(sorted(space.holes(), key=_largest_first))
             failure = Failure(unit, count, holes)
             break
         for member, offset in zip(unit.members, unit.offsets, strict=True):
@@ -101,13 +138,47 @@ def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attemp
             if track_spans:
                 spans[member.id] = element_span(lo, lo + member.size)
     return Attempt(
-        strategy=chosen,
+        strategy=strategy,
         capture=cap.name,
         offsets={r.id: offsets[r.id] for r in cap.requests if r.id in offsets},
         placed=tuple(u.id for u in order[: failure.placed_before if failure else len(order)]),
         peak_address=occupancy.peak,
         failure=failure,
     )
+
+
+def _run_plain(problem: Problem, plain: PlainArrays, strategy: Strategy) -> Attempt:
+    """Place a plain capture many units at a time: the same attempt as one by one."""
+    assert strategy.fit.plain is not None
+    cap = problem.capture
+    order = strategy.order.sort(problem.units, cap.horizon)
+    offsets, failed_at = strategy.fit.plain(plain, _indexes(order))
+    placed = len(order) if failed_at < 0 else failed_at
+    ends = offsets + plain.sizes
+    failure = None
+    if failed_at >= 0:
+        unit = order[failed_at]
+        alive = (offsets >= 0) & (plain.starts < unit.end) & (plain.ends > unit.start)
+        blocks = [*problem.constraints.outside[unit.id]]
+        blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
+        blocks.sort()
+        failure = Failure(unit, placed, tuple(sorted(free(blocks), key=_largest_first)))
+    return Attempt(
+        strategy=strategy,
+        capture=cap.name,
+        offsets={r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0},
+        placed=tuple(u.id for u in order[:placed]),
+        peak_address=int(ends[offsets >= 0].max(initial=0)),
+        failure=failure,
+    )
+
+
+def _indexes(order: tuple[Unit, ...]) -> Ints:
+    return np.fromiter((u.index for u in order), np.int64, len(order))
+
+
+def _largest_first(hole: Interval) -> tuple[int, int]:
+    return hole[0] - hole[1], hole[0]
 
 
 def run_until_fits(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tilefit.capture import Interval
+from tilefit.plain import Ints, PlainArrays, first_fit
 
 
 class Space(Protocol):
@@ -36,6 +37,8 @@ class Fit:
     name: str
     choose: Callable[[Space], int | None]
     """The base offset for the unit, or None when it has no valid offset."""
+    plain: Callable[[PlainArrays, Ints], tuple[Ints, int]] | None = None
+    """The same choice for a whole plain capture at once, when the fit has one."""
 
 
 def lowest_offset(space: Space) -> int | None:
@@ -63,7 +66,7 @@ def _hole_rank(hole: Interval) -> tuple[int, int]:
     return hole[1] - hole[0], hole[0]
 
 
-FIRST_FIT = Fit("first-fit", lowest_offset)
+FIRST_FIT = Fit("first-fit", lowest_offset, first_fit)
 BEST_FIT = Fit("best-fit", smallest_hole)
 
 FITS: tuple[Fit, ...] = (FIRST_FIT, BEST_FIT)

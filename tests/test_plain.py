@@ -1,0 +1,87 @@
+"""Placing a plain capture many units at a time gives the one-by-one attempt exactly."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine_helpers import captures
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.engine import Problem, run_strategy
+from tilefit.plain import PlainArrays
+from tilefit.strategy import STRATEGIES, Strategy
+
+FIRST_FITS = [s for s in STRATEGIES if s.fit.name == "first-fit"]
+
+
+@st.composite
+def plain_captures(draw: st.DrawFn) -> Capture:
+    """Many requests, one allowed interval, no sequences or conflicts; tight enough
+    that some strategies fail."""
+    horizon = draw(st.integers(1, 300))
+    requests = []
+    for k in range(draw(st.integers(1, 120))):
+        start = draw(st.integers(0, horizon - 1))
+        end = draw(st.integers(start + 1, min(horizon, start + 6)))
+        if draw(st.integers(0, 9)) == 0:
+            end = horizon  # now and then a request lives until model completion
+        requests.append(
+            Request(
+                f"r{k}",
+                draw(st.integers(1, 24)),
+                start,
+                end,
+                alignment=draw(st.sampled_from((1, 1, 2, 8, 16))),
+                cls=draw(st.sampled_from(("default", "scratch"))),
+            )
+        )
+    low = draw(st.integers(0, 40))
+    high = low + draw(st.integers(24, 400))
+    memory = Memory(high + draw(st.integers(0, 9)), (Range(low, high),))
+    return Capture("plain", horizon, memory, tuple(requests))
+
+
+def one_by_one(capture: Capture) -> Problem:
+    return replace(Problem.of(capture), plain=None)
+
+
+@settings(max_examples=150, deadline=None)
+@given(plain_captures(), st.sampled_from(FIRST_FITS))
+def test_many_at_a_time_equals_one_by_one(capture: Capture, strategy: Strategy) -> None:
+    problem = Problem.of(capture, plain_from=0)
+    assert problem.plain is not None
+    assert run_strategy(problem, strategy) == run_strategy(one_by_one(capture), strategy)
+
+
+@settings(max_examples=100, deadline=None)
+@given(captures())
+def test_only_plain_captures_take_the_array_path(capture: Capture) -> None:
+    problem = Problem.of(capture, plain_from=0)
+    allowed = {capture.memory.allowed(r.cls, r.interleaved) for r in capture.requests}
+    plain = not capture.sequences and not capture.conflicts and len(allowed) == 1
+    plain = plain and len(next(iter(allowed))) == 1
+    assert (problem.plain is not None) == plain
+    if problem.plain is not None:
+        for strategy in FIRST_FITS:
+            assert run_strategy(problem, strategy) == run_strategy(one_by_one(capture), strategy)
+
+
+def test_small_captures_stay_one_by_one_unless_asked() -> None:
+    capture = Capture("c", 4, Memory(64, (Range(0, 64),)), (Request("a", 8, 0, 4),))
+    assert Problem.of(capture).plain is None
+    assert Problem.of(capture, plain_from=1).plain is not None
+
+
+def test_the_time_table_lists_each_request_under_every_bucket_it_touches() -> None:
+    requests = (Request("a", 1, 0, 3), Request("b", 1, 2, 3), Request("c", 1, 3, 7))
+    capture = Capture("t", 8, Memory(8, (Range(0, 8),)), requests)
+    plain = PlainArrays.of(capture, width=2)
+    assert plain is not None
+    table = plain.table.tolist()
+    buckets = [
+        sorted(table[plain.table_start[b] : plain.table_start[b + 1]])
+        for b in range(len(plain.table_start) - 1)
+    ]
+    assert buckets == [[0], [0, 1, 2], [2], [2]]
