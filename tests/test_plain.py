@@ -79,9 +79,10 @@ def test_the_time_table_lists_each_request_under_every_bucket_it_touches() -> No
     capture = Capture("t", 8, Memory(8, (Range(0, 8),)), requests)
     plain = PlainArrays.of(capture, width=2)
     assert plain is not None
-    table = plain.table.tolist()
+    requests_of = plain.entry_request.tolist()
     buckets = [
-        sorted(table[plain.table_start[b] : plain.table_start[b + 1]])
+        sorted(requests_of[plain.table_start[b] : plain.table_start[b + 1]])
         for b in range(len(plain.table_start) - 1)
     ]
     assert buckets == [[0], [0, 1, 2], [2], [2]]
+    assert plain.entry_bucket.tolist() == [0, 1, 1, 1, 2, 3]

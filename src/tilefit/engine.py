@@ -74,21 +74,23 @@ class Problem:
     def of(cls, capture: Capture, plain_from: int = PLAIN_FROM) -> Problem:
         with _collector_paused():
             all_units = units(capture)
-        width = bucket_width(capture.requests, capture.horizon)
-        return cls(
-            capture=capture,
-            units=all_units,
-            constraints=Constraints.of(capture, all_units),
-            bucket_width=width,
-            whole_horizon=any(r.start == 0 and r.end == capture.horizon for r in capture.requests),
-            plain=PlainArrays.of(capture, width) if len(all_units) >= plain_from else None,
-        )
+            width = bucket_width(capture.requests, capture.horizon)
+            horizon = capture.horizon
+            return cls(
+                capture=capture,
+                units=all_units,
+                constraints=Constraints.of(capture, all_units),
+                bucket_width=width,
+                whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
+                plain=PlainArrays.of(capture, width) if len(all_units) >= plain_from else None,
+            )
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Units hold no reference cycles, yet creating 100,000 of them would set off
-    full cyclic collections that rescan every object; pause the collector meanwhile."""
+    """Units, placed intervals and offsets hold no reference cycles, yet creating
+    100,000 of them sets off full cyclic collections that rescan every object;
+    pause the collector meanwhile."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -106,9 +108,10 @@ def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attemp
     """
     problem = capture if isinstance(capture, Problem) else Problem.of(capture)
     (chosen,) = as_strategies((strategy,))
-    if problem.plain is not None and chosen.fit.plain is not None:
-        return _run_plain(problem, problem.plain, chosen)
-    return _run_units(problem, chosen)
+    with _collector_paused():
+        if problem.plain is not None and chosen.fit.plain is not None:
+            return _run_plain(problem, problem.plain, chosen)
+        return _run_units(problem, chosen)
 
 
 def _run_units(problem: Problem, strategy: Strategy) -> Attempt:

@@ -9,14 +9,17 @@ placement of placing them one by one. Each run is placed with a handful of
 numpy operations instead of a Python loop per unit, which pays off from some
 tens of thousands of requests (see ``benchmarks/engine_speed.py``).
 
-Time is cut into buckets; each request is listed under every bucket its
-lifetime touches (a static table, since lifetimes are known up front). A run
-ends before the first unit that shares a bucket with an earlier unit of the
-run, which is stricter than needed but cheap to test.
+Time is cut into buckets. A run ends before the first unit that shares a
+bucket with an earlier unit of the run, which is stricter than needed but
+cheap to test. Each bucket lists the requests whose lifetime touches it in
+placement order, so the placed ones are a prefix whose length grows by one
+whenever a unit touching the bucket is placed.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +29,6 @@ from tilefit.capture import Capture
 
 Ints = NDArray[np.int64]
 
-RUN_WINDOW = 64  # units examined at once when cutting the next run
 MAX_ADDRESS_BITS = 52  # run index and address share one int64 sort key
 
 
@@ -42,8 +44,9 @@ class PlainArrays:
     high: int
     first_bucket: Ints  # per request, the buckets its lifetime touches
     last_bucket: Ints
-    table_start: Ints  # bucket b lists table[table_start[b] : table_start[b + 1]]
-    table: Ints
+    table_start: Ints  # bucket b's entries are [table_start[b], table_start[b + 1])
+    entry_bucket: Ints  # per entry, in bucket order: the bucket and the request
+    entry_request: Ints
 
     @classmethod
     def of(cls, capture: Capture, width: int) -> PlainArrays | None:
@@ -63,11 +66,10 @@ class PlainArrays:
         ends = np.fromiter((r.end for r in capture.requests), np.int64)
         first, last = starts // width, (ends - 1) // width
         touched = last - first + 1
-        owner = np.repeat(np.arange(len(starts)), touched)
-        bucket = np.repeat(first, touched) + _ramps(touched)
-        by_bucket = np.argsort(bucket, kind="stable")
         table_start = np.zeros(int(last.max()) + 2, np.int64)
-        np.cumsum(np.bincount(bucket, minlength=len(table_start) - 1), out=table_start[1:])
+        bucket = np.repeat(first, touched) + _ramps(touched)
+        table_start[1:] = np.cumsum(np.bincount(bucket, minlength=len(table_start) - 1))
+        by_bucket = np.argsort(bucket, kind="stable")
         return cls(
             starts=starts,
             ends=ends,
@@ -78,7 +80,8 @@ class PlainArrays:
             first_bucket=first,
             last_bucket=last,
             table_start=table_start,
-            table=owner[by_bucket],
+            entry_bucket=bucket[by_bucket],
+            entry_request=np.repeat(np.arange(len(starts)), touched)[by_bucket],
         )
 
 
@@ -88,47 +91,71 @@ def first_fit(plain: PlainArrays, order: Ints) -> tuple[Ints, int]:
     Returns the offsets by capture index (-1 where not placed) and the position
     in ``order`` of the first request with no valid offset, or -1 when all fit.
     """
+    rank = np.empty(len(plain.starts), np.int64)
+    rank[order] = np.arange(len(order))
+    # Within each bucket, requests in placement order.
+    key = plain.entry_bucket * len(order) + rank[plain.entry_request]
+    table = plain.entry_request[np.argsort(key)]
+    filled = np.zeros(len(plain.table_start) - 1, np.int64)  # placed entries per bucket
     offsets = np.full(len(plain.starts), -1, np.int64)
-    placed = np.zeros(len(plain.starts), bool)
     shift = plain.high.bit_length() + 1
-    position = 0
-    while position < len(order):
-        run = order[position : position + _run_length(plain, order[position:])]
-        found = _place_run(plain, run, offsets, placed, shift)
+    for begin, end in _runs(plain, order):
+        run = order[begin:end]
+        buckets, touching = _buckets(plain, run)
+        found = _place_run(plain, table, filled, run, buckets, touching, offsets, shift)
         fails = found + plain.sizes[run] > plain.high
         if fails.any():
             ok = int(fails.argmax())
             offsets[run[:ok]] = found[:ok]
-            return offsets, position + ok
+            return offsets, begin + ok
         offsets[run] = found
-        placed[run] = True
-        position += len(run)
+        filled[buckets] += 1  # no bucket twice: the run's units share none
     return offsets, -1
 
 
-def _run_length(plain: PlainArrays, rest: Ints) -> int:
-    """How many of the next units share no time bucket with an earlier one of them."""
-    window = rest[:RUN_WINDOW]
-    first, last = plain.first_bucket[window], plain.last_bucket[window]
-    meets = (first[:, None] <= last[None, :]) & (first[None, :] <= last[:, None])
-    clash = np.tril(meets, -1).any(axis=1)
-    return int(clash.argmax()) if clash.any() else len(window)
+def _runs(plain: PlainArrays, order: Ints) -> Iterator[tuple[int, int]]:
+    """Cut ``order`` into runs of units sharing no time bucket, as (begin, end) positions."""
+    # Each bucket holds the number of the last run that touched it.
+    stamps = array("q", [-1]) * (len(plain.table_start) - 1)
+    firsts = plain.first_bucket[order].tolist()
+    lasts = plain.last_bucket[order].tolist()
+    begin = 0
+    run = 0
+    for position, (first, last) in enumerate(zip(firsts, lasts, strict=True)):
+        if run in stamps[first : last + 1]:
+            yield begin, position
+            begin = position
+            run += 1
+        stamps[first : last + 1] = array("q", [run]) * (last + 1 - first)
+    if begin < len(order):
+        yield begin, len(order)
+
+
+def _buckets(plain: PlainArrays, run: Ints) -> tuple[Ints, Ints]:
+    """Every bucket a unit of the run touches, and which unit (position in the run)."""
+    first = plain.first_bucket[run]
+    touched = plain.last_bucket[run] - first + 1
+    return np.repeat(first, touched) + _ramps(touched), np.repeat(np.arange(len(run)), touched)
 
 
 def _place_run(
-    plain: PlainArrays, run: Ints, offsets: Ints, placed: NDArray[np.bool_], shift: int
+    plain: PlainArrays,
+    table: Ints,
+    filled: Ints,
+    run: Ints,
+    buckets: Ints,
+    touching: Ints,
+    offsets: Ints,
+    shift: int,
 ) -> Ints:
     """The lowest aligned offset >= low of each unit of a run, clear of what is placed
     during its lifetime (it may lie past ``high``: the caller checks)."""
-    # Every placed request listed under a bucket the unit touches, then those alive with it.
-    begin = plain.table_start[plain.first_bucket[run]]
-    count = plain.table_start[plain.last_bucket[run] + 1] - begin
-    unit = np.repeat(np.arange(len(run)), count)
-    other = plain.table[np.repeat(begin, count) + _ramps(count)]
-    alive = (
-        placed[other]
-        & (plain.starts[other] < plain.ends[run][unit])
-        & (plain.ends[other] > plain.starts[run][unit])
+    # The placed requests listed under the unit's buckets, then those alive with it.
+    count = filled[buckets]
+    unit = np.repeat(touching, count)
+    other = table[np.repeat(plain.table_start[buckets], count) + _ramps(count)]
+    alive = (plain.starts[other] < plain.ends[run][unit]) & (
+        plain.ends[other] > plain.starts[run][unit]
     )
     unit, other = unit[alive], other[alive]
     # By unit, then address; the highest end so far (within the unit) is the
