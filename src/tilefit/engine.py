@@ -54,7 +54,7 @@ class Attempt:
         return Placement(self.capture, self.offsets) if self.failure is None else None
 
 
-PLAIN_FROM = 20_000
+PLAIN_FROM = 5_000
 """Units from which a plain capture is placed many units at a time (see ``tilefit.plain``);
 below, the one-by-one loop is quicker."""
 
