@@ -13,7 +13,7 @@ from tilefit.search.jit import COMPILED
 
 SCRIPT = """
 import json, random
-from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search import solve
 out = []
 for seed in range(4):
@@ -22,8 +22,10 @@ for seed in range(4):
     for k in range(18):
         start = rng.randrange(0, 8)
         reqs.append(Request(f"r{k}", rng.choice((2, 3, 5, 8)), start, start + rng.randrange(1, 4),
-                            rng.choice((1, 2, 4))))
-    cap = Capture("k", 12, Memory(40, (Range(0, 40),)), tuple(reqs))
+                            rng.choice((1, 2, 4)), rng.choice(("default", "scratch"))))
+    memory = Memory(40, (Range(0, 30), Range(30, 40, classes=("scratch",))), elements=(0, 16, 32))
+    edges = tuple(Conflict(f"r{k}", f"r{k + 5}") for k in range(0, 12, 4))
+    cap = Capture("k", 12, memory, tuple(reqs), conflicts=edges)
     r = solve(cap, 60, node_limit=3000)
     out.append([r.status, r.nodes, dict(r.placement.offsets) if r.placement else None])
 print(json.dumps(out))

@@ -10,7 +10,7 @@ of the addresses its free blocks may use, less the pinned pieces living there.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,6 @@ class FreeProblem:
     max_cut_points: int
     trail_size: int
     infeasible: bool  # some free block has no valid base at all
-    arrays: dict[str, Any] = field(default_factory=dict)
 
 
 def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]) -> FreeProblem:
@@ -69,6 +68,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
     for edge in model.edges:
         a, b = edge.a, edge.b
         if a.block in index and b.block in index:
+            # Both sides start at their block's base (else the block is pinned).
             ia, ib = index[a.block], index[b.block]
             e = len(edge_spans)
             lo = min(sections.spans[ia][0], sections.spans[ib][0])
