@@ -46,7 +46,7 @@ def test_merge_and_free_cover_exactly_the_blocked_and_the_free(
     blocked: list[tuple[int, int]],
 ) -> None:
     starts, ends = merge(sorted([*blocked, SENTINEL]))
-    covered = {a for lo, hi in blocked for a in range(lo, hi)}
+    covered = {a for lo, hi in blocked for a in range(lo, min(hi, 100))}
     assert all(e < s for e, s in zip(ends, starts[1:], strict=False))  # disjoint, not touching
     assert {
         a for lo, hi in zip(starts, ends, strict=True) for a in range(lo, min(hi, 100))
