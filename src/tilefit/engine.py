@@ -2,7 +2,9 @@
 
 A strategy's order decides which unit comes next, its fit where the unit
 goes among its valid offsets (see ``tilefit.space``). The attempt ends at the
-first unit with no valid offset, or when every unit is placed.
+first unit with no valid offset, or when every unit is placed. A large plain
+capture under a fit that knows how is placed many units at a time instead,
+with the same result (see ``tilefit.plain``).
 """
 
 from __future__ import annotations
@@ -177,6 +179,7 @@ def _run_plain(problem: Problem, plain: PlainArrays, strategy: Strategy) -> Atte
 
 
 def _indexes(order: tuple[Unit, ...]) -> Ints:
+    # Without sequences, a unit's index is its request's position in the capture.
     return np.fromiter((u.index for u in order), np.int64, len(order))
 
 

@@ -48,8 +48,9 @@ class UnitSpace:
         members = unit.members
         if len(members) == 1:
             # Most units: one sorted list of everything to stay clear of, scanned once.
-            blocks = occupancy.alive(unit.start, unit.end)
-            blocks += _exclusions(members[0], constraints, spans)
+            request = members[0]
+            blocks = occupancy.alive(request.start, request.end)
+            _add_exclusions(blocks, request, constraints, spans)
             blocks.sort()
             self._blocks = blocks
             return
@@ -61,7 +62,9 @@ class UnitSpace:
             lifetime = (member.start, member.end)
             if lifetime not in self._alive:
                 self._alive[lifetime] = occupancy.alive_merged(*lifetime)
-            exclusions = sorted(_exclusions(member, constraints, spans))
+            exclusions: list[Interval] = []
+            _add_exclusions(exclusions, member, constraints, spans)
+            exclusions.sort()
             self._members.append((self._alive[lifetime], exclusions))
 
     def lowest(self, at: int) -> int | None:
@@ -130,16 +133,18 @@ class UnitSpace:
         return free(blocks)
 
 
-def _exclusions(
-    request: Request, constraints: Constraints, spans: Mapping[str, Interval]
-) -> list[Interval]:
-    """Where one request may not go whatever its lifetime: outside its allowed set
+def _add_exclusions(
+    blocks: list[Interval],
+    request: Request,
+    constraints: Constraints,
+    spans: Mapping[str, Interval],
+) -> None:
+    """Add where a request may not go whatever its lifetime: outside its allowed set
     (up to a sentinel past the memory) and the elements its placed partners touch."""
-    out = list(constraints.outside[request.id])
+    blocks += constraints.outside[request.id]
     partners = constraints.partners.get(request.id)
     if partners:
-        out += [spans[p] for p in partners if p in spans]
-    return out
+        blocks += [spans[p] for p in partners if p in spans]
 
 
 def _clear(alive: Merged, excluded: Merged, at: int, size: int, residue: int, modulus: int) -> int:
