@@ -55,6 +55,7 @@ def test_replay_all_failing_exits_1_and_reports_reproduction(
     code, out, _ = run(capsys, "replay", saved["over"], "-o", str(output))
     assert code == 1
     assert "observed failure: b: reproduced" in out
+    assert f"no attempt fits: nothing written to {output}" in out
     assert not output.exists()
 
 

@@ -59,7 +59,8 @@ def place_lines(capture: Capture, result: PlaceResult, output: str | None) -> li
     failed = [a for a in result.attempts if not a.fits]
     tried = ", ".join(f"{a.strategy.name} (on {a.failure.unit.id})" for a in failed if a.failure)
     if not result.fits:
-        return [f"{capture.name}: no strategy fits; tried {tried}"]
+        lines = [f"{capture.name}: no strategy fits; tried {tried}"]
+        return lines + ([f"  nothing written to {output}"] if output else [])
     how = "a further strategy" if result.fallback else "production"
     lines = [f"{capture.name}: fits with {result.strategy} ({how})"]
     if failed:

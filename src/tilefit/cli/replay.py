@@ -86,6 +86,8 @@ def replay_lines(
         lines.append(_observed_line(result))
     if result.placement is not None:
         lines.append(f"placement written to {output}" if output else "-o FILE writes the placement")
+    elif output:
+        lines.append(f"no attempt fits: nothing written to {output}")
     return lines
 
 
