@@ -13,8 +13,8 @@ intervals, since resident data sits back to back), those alive until the
 horizon (sorted by start) and those alive from step 0 (sorted by end).
 
 A unit alive over the whole horizon (resident data again) must avoid every
-request ever placed; for it the union of all placed address intervals is
-kept up to date, merged, so that it needs no sort.
+request ever placed; when the capture has such units, the union of all placed
+address intervals is kept up to date, merged, so that they need no sort.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Occupancy:
         "_from_zero",
         "_from_zero_ends",
         "_horizon",
+        "_keep_union",
         "_long_lived",
         "_starting",
         "_starting_ends",
@@ -48,7 +49,7 @@ class Occupancy:
         "peak",
     )
 
-    def __init__(self, horizon: int, width: int) -> None:
+    def __init__(self, horizon: int, width: int, keep_union: bool = True) -> None:
         self._horizon = horizon
         self._width = width
         count = horizon // width + 1
@@ -66,7 +67,8 @@ class Occupancy:
         # Disjoint and ascending, touching intervals merged: what is occupied at every step.
         self._always_starts: list[int] = []
         self._always_ends: list[int] = []
-        # Disjoint and ascending: what is occupied at some step.
+        # Disjoint and ascending: what is occupied at some step (when keep_union).
+        self._keep_union = keep_union
         self._anytime_starts: list[int] = []
         self._anytime_ends: list[int] = []
         self._long_lived = False  # whether any request lives from step 0 or to the horizon
@@ -75,7 +77,8 @@ class Occupancy:
     def add(self, lo: int, hi: int, start: int, end: int) -> None:
         if hi > self.peak:
             self.peak = hi
-        self._add_anytime(lo, hi)
+        if self._keep_union:
+            self._add_anytime(lo, hi)
         interval = (lo, hi)
         if start == 0 or end == self._horizon:
             self._add_long_lived(interval, start, end)
@@ -98,7 +101,7 @@ class Occupancy:
 
     def alive(self, start: int, end: int) -> list[Interval]:
         """Address intervals of the requests alive during ``[start, end)``, unsorted."""
-        if start == 0 and end == self._horizon:
+        if start == 0 and end == self._horizon and self._keep_union:
             return list(zip(self._anytime_starts, self._anytime_ends, strict=True))
         width = self._width
         first, last = start // width, (end - 1) // width
@@ -124,7 +127,7 @@ class Occupancy:
 
     def alive_merged(self, start: int, end: int) -> tuple[list[int], list[int]]:
         """The addresses of ``alive(start, end)`` as disjoint intervals (starts, ends)."""
-        if start == 0 and end == self._horizon:
+        if start == 0 and end == self._horizon and self._keep_union:
             return list(self._anytime_starts), list(self._anytime_ends)
         blocks = self.alive(start, end)
         blocks.sort()
