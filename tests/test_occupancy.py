@@ -27,12 +27,18 @@ def blocks(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(blocks(), st.integers(1, 12), st.integers(0, HORIZON - 1), st.integers(1, HORIZON))
+@given(
+    blocks(),
+    st.integers(1, 12),
+    st.integers(0, HORIZON - 1),
+    st.integers(1, HORIZON),
+    st.booleans(),
+)
 def test_alive_is_exactly_the_intersecting_requests(
-    placed: list[tuple[int, int, int, int]], width: int, start: int, length: int
+    placed: list[tuple[int, int, int, int]], width: int, start: int, length: int, union: bool
 ) -> None:
     end = min(HORIZON, start + length)
-    occupancy = Occupancy(HORIZON, width)
+    occupancy = Occupancy(HORIZON, width, keep_union=union)
     for lo, hi, s, e in placed:
         occupancy.add(lo, hi, s, e)
     expected = Counter((lo, hi) for lo, hi, s, e in placed if s < end and start < e)
