@@ -52,9 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def experiment_lines(capture: Capture, rows: Sequence[Row], times: bool = True) -> list[str]:
-    lines = [
-        f"{capture.name}: {len(capture.requests):,} requests, {capture.available:,} B available"
-    ]
+    lines = [f"{capture.name}: {len(capture.requests)} requests, {capture.available} B available"]
     for split in (False, True):
         part = [r for r in rows if r.split_sequences == split]
         if not part:
@@ -76,7 +74,7 @@ def _table(rows: Sequence[Row], times: bool) -> list[str]:
         (
             r.strategy,
             "fits" if r.fits else f"fails on {r.failed_id}",
-            f"{r.peak_address:,}",
+            f"{r.peak_address}",
             *((f"{r.seconds * 1000:.1f} ms",) if times else ()),
         )
         for r in rows

@@ -77,8 +77,8 @@ def replay_lines(
     capture: Capture, result: ReplayResult, output: str | None, strategies: Sequence[str]
 ) -> list[str]:
     lines = [
-        f"{capture.name}: {len(capture.requests):,} requests, "
-        f"{capture.available:,} B available; strategies: {', '.join(strategies)}"
+        f"{capture.name}: {len(capture.requests)} requests, "
+        f"{capture.available} B available; strategies: {', '.join(strategies)}"
     ]
     for number, attempt in enumerate(result.attempts, 1):
         lines += attempt_lines(number, attempt)
@@ -95,8 +95,8 @@ def attempt_lines(number: int, attempt: Attempt) -> list[str]:
     head = f"attempt {number}, {attempt.strategy.name}:"
     failure = attempt.failure
     if failure is None:
-        return [f"{head} fits, peak address {attempt.peak_address:,}"]
-    placed = f"after placing {failure.placed_before:,} units"
+        return [f"{head} fits, peak address {attempt.peak_address}"]
+    placed = f"after placing {failure.placed_before} units"
     return [f"{head} FAILED on {failure.unit.id} {placed}", *failure_lines(failure)]
 
 
@@ -104,20 +104,18 @@ def failure_lines(failure: Failure, indent: str = "  ") -> list[str]:
     unit = failure.unit
     kind = f"sequence of {len(unit.members)}" if unit.is_sequence else "request"
     lines = [
-        f"{indent}{unit.id}: {kind}, {unit.size:,} B, alignment {unit.alignment}, "
+        f"{indent}{unit.id}: {kind}, {unit.size} B, alignment {unit.alignment}, "
         f"class {unit.cls}, steps [{unit.start}, {unit.end})"
     ]
     holes = failure.holes
     if not holes:
         return [*lines, f"{indent}no hole over its lifetime"]
     free = sum(end - start for start, end in holes)
-    lines.append(
-        f"{indent}holes over its lifetime, largest first ({len(holes):,}, {free:,} B in all):"
-    )
-    rows = [(f"[{s:,}, {e:,})", f"{e - s:,} B") for s, e in holes[:HOLES_SHOWN]]
+    lines.append(f"{indent}holes over its lifetime, largest first ({len(holes)}, {free} B in all):")
+    rows = [(f"[{s}, {e})", f"{e - s} B") for s, e in holes[:HOLES_SHOWN]]
     lines += common.table(rows, indent + "  ")
     if len(holes) > HOLES_SHOWN:
-        lines.append(f"{indent}  ... {len(holes) - HOLES_SHOWN:,} more (--json lists all)")
+        lines.append(f"{indent}  ... {len(holes) - HOLES_SHOWN} more (--json lists all)")
     return lines
 
 
