@@ -16,7 +16,7 @@ from typing import Any
 from tilefit.bounds import BoundReport, Contributor, bound
 from tilefit.capture import Capture
 from tilefit.check import check
-from tilefit.engine import Attempt, Problem, run_strategy
+from tilefit.engine import Attempt, Problem, run_strategy, run_until_fits
 from tilefit.placement import Placement
 from tilefit.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 
@@ -101,7 +101,7 @@ def diagnose(
     started = time.monotonic()
     report = bound(capture)
     problem = Problem.of(capture)
-    production = _production(problem)
+    production = run_until_fits(problem, capture.production)  # as production runs them
     outcome = _Outcome()
     fitting = production[-1] if production[-1].fits else None
     if fitting is not None:
@@ -129,16 +129,6 @@ def diagnose(
         irreducible_subset=outcome.subset,
         seconds=time.monotonic() - started,
     )
-
-
-def _production(problem: Problem) -> tuple[Attempt, ...]:
-    """The production attempts as production makes them: each from empty memory, until one fits."""
-    attempts: list[Attempt] = []
-    for strategy in problem.capture.production:
-        attempts.append(run_strategy(problem, strategy))
-        if attempts[-1].fits:
-            break
-    return tuple(attempts)
 
 
 @dataclass(frozen=True, slots=True)

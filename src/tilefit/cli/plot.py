@@ -72,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _attempt(capture: Capture, strategy: str | None) -> Attempt:
-    from tilefit.engine import Problem, run_strategy
+    from tilefit.engine import run_strategy
     from tilefit.errors import InputError
+    from tilefit.replay import replay
     from tilefit.strategy import parse_strategy
 
     if strategy is not None:
@@ -81,13 +82,4 @@ def _attempt(capture: Capture, strategy: str | None) -> Attempt:
             return run_strategy(capture, parse_strategy(strategy))
         except ValueError as error:
             raise InputError("--strategy", str(error)) from None
-    # The production replay: its strategies in order, each from empty memory, until one fits.
-    problem = Problem.of(capture)
-    attempts: list[Attempt] = []
-    for name in capture.production:
-        attempts.append(run_strategy(problem, name))
-        if attempts[-1].fits:
-            break
-    if not attempts:
-        raise InputError("production", "must list at least one strategy")
-    return attempts[-1]
+    return replay(capture).attempts[-1]  # the production failure, or what fits
