@@ -15,7 +15,7 @@ _KNOWN = {
 _OTHERS = ("#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d4a6c8")
 
 FAILED = "#d62728"  # the unit that did not fit
-HOLE = "#2ca02c"  # free space over the failed unit's lifetime
+HOLE = "#ffd92f"  # free space over the failed unit's lifetime: yellow, unlike any class
 UNAVAILABLE = "#d0d0d0"  # address space outside every range
 PEAK = "#d62728"
 

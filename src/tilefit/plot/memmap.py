@@ -114,7 +114,7 @@ def _draw_band(ax: Axes, band: FailedBand, layout: MemoryMap) -> list[Patch]:
         ax.add_patch(
             Rectangle(
                 (band.start, lo), band.end - band.start, max(hi - lo, least),
-                facecolor=palette.HOLE, edgecolor="#1a6b1a", alpha=0.6, lw=0.6, zorder=3,
+                facecolor=palette.HOLE, edgecolor="#9a7b00", alpha=0.6, lw=0.6, zorder=3,
             )
         )  # fmt: skip
         text = f"{hi - lo:,} B"
@@ -154,16 +154,23 @@ def draw_failed_unit(ax: Axes, band: FailedBand) -> None:
         cursor += member_size
     for k, (_, size) in enumerate(bars[1:], start=1):
         ax.add_patch(
-            Rectangle((k - 0.4, 0), 0.8, size, facecolor=palette.HOLE, alpha=0.6, ec="#1a6b1a")
+            Rectangle((k - 0.4, 0), 0.8, size, facecolor=palette.HOLE, alpha=0.6, ec="#9a7b00")
         )
     ax.set_title("failed unit\nvs. holes", fontsize=8)
-    name = band.id if band.label is None else f"{band.id}\n{band.label}"
+    name = band.id if band.label is None else f"{band.id}\n{_narrow(band.label)}"
     ax.text(
         0.5, 0.98, f"{name}\nneeds {band.size:,} B\nalign {band.alignment}\n"
         f"largest hole\n{band.largest_hole:,} B",
         transform=ax.transAxes, ha="center", va="top", fontsize=7, color=palette.FAILED,
         fontweight="bold",
     )  # fmt: skip
+
+
+def _narrow(label: str, width: int = 18) -> str:
+    """A long tensor name broken after its slashes, so it stays inside the narrow panel."""
+    if len(label) <= width:
+        return label
+    return "/\n".join(label.split("/"))
 
 
 def axes_pixels(ax: Axes) -> tuple[float, float]:

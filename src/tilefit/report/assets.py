@@ -63,7 +63,7 @@ stroke-width:3px}
 .il{fill:#17becf;pointer-events:none}
 .band{fill:#d62728;opacity:.08;pointer-events:none}
 .bandl{fill:none;stroke:#d62728;stroke-dasharray:5 3;pointer-events:none}
-.hole{fill:#2ca02c;fill-opacity:.65;stroke:#145214;stroke-width:.7}
+.hole{fill:#ffd92f;fill-opacity:.8;stroke:#9a7b00;stroke-width:.7}
 .hole:hover{fill-opacity:.95}
 .hl{font-size:9px;font-weight:700;fill:#0b3d0b;text-anchor:middle;dominant-baseline:middle;
 pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:2.5px}
