@@ -5,44 +5,33 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from types import ModuleType
 
 from tilefit import __version__
 from tilefit.cli import common
 from tilefit.errors import InputError
 
+# In the order a user meets them: replay and explain one tile, then see it,
+# then whole models, then tools.
+COMMANDS = (
+    "diagnose",
+    "replay",
+    "bound",
+    "experiment",
+    "place",
+    "solve",
+    "check",
+    "plot",
+    "report",
+    "batch",
+    "synth",
+    "convert",
+)
+
 
 def _commands() -> list[ModuleType]:
-    # Imported here so that `tilefit --version` stays quick.
-    from tilefit.cli import (
-        batch,
-        bound,
-        check,
-        convert,
-        diagnose,
-        experiment,
-        place,
-        plot,
-        replay,
-        report,
-        solve,
-        synth,
-    )
-
-    return [
-        batch,
-        bound,
-        check,
-        convert,
-        diagnose,
-        experiment,
-        place,
-        plot,
-        replay,
-        report,
-        solve,
-        synth,
-    ]
+    return [import_module(f"tilefit.cli.{name}") for name in COMMANDS]
 
 
 def build_parser() -> argparse.ArgumentParser:
