@@ -19,7 +19,8 @@ from tilefit.capture import Capture
 from tilefit.diagnose import DEFAULT_FALLBACKS, diagnose
 from tilefit.engine import Problem, run_strategy
 from tilefit.errors import InputError
-from tilefit.load import capture_from_json, parse_json
+from tilefit.jsonread import parse_json
+from tilefit.load import capture_from_json
 from tilefit.minimalloc import capture_from_csv
 
 
