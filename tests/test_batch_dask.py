@@ -2,11 +2,14 @@
 
 The fixture starts ``dask scheduler`` and ``dask worker`` (two worker
 processes, one thread each) on 127.0.0.1 with a free port, and stops them
-after the module.
+after the module. The scheduler gives up on a task the first time a worker
+dies running it (allowed failures 0, against 3 by default), so a crash costs
+one worker restart, not four; the workers can import ``batch_helpers``.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -14,15 +17,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from batch_helpers import misbehaving_work
 
 from tilefit.batch.bundle import write_bundle
+from tilefit.batch.dask_runner import (
+    GUIDED,
+    IN_FLIGHT_PER_THREAD,
+    MAX_CHUNK,
+    DaskRunner,
+    chunk_size,
+    work_chunk,
+)
+from tilefit.batch.inputs import Job, expand, load
+from tilefit.batch.row import Row
 from tilefit.batch.store import Store
+from tilefit.batch.work import Settings, work
 from tilefit.cli import main
-from tilefit.synth import Recipe, synth_model
+from tilefit.save import write_capture
+from tilefit.synth import Recipe, make_tile, synth_model
 
 distributed = pytest.importorskip("distributed")
 
 HOST = "127.0.0.1"
+SETTINGS = Settings(search=False)
 
 
 def _free_port() -> int:
@@ -31,11 +48,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _dask(*args: str) -> subprocess.Popen[bytes]:
+def _dask(*args: str, **env: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "dask", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **env},
     )
 
 
@@ -43,11 +61,17 @@ def _dask(*args: str) -> subprocess.Popen[bytes]:
 def scheduler() -> Iterator[str]:
     address = f"tcp://{HOST}:{_free_port()}"
     port = address.rsplit(":", 1)[1]
-    processes = [_dask("scheduler", "--host", HOST, "--port", port, "--no-dashboard")]
+    # The scheduler unpickles the tasks too, so both see batch_helpers.
+    tests = str(Path(__file__).parent)
+    env = {
+        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+        "PYTHONPATH": os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH")) if p),
+    }
+    processes = [_dask("scheduler", "--host", HOST, "--port", port, "--no-dashboard", **env)]
     shut_down = False
     try:
         worker = ["worker", address, "--nworkers", "2", "--nthreads", "1", "--host", HOST]
-        processes.append(_dask(*worker, "--no-dashboard", "--death-timeout", "60"))
+        processes.append(_dask(*worker, "--no-dashboard", "--death-timeout", "60", **env))
         client = distributed.Client(address, timeout=60)
         client.wait_for_workers(2, timeout=60)
         yield address
@@ -75,7 +99,33 @@ def bundle(tmp_path: Path) -> Path:
 
 def _rows(db: Path) -> list[tuple[object, ...]]:
     with Store.open(db, create=False) as store:
-        return [(*r.values()[:11], r.error) for r in store.rows()]  # all but the seconds
+        return sorted(_key(r) for r in store.rows())
+
+
+def _key(row: Row) -> tuple[object, ...]:
+    return (*row.values()[:11], row.error)  # all but the seconds
+
+
+def test_a_chunk_is_about_a_quarter_second_of_work_once_the_pace_is_known() -> None:
+    assert chunk_size(threads=2, remaining=10_000, seconds_per_job=None) == 1
+    assert chunk_size(threads=2, remaining=10_000, seconds_per_job=0.01) == 25
+    assert chunk_size(threads=2, remaining=10_000, seconds_per_job=0.001) == MAX_CHUNK
+    assert chunk_size(threads=2, remaining=10_000, seconds_per_job=0.0) == MAX_CHUNK
+    assert chunk_size(threads=2, remaining=None, seconds_per_job=0.01) == 25
+    assert chunk_size(threads=2, remaining=10_000, seconds_per_job=3.0) == 1
+
+
+def test_chunks_shrink_as_the_jobs_run_out_so_the_threads_finish_together() -> None:
+    assert chunk_size(threads=2, remaining=80, seconds_per_job=0.01) == 80 // (2 * GUIDED)
+    assert chunk_size(threads=2, remaining=9, seconds_per_job=0.01) == 2
+    assert chunk_size(threads=2, remaining=1, seconds_per_job=0.01) == 1
+    assert chunk_size(threads=64, remaining=1000, seconds_per_job=0.01) == 4
+
+
+def test_a_task_works_its_jobs_in_order(bundle: Path) -> None:
+    jobs = [load(s) for s in expand([str(bundle)])][-3:]
+    rows = work_chunk(work, jobs, SETTINGS)
+    assert [_key(r) for r in rows] == [_key(work(j, SETTINGS)) for j in jobs]
 
 
 def test_a_dask_run_records_what_a_local_run_records(
@@ -107,6 +157,67 @@ def test_a_dask_run_resumes(
     assert main([*args, str(half), "--resume"]) == 1
     rows = _rows(db)
     assert len(rows) == len({r[0] for r in rows}) == 13
+
+
+def _model(tmp_path: Path, names: list[str]) -> list[Job]:
+    """A folder of captures, one file each: the work in batch_helpers goes by file names."""
+    for k, name in enumerate(names):
+        tile = make_tile(Recipe(requests=40, layers=4, seed=k), name=name)
+        write_capture(tile, tmp_path / f"{name}.json")
+    return [load(s) for s in expand([str(tmp_path)])]
+
+
+def _expected(jobs: list[Job]) -> list[tuple[object, ...]]:
+    return sorted(_key(work(job, SETTINGS)) for job in jobs)
+
+
+def test_chunked_tasks_give_the_same_rows_and_hold_few_jobs_at_a_time(
+    scheduler: str, tmp_path: Path
+) -> None:
+    jobs = _model(tmp_path, [f"t{k}" for k in range(40)])
+    taken = 0
+    rows: list[Row] = []
+    held: list[int] = []  # each time a row comes: jobs taken from the input, not yet recorded
+
+    def take() -> Iterator[Job]:
+        nonlocal taken
+        for job in jobs:
+            taken += 1
+            yield job
+
+    def record(row: Row) -> None:
+        held.append(taken - len(rows))
+        rows.append(row)
+
+    DaskRunner(scheduler, chunk=3)(take(), SETTINGS, record)
+    assert sorted(map(_key, rows)) == _expected(jobs)
+    assert max(held) <= IN_FLIGHT_PER_THREAD * 2 * 3  # chunks a thread, threads, jobs a chunk
+
+
+def _one_error(scheduler: str, jobs: list[Job]) -> tuple[object, ...]:
+    """The one error row of a run in chunks of 4; every other row as worked out alone."""
+    rows: list[Row] = []
+    DaskRunner(scheduler, misbehaving_work, chunk=4)(jobs, SETTINGS, rows.append)
+    (failed,) = [_key(r) for r in rows if r.error is not None]
+    good = [j for j in jobs if j.source != failed[0]]
+    assert sorted(_key(r) for r in rows if r.error is None) == _expected(good)
+    return failed
+
+
+def test_a_capture_that_raises_in_a_chunk_costs_only_that_capture(
+    scheduler: str, tmp_path: Path
+) -> None:
+    jobs = _model(tmp_path, [*(f"a{k}" for k in range(9)), "raise-me", "t10", "t11"])
+    failed = _one_error(scheduler, jobs)
+    assert failed[1] == "raise-me" and failed[-1] == "dask: ValueError: bad luck"
+
+
+def test_a_worker_that_dies_in_a_chunk_costs_only_its_capture(
+    scheduler: str, tmp_path: Path
+) -> None:
+    jobs = _model(tmp_path, [*(f"a{k}" for k in range(5)), "exit-now", "t6", "t7", "t8"])
+    failed = _one_error(scheduler, jobs)
+    assert failed[1] == "exit-now" and str(failed[-1]).startswith("dask: KilledWorker")
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(

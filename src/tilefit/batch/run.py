@@ -3,6 +3,8 @@
 A runner is any callable ``runner(jobs, settings, record)`` that works every
 job out somewhere and calls ``record`` with each row in the calling thread
 (``LocalRunner``, ``DaskRunner``); the run does not care where the work happens.
+The jobs it is given are ``Sized`` (at most that many come), so a runner may
+size its work by them.
 """
 
 from __future__ import annotations
@@ -82,8 +84,22 @@ def run_batch(
                 record(error_row(source.key, source.default_name, settings.mode, error.message))
 
     try:
-        runner(jobs(), settings, record)
+        runner(_Counted(jobs, len(pending)), settings, record)
     finally:
         if progress is not None:
             progress.finish()
     return RunCounts(len(sources), len(sources) - len(pending), written, errors)
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """Jobs read one at a time, that say how many at most will come."""
+
+    jobs: Callable[[], Iterator[Job]]
+    count: int
+
+    def __iter__(self) -> Iterator[Job]:
+        return self.jobs()
+
+    def __len__(self) -> int:
+        return self.count
