@@ -1,11 +1,12 @@
 """The branch-and-bound over canonical placements: the inner loop, on flat integer arrays.
 
 Written in the subset of Python that numba compiles (scalar loops over flat
-arrays, no objects), so that the same text runs compiled when numba is
-installed and as plain Python otherwise (see ``tilefit.search.jit``). Placing
-a block and inference live in ``tilefit.search.place``, the frames of the
-search tree in ``tilefit.search.frames``, the state layout in
-``tilefit.search.state``.
+arrays, named tuples of them, no objects), so that the same text runs compiled
+when numba is installed and as plain Python otherwise (see
+``tilefit.search.jit``). The arrays travel as two named tuples: ``Tables``, the
+problem, and ``State``, one run's search state (``tilefit.search.state``).
+Placing a block and inference live in ``tilefit.search.place``, the frames of
+the search tree in ``tilefit.search.frames``.
 
 Blocks are placed one at a time, each at its *lowest feasible offset* (``low``),
 in never-decreasing order of (offset, rank). Canonical placements (every block
@@ -30,8 +31,6 @@ resumes later exactly where it was (deadline checks happen between runs).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from tilefit.search.frames import descend, forced, has_block, open_parts, push_part
 from tilefit.search.jit import jit
@@ -60,113 +59,45 @@ from tilefit.search.state import (
     INF,
     NF,
     RUNNING,
+    State,
+    Tables,
 )
 
 
 @jit
-def run(
-    size: Any,
-    res: Any,
-    mod: Any,
-    s0: Any,
-    s1: Any,
-    rank: Any,
-    ov_ptr: Any,
-    ov_idx: Any,
-    sec_ptr: Any,
-    sec_idx: Any,
-    bi_ptr: Any,
-    bi_lo: Any,
-    bi_hi: Any,
-    pt_ptr: Any,
-    pt_idx: Any,
-    pt_len: Any,
-    pt_olen: Any,
-    pt_edge: Any,
-    edge_lo: Any,
-    edge_hi: Any,
-    elem: Any,
-    rg_ptr: Any,
-    rg_lo: Any,
-    rg_hi: Any,
-    rg_suf: Any,
-    width: Any,
-    keyorder: Any,
-    off: Any,
-    low: Any,
-    floor: Any,
-    total: Any,
-    cuts: Any,
-    edge_alive: Any,
-    tr_kind: Any,
-    tr_idx: Any,
-    tr_val: Any,
-    placed: Any,
-    placed_mark: Any,
-    frames: Any,
-    cand: Any,
-    pend: Any,
-    cnt: Any,
-    mark: Any,
-    aff: Any,
-    cutp: Any,
-    tmp: Any,
-    budget: int,
-) -> int:
+def run(tb: Tables, st: State, budget: int) -> int:
     """Search until a placement is found, the search is exhausted, or ``budget`` nodes.
 
-    Returns FOUND (bases in ``off``), EXHAUSTED (no placement exists) or
+    Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists) or
     RUNNING (call again with a larger budget to go on).
     """
-    m = len(size)
-    nsec = len(floor)
+    m = len(tb.size)
+    nsec = len(st.floor)
+    cnt = st.cnt
+    frames = st.frames
+    cand = st.cand
+    low = st.low
+    rank = st.rank
     if cnt[C_STARTED] == 0:
         cnt[C_STARTED] = 1
         for v in range(m):
-            low[v] = lowest_valid(
-                v, 0, res, mod, bi_ptr, bi_lo, bi_hi, pt_ptr, pt_idx, pt_len, pt_olen, elem, off
-            )
+            low[v] = lowest_valid(v, 0, tb.bases, tb.partners, tb.elem, st.off)
             if low[v] >= INF:
                 return EXHAUSTED
         # The static parts: section ranges between boundaries that nothing crosses.
+        cutp = st.cutp
         n_parts = 0
         a = 0
         for j in range(1, nsec + 1):
-            if j == nsec or cuts[j] == 0:
-                if has_block(a, j, m, s0, s1, off):
+            if j == nsec or st.cuts[j] == 0:
+                if has_block(a, j, tb.s0, tb.s1, st.off):
                     cutp[2 * n_parts] = a
                     cutp[2 * n_parts + 1] = j
                     n_parts += 1
                 a = j
         for q in range(n_parts - 1, -1, -1):
-            push_part(pend, cnt, cutp[2 * q], cutp[2 * q + 1], -1, -1, -1)
-        status = open_parts(
-            frames,
-            cand,
-            pend,
-            cnt,
-            m,
-            s0,
-            s1,
-            off,
-            low,
-            rank,
-            size,
-            elem,
-            pt_ptr,
-            pt_idx,
-            total,
-            rg_ptr,
-            rg_lo,
-            rg_hi,
-            rg_suf,
-            width,
-            keyorder,
-            tmp,
-            tr_kind,
-            tr_idx,
-            tr_val,
-        )
+            push_part(st.pend, cnt, cutp[2 * q], cutp[2 * q + 1], -1, -1, -1)
+        status = open_parts(tb, st)
         cnt[C_NODES] += 1
         if status == FOUND:
             return FOUND
@@ -192,114 +123,16 @@ def run(
                 break
             if x < f or (x == f and rank[c] < fr):
                 continue
-            if place(
-                c,
-                x,
-                lo,
-                hi,
-                size,
-                s0,
-                s1,
-                ov_ptr,
-                ov_idx,
-                sec_ptr,
-                sec_idx,
-                res,
-                mod,
-                bi_ptr,
-                bi_lo,
-                bi_hi,
-                pt_ptr,
-                pt_idx,
-                pt_len,
-                pt_olen,
-                pt_edge,
-                edge_lo,
-                edge_hi,
-                elem,
-                rg_ptr,
-                rg_lo,
-                rg_hi,
-                rg_suf,
-                off,
-                low,
-                floor,
-                total,
-                cuts,
-                edge_alive,
-                tr_kind,
-                tr_idx,
-                tr_val,
-                placed,
-                placed_mark,
-                cnt,
-                mark,
-                aff,
-            ):
+            if place(c, x, tb, st):
                 chosen = c
                 break
-            undo_to(
-                cnt[C_PLACED] - 1,
-                size,
-                s0,
-                s1,
-                low,
-                rank,
-                floor,
-                total,
-                cuts,
-                edge_alive,
-                edge_lo,
-                edge_hi,
-                off,
-                tr_kind,
-                tr_idx,
-                tr_val,
-                placed,
-                placed_mark,
-                cnt,
-            )
+            undo_to(cnt[C_PLACED] - 1, tb, st)
         frames[fb + F_POS] = pos
         if chosen >= 0:
             frames[fb + F_CHOSEN] = chosen
             frames[fb + F_PLEN] = cnt[C_PLACED] - 1
             frames[fb + F_PEND] = cnt[C_PEND]
-            status = descend(
-                fb,
-                chosen,
-                lo,
-                hi,
-                frames,
-                cand,
-                pend,
-                cnt,
-                m,
-                s0,
-                s1,
-                off,
-                low,
-                rank,
-                size,
-                elem,
-                cuts,
-                pt_ptr,
-                pt_idx,
-                pt_edge,
-                edge_lo,
-                edge_hi,
-                cutp,
-                total,
-                rg_ptr,
-                rg_lo,
-                rg_hi,
-                rg_suf,
-                width,
-                keyorder,
-                tmp,
-                tr_kind,
-                tr_idx,
-                tr_val,
-            )
+            status = descend(fb, chosen, lo, hi, tb, st)
             cnt[C_NODES] += 1
             if status == FOUND:
                 return FOUND
@@ -308,9 +141,9 @@ def run(
             continue
         # The top frame is exhausted: fail upwards.
         while True:
-            tb = (cnt[C_FRAMES] - 1) * NF
-            if frames[tb + F_ROOT] == 1:
-                back = frames[tb + F_SPLIT]
+            top = (cnt[C_FRAMES] - 1) * NF
+            if frames[top + F_ROOT] == 1:
+                back = frames[top + F_SPLIT]
                 if back < 0:
                     return EXHAUSTED
             else:
@@ -319,30 +152,10 @@ def run(
             cnt[C_FRAMES] = back + 1
             cnt[C_CAND] = frames[bb + F_CE]
             c = frames[bb + F_CHOSEN]
-            undo_to(
-                frames[bb + F_PLEN],
-                size,
-                s0,
-                s1,
-                low,
-                rank,
-                floor,
-                total,
-                cuts,
-                edge_alive,
-                edge_lo,
-                edge_hi,
-                off,
-                tr_kind,
-                tr_idx,
-                tr_val,
-                placed,
-                placed_mark,
-                cnt,
-            )
+            undo_to(frames[bb + F_PLEN], tb, st)
             cnt[C_PEND] = frames[bb + F_PEND]
             frames[bb + F_CHOSEN] = -1
-            if forced(c, ov_ptr, ov_idx, pt_ptr, pt_idx, off):
+            if forced(c, tb.overlaps, tb.partners, st.off):
                 frames[bb + F_POS] = frames[bb + F_CE]
                 continue
             break

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +20,7 @@ from tilefit.search import kernel, state
 from tilefit.search.jit import COMPILED
 from tilefit.search.model import Bases, Model, Side, subtract
 from tilefit.search.sections import sweep
+from tilefit.search.state import Partners, Regions, Rows, State, Tables, Trail, ValidBases
 
 Array = NDArray[np.int64]
 
@@ -39,13 +40,21 @@ class FreeProblem:
     """Kernel inputs for the free blocks ``blocks`` (model indices), in that order."""
 
     blocks: tuple[int, ...]
-    static: tuple[Any, ...]  # the kernel's static arguments, in its order
+    tables: Tables
     cuts: Array
     nsec: int
     n_edges: int
     max_cut_points: int
     trail_size: int
     infeasible: bool  # some free block has no valid base at all
+
+    def totals(self) -> Array:
+        """Per section: the bytes of the free blocks alive in it."""
+        tables = self.tables
+        total = np.zeros(max(self.nsec, 1), dtype=np.int64)
+        for i in range(len(self.blocks)):
+            total[tables.s0[i] : tables.s1[i]] += tables.size[i]
+        return total
 
 
 def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]) -> FreeProblem:
@@ -100,61 +109,36 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
     for lo, hi in edge_spans:
         cuts[lo + 1 : hi] += 1
 
-    def csr(rows: Sequence[Sequence[int]]) -> tuple[Array, Array]:
-        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        ptr[1:] = np.cumsum([len(r) for r in rows])
-        flat = np.fromiter((x for r in rows for x in r), dtype=np.int64)
-        return ptr, flat
-
-    def pointers(rows: Sequence[Sequence[object]]) -> Array:
-        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        ptr[1:] = np.cumsum([len(r) for r in rows])
-        return ptr
-
-    def ints(values: Sequence[int]) -> Array:
-        return np.asarray(values, dtype=np.int64).reshape(-1)
-
-    ov_ptr, ov_idx = csr(overlaps)
-    sec_ptr, sec_idx = csr(sections.members)
-    bi_ptr = pointers(bases)
-    bi_lo = ints([lo for bs in bases for lo, _ in bs])
-    bi_hi = ints([hi for bs in bases for _, hi in bs])
-    pt_ptr, pt_idx = csr([[p[0] for p in ps] for ps in partners])
-    pt_len = ints([p[1] for ps in partners for p in ps])
-    pt_olen = ints([p[2] for ps in partners for p in ps])
-    pt_edge = ints([p[3] for ps in partners for p in ps])
-    rg_ptr = pointers(regions)
-    rg_lo = ints([lo for rs in regions for lo, _ in rs])
-    rg_hi = ints([hi for rs in regions for _, hi in rs])
-    rg_suf = ints([_suffix(rs)[k] for rs in regions for k in range(len(rs))])
-    static = (
-        ints([b.size for b in blocks]),
-        ints([b.residue for b in blocks]),
-        ints([b.modulus for b in blocks]),
-        ints([s[0] for s in sections.spans]),
-        ints([s[1] for s in sections.spans]),
-        None,  # rank: set per ordering
-        ov_ptr,
-        ov_idx,
-        sec_ptr,
-        sec_idx,
-        bi_ptr,
-        bi_lo,
-        bi_hi,
-        pt_ptr,
-        pt_idx,
-        pt_len,
-        pt_olen,
-        pt_edge,
-        ints([s[0] for s in edge_spans]),
-        ints([s[1] for s in edge_spans]),
-        ints(list(elem)),
-        rg_ptr,
-        rg_lo,
-        rg_hi,
-        rg_suf,
-        ints([b.end - b.start for b in blocks]),  # width
-        None,  # keyorder: set per ordering
+    tables = Tables(
+        size=_ints([b.size for b in blocks]),
+        s0=_ints([s[0] for s in sections.spans]),
+        s1=_ints([s[1] for s in sections.spans]),
+        width=_ints([b.end - b.start for b in blocks]),
+        bases=ValidBases(
+            res=_ints([b.residue for b in blocks]),
+            mod=_ints([b.modulus for b in blocks]),
+            ptr=_pointers(bases),
+            lo=_ints([lo for bs in bases for lo, _ in bs]),
+            hi=_ints([hi for bs in bases for _, hi in bs]),
+        ),
+        overlaps=_rows(overlaps),
+        members=_rows(sections.members),
+        partners=Partners(
+            ptr=_pointers(partners),
+            idx=_ints([p[0] for ps in partners for p in ps]),
+            mine=_ints([p[1] for ps in partners for p in ps]),
+            theirs=_ints([p[2] for ps in partners for p in ps]),
+            edge=_ints([p[3] for ps in partners for p in ps]),
+        ),
+        edge_lo=_ints([s[0] for s in edge_spans]),
+        edge_hi=_ints([s[1] for s in edge_spans]),
+        elem=_ints(list(elem)),
+        regions=Regions(
+            ptr=_pointers(regions),
+            lo=_ints([lo for rs in regions for lo, _ in rs]),
+            hi=_ints([hi for rs in regions for _, hi in rs]),
+            suf=_ints([n for rs in regions for n in _suffix(rs)]),
+        ),
     )
     max_pdeg = max((len(ps) for ps in partners), default=0)
     spans = [last - first for first, last in sections.spans]
@@ -168,7 +152,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
     trail += len(blocks) * (len(blocks) + 1) // 2  # ranks of parts split off on one path
     return FreeProblem(
         blocks=tuple(free),
-        static=static,
+        tables=tables,
         cuts=cuts,
         nsec=nsec,
         n_edges=len(edge_spans),
@@ -176,6 +160,21 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         trail_size=trail + 16,
         infeasible=any(not bs for bs in bases),
     )
+
+
+def _pointers(rows: Sequence[Sequence[object]]) -> Array:
+    """Row starts of a compressed table (and its length at the end)."""
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(r) for r in rows])
+    return ptr
+
+
+def _ints(values: Sequence[int]) -> Array:
+    return np.asarray(values, dtype=np.int64).reshape(-1)
+
+
+def _rows(rows: Sequence[Sequence[int]]) -> Rows:
+    return Rows(_pointers(rows), _ints([x for r in rows for x in r]))
 
 
 def _forbidden(
@@ -254,65 +253,63 @@ class Run:
     def __init__(self, problem: FreeProblem, rank: Sequence[int], keyorder: Sequence[int]) -> None:
         m = len(problem.blocks)
         nsec = problem.nsec
-        self.problem = problem
-        static = list(problem.static)
-        static[5] = np.asarray(rank, dtype=np.int64)
-        static[26] = np.asarray(keyorder, dtype=np.int64)
 
         def zeros(n: int) -> Array:
             return np.zeros(max(n, 1), dtype=np.int64)
 
-        off = np.full(m, -1, dtype=np.int64)
-        dynamic = [
-            off,
-            zeros(m),  # low
-            zeros(nsec),  # floor
-            _totals(problem, nsec),  # total
-            problem.cuts.copy(),
-            np.ones(max(problem.n_edges, 1), dtype=np.int64),  # edge_alive
-            zeros(problem.trail_size),
-            zeros(problem.trail_size),
-            zeros(problem.trail_size),
-            zeros(m + 1),  # placed
-            zeros(m + 1),  # placed_mark
-            zeros((m + 2) * state.NF),  # frames
-            zeros(m * (m + 1) // 2 + m + 1),  # candidate lists
-            zeros((2 * nsec + 2) * state.NP),  # pending parts
-            zeros(state.NC),  # counters
-            zeros(nsec),  # mark
-            zeros(nsec),  # affected sections
-            zeros(problem.max_cut_points),
-            zeros(m),  # per-block scratch
-        ]
-        self.args: list[Any] = static + dynamic
+        tables = problem.tables
+        search = State(
+            rank=np.asarray(rank, dtype=np.int64),
+            keyorder=np.asarray(keyorder, dtype=np.int64),
+            off=np.full(m, -1, dtype=np.int64),
+            low=zeros(m),
+            floor=zeros(nsec),
+            total=problem.totals(),
+            cuts=problem.cuts.copy(),
+            edge_alive=np.ones(max(problem.n_edges, 1), dtype=np.int64),
+            trail=Trail(*(zeros(problem.trail_size) for _ in range(3))),
+            placed=zeros(m + 1),
+            placed_mark=zeros(m + 1),
+            frames=zeros((m + 2) * state.NF),
+            cand=zeros(m * (m + 1) // 2 + m + 1),
+            pend=zeros((2 * nsec + 2) * state.NP),
+            cnt=zeros(state.NC),
+            mark=zeros(nsec),
+            aff=zeros(nsec),
+            cutp=zeros(problem.max_cut_points),
+            tmp=zeros(m),
+        )
         if not COMPILED:  # plain Python indexes lists much faster than arrays
-            self.args = [a.tolist() if isinstance(a, np.ndarray) else a for a in self.args]
-        self._off = len(static)
-        self._cnt = len(static) + 14
+            tables = _lists(tables)
+            search = _lists(search)
+        self.problem = problem
+        self.tables = tables
+        self.state = search
         self.status = state.EXHAUSTED if problem.infeasible else state.RUNNING
 
     @property
     def nodes(self) -> int:
-        return int(self.args[self._cnt][state.C_NODES])
+        return int(self.state.cnt[state.C_NODES])
 
     def advance(self, budget: int) -> int:
         """Search on until ``budget`` nodes in all; returns the kernel's status."""
         if self.status == state.RUNNING and self.problem.blocks:
             search_kernel: Any = kernel.run
-            self.status = int(search_kernel(*self.args, budget))
+            self.status = int(search_kernel(self.tables, self.state, budget))
         elif not self.problem.blocks:
             self.status = state.FOUND
         return self.status
 
     def bases(self) -> dict[int, int]:
         """Model block index -> base, once FOUND."""
-        off = self.args[self._off]
+        off = self.state.off
         return {k: int(off[i]) for i, k in enumerate(self.problem.blocks)}
 
 
-def _totals(problem: FreeProblem, nsec: int) -> Array:
-    size, s0, s1 = problem.static[0], problem.static[3], problem.static[4]
-    total = np.zeros(max(nsec, 1), dtype=np.int64)
-    for i in range(len(problem.blocks)):
-        total[s0[i] : s1[i]] += size[i]
-    return total
+Group = TypeVar("Group", bound=tuple[Any, ...])
+
+
+def _lists(arrays: Group) -> Group:
+    """The same named tuple with every array, however deep, as a list."""
+    parts = [a.tolist() if isinstance(a, np.ndarray) else _lists(a) for a in arrays]
+    return type(arrays)(*parts)

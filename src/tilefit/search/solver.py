@@ -174,7 +174,7 @@ def _search_free(
         return Outcome(INFEASIBLE, None)
     if not free:
         return Outcome(SOLVED, dict(pinned_at))
-    ranks = [(_rank(problem, model, key), [KEYS.index(c) for c in key]) for key in ORDERINGS]
+    ranks = [(_rank(problem, key), [KEYS.index(c) for c in key]) for key in ORDERINGS]
     allowance = max(len(free), 1)
     while True:
         allowance *= 2
@@ -202,19 +202,16 @@ def _drive(run: Run, allowance: int, budget: Budget) -> int:
     return status
 
 
-def _rank(problem: FreeProblem, model: Model, key: str) -> list[int]:
+def _rank(problem: FreeProblem, key: str) -> list[int]:
     """Rank of each free block under an ordering: 0 is tried first among equals."""
-    size, s0, s1 = problem.static[0], problem.static[3], problem.static[4]
+    tables = problem.tables
     n = len(problem.blocks)
-    total = [0] * max(problem.nsec, 1)
-    for i in range(n):
-        for s in range(int(s0[i]), int(s1[i])):
-            total[s] += int(size[i])
-    width = [model.blocks[k].end - model.blocks[k].start for k in problem.blocks]
+    total = problem.totals()
+    width = [int(w) for w in tables.width]
     facts = {
         "W": width,
-        "A": [width[i] * int(size[i]) for i in range(n)],
-        "T": [max(total[int(s0[i]) : int(s1[i])]) for i in range(n)],
+        "A": [width[i] * int(tables.size[i]) for i in range(n)],
+        "T": [int(total[tables.s0[i] : tables.s1[i]].max()) for i in range(n)],
     }
     order = sorted(range(n), key=lambda i: (*(-facts[c][i] for c in key), i))
     rank = [0] * n

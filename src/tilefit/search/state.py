@@ -1,6 +1,15 @@
-"""The search kernel's state layout: statuses, frame fields, counters, trail kinds."""
+"""The search kernel's state layout: statuses, frame fields, counters, trail kinds, arrays.
+
+The kernel's arrays travel as two named tuples: ``Tables`` (one free problem,
+read-only) and ``State`` (one run's search). Arrays read together form small
+groups, so that a kernel function with loops of its own (numba does not inline
+those) takes only the groups and arrays it reads: each compiled call counts a
+reference to every array passed, ~50 for a whole Tables or State.
+"""
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 INF = 1 << 62
 
@@ -43,3 +52,91 @@ T_LOW = 0
 T_FLOOR = 1
 T_EDGE = 2
 T_RANK = 3
+
+
+class Rows(NamedTuple):
+    """A compressed table: row r is ``idx[ptr[r] : ptr[r + 1]]``."""
+
+    ptr: Any
+    idx: Any
+
+
+class ValidBases(NamedTuple):
+    """Block v's valid bases: x % mod[v] == res[v], inside one of the closed
+    intervals ``[lo[k], hi[k]]`` for k in ``ptr[v] : ptr[v + 1]``, ascending."""
+
+    res: Any
+    mod: Any
+    ptr: Any
+    lo: Any
+    hi: Any
+
+
+class Partners(NamedTuple):
+    """Block v's conflict partners, for p in ``ptr[v] : ptr[v + 1]``: block idx[p],
+    the byte sizes of v's side (mine[p]) and of the partner's (theirs[p]), the edge."""
+
+    ptr: Any
+    idx: Any
+    mine: Any
+    theirs: Any
+    edge: Any
+
+
+class Regions(NamedTuple):
+    """Section s's region, for k in ``ptr[s] : ptr[s + 1]``: the addresses
+    ``[lo[k], hi[k])`` its free blocks may use, ascending; suf[k]: bytes from k up."""
+
+    ptr: Any
+    lo: Any
+    hi: Any
+    suf: Any
+
+
+class Trail(NamedTuple):
+    """Entry t: (kind, index, old value); its height is the counter C_TRAIL."""
+
+    kind: Any
+    idx: Any
+    val: Any
+
+
+class Tables(NamedTuple):
+    """One free problem's kernel inputs, read-only; every array flat int64."""
+
+    size: Any  # per block
+    s0: Any  # per block: its sections [s0, s1)
+    s1: Any
+    width: Any  # per block: its lifetime's length
+    bases: ValidBases
+    overlaps: Rows  # per block: the blocks sharing a section with it
+    members: Rows  # per section: the blocks alive in it
+    partners: Partners
+    edge_lo: Any  # per conflict edge between free blocks: the sections it spans
+    edge_hi: Any
+    elem: Any  # element start addresses, then the memory size
+    regions: Regions
+
+
+class State(NamedTuple):
+    """One run's whole search state; every array flat int64."""
+
+    rank: Any  # per block: its place in the ordering (parts split off re-rank)
+    keyorder: Any  # the ordering's key codes, most significant first
+    off: Any  # per block: its base, or -1 while unplaced
+    low: Any  # per block: its lowest feasible base
+    floor: Any  # per section: no unplaced block there starts below it
+    total: Any  # per section: bytes of the unplaced blocks alive there
+    cuts: Any  # per section boundary: unplaced blocks and live edges crossing it
+    edge_alive: Any
+    trail: Trail
+    placed: Any  # the placed stack, and the trail height at each placement
+    placed_mark: Any
+    frames: Any
+    cand: Any  # candidate lists of the frames
+    pend: Any  # pending parts
+    cnt: Any  # counters
+    mark: Any  # per section: stamp of the last placement that touched it
+    aff: Any  # the sections a placement may lift
+    cutp: Any  # scratch for cut points and parts
+    tmp: Any  # per-block scratch
