@@ -19,7 +19,8 @@ from tilefit.capture import Capture
 from tilefit.placement import Placement
 from tilefit.search import state
 from tilefit.search.model import Model, build_model
-from tilefit.search.problem import FreeProblem, Run, free_problem
+from tilefit.search.problem import FreeProblem, free_problem
+from tilefit.search.run import Run
 
 SOLVED = "solved"
 INFEASIBLE = "infeasible"
