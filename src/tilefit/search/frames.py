@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from tilefit.search.jit import jit
-from tilefit.search.place import element_of, record, section_limit
+from tilefit.search.ordering import rerank
+from tilefit.search.place import element_of, section_limit
 from tilefit.search.state import (
     C_CAND,
     C_FRAMES,
@@ -31,7 +32,6 @@ from tilefit.search.state import (
     NF,
     NP,
     RUNNING,
-    T_RANK,
     Partners,
     Rows,
     State,
@@ -171,7 +171,7 @@ def open_parts(tb: Tables, st: State) -> int:
             # A part split off during the search gets its own ordering, from the
             # totals left now (like a fresh problem); ranks are compared only
             # within a part, so its frontier rank starts over.
-            _rerank(cs, ce, tb, st)
+            rerank(cs, ce, tb, st)
             fr = -1
         _open_frame(a, b, pend[pb + 3], fr, cs, ce, 1, split, tb, st)
         return RUNNING
@@ -267,47 +267,3 @@ def _min_height(cs: int, ce: int, tb: Tables, st: State) -> int:
         if h < minh:
             minh = h
     return minh
-
-
-@jit
-def _rerank(cs: int, ce: int, tb: Tables, st: State) -> None:
-    """Rank the blocks of cand[cs:ce] by the ordering's keys (descending), then block index."""
-    cand = st.cand
-    tmp = st.tmp
-    for i in range(cs, ce):
-        v = cand[i]
-        t = 0
-        for s in range(tb.s0[v], tb.s1[v]):
-            if st.total[s] > t:
-                t = st.total[s]
-        tmp[v] = t
-    # Insertion sort of the blocks themselves, in place, by the keys.
-    for i in range(cs + 1, ce):
-        v = cand[i]
-        j = i - 1
-        while j >= cs and _ranks_before(v, cand[j], st.keyorder, tb.width, tb.size, tmp):
-            cand[j + 1] = cand[j]
-            j -= 1
-        cand[j + 1] = v
-    for i in range(cs, ce):
-        v = cand[i]
-        record(st.trail, st.cnt, T_RANK, v, st.rank[v])
-        st.rank[v] = i - cs
-
-
-@jit
-def _ranks_before(u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: Any) -> bool:
-    for q in range(len(keyorder)):
-        code = keyorder[q]
-        if code == 0:
-            a = width[u]
-            b = width[v]
-        elif code == 1:
-            a = width[u] * size[u]
-            b = width[v] * size[v]
-        else:
-            a = tkey[u]
-            b = tkey[v]
-        if a != b:
-            return bool(a > b)
-    return u < v

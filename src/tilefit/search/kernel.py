@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from tilefit.search.frames import descend, forced, has_block, open_parts, push_part
 from tilefit.search.jit import jit
+from tilefit.search.ordering import rank_all
 from tilefit.search.place import lowest_valid, place, undo_to
 from tilefit.search.state import (
     C_CAND,
@@ -80,6 +81,7 @@ def run(tb: Tables, st: State, budget: int) -> int:
     rank = st.rank
     if cnt[C_STARTED] == 0:
         cnt[C_STARTED] = 1
+        rank_all(tb, st)
         for v in range(m):
             low[v] = lowest_valid(v, 0, tb.bases, tb.partners, tb.elem, st.off)
             if low[v] >= INF:

@@ -16,7 +16,7 @@ from tilefit.search.state import State, Trail
 class Run:
     """One ordering's search over a free problem; resumable by node budget."""
 
-    def __init__(self, problem: FreeProblem, rank: Sequence[int], keyorder: Sequence[int]) -> None:
+    def __init__(self, problem: FreeProblem, keyorder: Sequence[int]) -> None:
         m = len(problem.blocks)
         nsec = problem.nsec
 
@@ -25,7 +25,7 @@ class Run:
 
         tables = problem.tables
         search = State(
-            rank=np.asarray(rank, dtype=np.int64),
+            rank=zeros(m),  # the kernel ranks the blocks when it starts
             keyorder=np.asarray(keyorder, dtype=np.int64),
             off=np.full(m, -1, dtype=np.int64),
             low=zeros(m),

@@ -19,7 +19,7 @@ from tilefit.capture import Capture
 from tilefit.placement import Placement
 from tilefit.search import state
 from tilefit.search.model import Model, build_model
-from tilefit.search.problem import FreeProblem, free_problem
+from tilefit.search.problem import free_problem
 from tilefit.search.run import Run
 
 SOLVED = "solved"
@@ -175,12 +175,12 @@ def _search_free(
         return Outcome(INFEASIBLE, None)
     if not free:
         return Outcome(SOLVED, dict(pinned_at))
-    ranks = [(_rank(problem, key), [KEYS.index(c) for c in key]) for key in ORDERINGS]
+    keyorders = [[KEYS.index(c) for c in key] for key in ORDERINGS]
     allowance = max(len(free), 1)
     while True:
         allowance *= 2
-        for rank, keyorder in ranks:
-            run = Run(problem, rank, keyorder)
+        for keyorder in keyorders:
+            run = Run(problem, keyorder)
             status = _drive(run, allowance, budget)
             if status == state.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})
@@ -201,21 +201,3 @@ def _drive(run: Run, allowance: int, budget: Budget) -> int:
         status = run.advance(min(allowance, before + step))
         budget.nodes += run.nodes - before
     return status
-
-
-def _rank(problem: FreeProblem, key: str) -> list[int]:
-    """Rank of each free block under an ordering: 0 is tried first among equals."""
-    tables = problem.tables
-    n = len(problem.blocks)
-    total = problem.totals()
-    width = [int(w) for w in tables.width]
-    facts = {
-        "W": width,
-        "A": [width[i] * int(tables.size[i]) for i in range(n)],
-        "T": [int(total[tables.s0[i] : tables.s1[i]].max()) for i in range(n)],
-    }
-    order = sorted(range(n), key=lambda i: (*(-facts[c][i] for c in key), i))
-    rank = [0] * n
-    for r, i in enumerate(order):
-        rank[i] = r
-    return rank

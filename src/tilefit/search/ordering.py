@@ -1,0 +1,77 @@
+"""Orderings: which of the blocks at one offset the search tries first.
+
+Kernel code (see ``tilefit.search.kernel``). Blocks are ranked by the
+ordering's keys, descending, then by block index. The key codes: 0 lifetime
+width, 1 width x size, 2 the largest section total over the block's
+lifetime (bytes of the unplaced blocks alive there). A run ranks every block
+when it starts; a part split off during the search is re-ranked from the
+totals left then, like a fresh problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilefit.search.jit import jit
+from tilefit.search.place import record
+from tilefit.search.state import T_RANK, State, Tables
+
+
+@jit
+def rank_all(tb: Tables, st: State) -> None:
+    """Rank every block (cand serves as scratch: no frame is open yet)."""
+    m = len(tb.size)
+    for v in range(m):
+        st.cand[v] = v
+    _order(0, m, tb, st)
+    for i in range(m):
+        st.rank[st.cand[i]] = i
+
+
+@jit
+def rerank(cs: int, ce: int, tb: Tables, st: State) -> None:
+    """Rank the blocks of cand[cs:ce] among themselves; the trail keeps the old ranks."""
+    _order(cs, ce, tb, st)
+    for i in range(cs, ce):
+        v = st.cand[i]
+        record(st.trail, st.cnt, T_RANK, v, st.rank[v])
+        st.rank[v] = i - cs
+
+
+@jit
+def _order(cs: int, ce: int, tb: Tables, st: State) -> None:
+    """Sort cand[cs:ce] in place into the ordering."""
+    cand = st.cand
+    tmp = st.tmp
+    for i in range(cs, ce):
+        v = cand[i]
+        t = 0
+        for s in range(tb.s0[v], tb.s1[v]):
+            if st.total[s] > t:
+                t = st.total[s]
+        tmp[v] = t
+    for i in range(cs + 1, ce):
+        v = cand[i]
+        j = i - 1
+        while j >= cs and _ranks_before(v, cand[j], st.keyorder, tb.width, tb.size, tmp):
+            cand[j + 1] = cand[j]
+            j -= 1
+        cand[j + 1] = v
+
+
+@jit
+def _ranks_before(u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: Any) -> bool:
+    for q in range(len(keyorder)):
+        code = keyorder[q]
+        if code == 0:
+            a = width[u]
+            b = width[v]
+        elif code == 1:
+            a = width[u] * size[u]
+            b = width[v] * size[v]
+        else:
+            a = tkey[u]
+            b = tkey[v]
+        if a != b:
+            return bool(a > b)
+    return u < v
