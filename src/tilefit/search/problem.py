@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.search.model import Bases, Model, Side, subtract
+from tilefit.intervals import merge
+from tilefit.search.model import Bases, Block, Model, Side, subtract
 from tilefit.search.sections import sweep
 from tilefit.search.state import Partners, Regions, Rows, Tables, ValidBases
 
@@ -99,7 +100,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         bases.append(allowed)
 
     overlaps = [sections.overlapping(i) for i in range(len(blocks))]
-    regions = _regions(model, blocks, sections.members, sections.points, obstacles)
+    regions = _regions(blocks, sections.members, sections.points, obstacles)
 
     cuts = np.zeros(nsec + 1, dtype=np.int64)
     for first, last in sections.spans:
@@ -187,8 +188,7 @@ def _forbidden(
 
 
 def _regions(
-    model: Model,
-    blocks: Sequence[Any],
+    blocks: Sequence[Block],
     members: Sequence[Sequence[int]],
     points: Sequence[int],
     obstacles: Sequence[Obstacle],
@@ -203,21 +203,12 @@ def _regions(
         blocked = tuple((ob.lo, ob.hi) for ob in obstacles if ob.start < t1 and t0 < ob.end)
         key = (keys, blocked)
         if key not in cache:
-            union = _union([iv for r in keys for iv in r])
+            starts, ends = merge(sorted(iv for r in keys for iv in r))
+            union = list(zip(starts, ends, strict=True))
             for lo, hi in blocked:
-                union = [iv for iv in _cut(union, lo, hi)]
+                union = _cut(union, lo, hi)
             cache[key] = union
         out.append(cache[key])
-    return out
-
-
-def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(intervals):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
     return out
 
 
