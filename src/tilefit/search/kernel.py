@@ -6,7 +6,8 @@ when numba is installed and as plain Python otherwise (see
 ``tilefit.search.jit``). The arrays travel as two named tuples: ``Tables``, the
 problem, and ``State``, one run's search state (``tilefit.search.state``).
 Placing a block and inference live in ``tilefit.search.place``, the frames of
-the search tree in ``tilefit.search.frames``.
+the search tree in ``tilefit.search.frames``, the orderings in
+``tilefit.search.ordering``.
 
 Blocks are placed one at a time, each at its *lowest feasible offset* (``low``),
 in never-decreasing order of (offset, rank). Canonical placements (every block
