@@ -48,20 +48,13 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
     cutp = st.cutp
     off = st.off
     x = off[c]
-    ncut = 0
-    for j in range(tb.s0[c] + 1, tb.s1[c]):
-        if lo < j < hi and cuts[j] == 0:
-            cutp[ncut] = j
-            ncut += 1
+    # The boundaries inside [lo, hi) that c or its edges crossed and nothing crosses now.
+    ncut = _freed(tb.s0[c], tb.s1[c], lo, hi, cuts, cutp, 0)
     partners = tb.partners
     for p in range(partners.ptr[c], partners.ptr[c + 1]):
-        if off[partners.idx[p]] >= 0:
-            continue
-        e = partners.edge[p]
-        for j in range(tb.edge_lo[e] + 1, tb.edge_hi[e]):
-            if lo < j < hi and cuts[j] == 0:
-                cutp[ncut] = j
-                ncut += 1
+        if off[partners.idx[p]] < 0:
+            e = partners.edge[p]
+            ncut = _freed(tb.edge_lo[e], tb.edge_hi[e], lo, hi, cuts, cutp, ncut)
     cs = frames[fb + F_CS]
     ce = frames[fb + F_CE]
     if ncut > 0:
@@ -102,6 +95,17 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
         return open_parts(tb, st)
     _open_frame(lo, hi, x, st.rank[c], ns, ne, 0, -1, tb, st)
     return RUNNING
+
+
+@jit
+def _freed(first: int, last: int, lo: int, hi: int, cuts: Any, cutp: Any, ncut: int) -> int:
+    """Append to cutp[:ncut] the boundaries inside both (first, last) and (lo, hi)
+    that nothing crosses; returns the new count."""
+    for j in range(first + 1, last):
+        if lo < j < hi and cuts[j] == 0:
+            cutp[ncut] = j
+            ncut += 1
+    return ncut
 
 
 @jit
