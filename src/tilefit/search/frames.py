@@ -42,19 +42,16 @@ from tilefit.search.state import (
 @jit
 def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
     """Open the node below frame fb after c was placed: one child, or independent parts."""
-    frames = st.frames
-    cand = st.cand
-    cuts = st.cuts
-    cutp = st.cutp
-    off = st.off
+    # Fields read once, before the loops (see tilefit.search.state).
+    s0, s1, partners, edge_lo, edge_hi = tb.s0, tb.s1, tb.partners, tb.edge_lo, tb.edge_hi
+    frames, cand, cuts, cutp, off = st.frames, st.cand, st.cuts, st.cutp, st.off
     x = off[c]
     # The boundaries inside [lo, hi) that c or its edges crossed and nothing crosses now.
-    ncut = _freed(tb.s0[c], tb.s1[c], lo, hi, cuts, cutp, 0)
-    partners = tb.partners
+    ncut = _freed(s0[c], s1[c], lo, hi, cuts, cutp, 0)
     for p in range(partners.ptr[c], partners.ptr[c + 1]):
         if off[partners.idx[p]] < 0:
             e = partners.edge[p]
-            ncut = _freed(tb.edge_lo[e], tb.edge_hi[e], lo, hi, cuts, cutp, ncut)
+            ncut = _freed(edge_lo[e], edge_hi[e], lo, hi, cuts, cutp, ncut)
     cs = frames[fb + F_CS]
     ce = frames[fb + F_CE]
     if ncut > 0:
@@ -72,7 +69,7 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
             b = hi if i == ncut else cutp[i]
             if b == prev:
                 continue
-            if _part_has(cand, cs, ce, prev, b, tb.s0, tb.s1, off):
+            if _part_has(cand, cs, ce, prev, b, s0, s1, off):
                 # store parts after the cut points: cutp[ncut + 2n], cutp[ncut + 2n + 1]
                 cutp[ncut + 2 * n] = prev
                 cutp[ncut + 2 * n + 1] = b
@@ -111,7 +108,8 @@ def _freed(first: int, last: int, lo: int, hi: int, cuts: Any, cutp: Any, ncut: 
 @jit
 def _inside(v: int, a: int, b: int, s0: Any, s1: Any, off: Any) -> bool:
     """Whether block v is unplaced and lives within sections [a, b)."""
-    return bool(off[v] < 0 and s0[v] >= a and s1[v] <= b)
+    # & rather than `and`: without branches numba's reference counts cancel out
+    return bool((off[v] < 0) & (s0[v] >= a) & (s1[v] <= b))
 
 
 @jit
@@ -144,10 +142,8 @@ def push_part(pend: Any, cnt: Any, a: int, b: int, split: int, f: int, fr: int) 
 @jit
 def open_parts(tb: Tables, st: State) -> int:
     """Open the next pending part as a new frame; FOUND when none is left."""
-    cnt = st.cnt
-    cand = st.cand
-    pend = st.pend
-    off = st.off
+    s0, s1 = tb.s0, tb.s1  # read once, before the loop (see tilefit.search.state)
+    cnt, cand, pend, off = st.cnt, st.cand, st.pend, st.off
     while cnt[C_PEND] > 0:
         cnt[C_PEND] -= 1
         pb = cnt[C_PEND] * NP
@@ -158,14 +154,14 @@ def open_parts(tb: Tables, st: State) -> int:
         ce = cs
         if split < 0:
             for v in range(len(off)):
-                if _inside(v, a, b, tb.s0, tb.s1, off):
+                if _inside(v, a, b, s0, s1, off):
                     cand[ce] = v
                     ce += 1
         else:
             sb = split * NF
             for i in range(st.frames[sb + F_CS], st.frames[sb + F_CE]):
                 v = cand[i]
-                if _inside(v, a, b, tb.s0, tb.s1, off):
+                if _inside(v, a, b, s0, s1, off):
                     cand[ce] = v
                     ce += 1
         if ce == cs:

@@ -73,27 +73,26 @@ def run(tb: Tables, st: State, budget: int) -> int:
     Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists) or
     RUNNING (call again with a larger budget to go on).
     """
+    # Fields read once, before the loops (see tilefit.search.state).
+    s0, s1, elem = tb.s0, tb.s1, tb.elem
+    bases, overlaps, partners = tb.bases, tb.overlaps, tb.partners
+    cnt, frames, cand, low, rank, off = st.cnt, st.frames, st.cand, st.low, st.rank, st.off
     m = len(tb.size)
     nsec = len(st.floor)
-    cnt = st.cnt
-    frames = st.frames
-    cand = st.cand
-    low = st.low
-    rank = st.rank
     if cnt[C_STARTED] == 0:
         cnt[C_STARTED] = 1
         rank_all(tb, st)
         for v in range(m):
-            low[v] = lowest_valid(v, 0, tb.bases, tb.partners, tb.elem, st.off)
+            low[v] = lowest_valid(v, 0, bases, partners, elem, off)
             if low[v] >= INF:
                 return EXHAUSTED
         # The static parts: section ranges between boundaries that nothing crosses.
-        cutp = st.cutp
+        cutp, cuts = st.cutp, st.cuts
         n_parts = 0
         a = 0
         for j in range(1, nsec + 1):
-            if j == nsec or st.cuts[j] == 0:
-                if has_block(a, j, tb.s0, tb.s1, st.off):
+            if j == nsec or cuts[j] == 0:
+                if has_block(a, j, s0, s1, off):
                     cutp[2 * n_parts] = a
                     cutp[2 * n_parts + 1] = j
                     n_parts += 1
@@ -158,7 +157,7 @@ def run(tb: Tables, st: State, budget: int) -> int:
             undo_to(frames[bb + F_PLEN], tb, st)
             cnt[C_PEND] = frames[bb + F_PEND]
             frames[bb + F_CHOSEN] = -1
-            if forced(c, tb.overlaps, tb.partners, st.off):
+            if forced(c, overlaps, partners, off):
                 frames[bb + F_POS] = frames[bb + F_CE]
                 continue
             break

@@ -108,52 +108,50 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     The placement is pushed on the placed stack even when it fails, so that
     ``undo_to`` always takes it back.
     """
-    cnt = st.cnt
-    off = st.off
-    low = st.low
-    floor = st.floor
-    total = st.total
+    # Fields read once, before the loops (see tilefit.search.state).
+    size, s0, s1, elem = tb.size, tb.s0, tb.s1, tb.elem
+    bases, overlaps, members, partners = tb.bases, tb.overlaps, tb.members, tb.partners
+    cnt, off, low, floor, total, cuts = st.cnt, st.off, st.low, st.floor, st.total, st.cuts
+    trail, edge_alive, aff = st.trail, st.edge_alive, st.aff
     pl = cnt[C_PLACED]
     st.placed[pl] = c
     st.placed_mark[pl] = cnt[C_TRAIL]
     cnt[C_PLACED] = pl + 1
     off[c] = x
-    top = x + tb.size[c]
-    for s in range(tb.s0[c], tb.s1[c]):
-        record(st.trail, cnt, T_FLOOR, s, floor[s])
+    top = x + size[c]
+    for s in range(s0[c], s1[c]):
+        record(trail, cnt, T_FLOOR, s, floor[s])
         floor[s] = top
-        total[s] -= tb.size[c]
-    for j in range(tb.s0[c] + 1, tb.s1[c]):  # written out: a helper call was ~30% slower
-        st.cuts[j] -= 1
+        total[s] -= size[c]
+    for j in range(s0[c] + 1, s1[c]):  # written out: a helper call was ~30% slower
+        cuts[j] -= 1
     cnt[C_STAMP] += 1
     stamp = cnt[C_STAMP]
     naff = 0
     ok = True
     # Blocks living with c now start above it.
-    overlaps = tb.overlaps
     for p in range(overlaps.ptr[c], overlaps.ptr[c + 1]):
         v = overlaps.idx[p]
         if off[v] >= 0 or low[v] >= top:
             continue
-        nl = lowest_valid(v, top, tb.bases, tb.partners, tb.elem, off)
+        nl = lowest_valid(v, top, bases, partners, elem, off)
         naff = _lift(v, nl, stamp, naff, tb, st)
         if nl >= INF:
             ok = False
             break
     # Conflict partners now avoid c's elements; their edges no longer bind.
-    partners = tb.partners
     if ok:
         for p in range(partners.ptr[c], partners.ptr[c + 1]):
             v = partners.idx[p]
             if off[v] >= 0:
                 continue
             e = partners.edge[p]
-            if st.edge_alive[e] == 1:
-                st.edge_alive[e] = 0
-                record(st.trail, cnt, T_EDGE, e, 0)
+            if edge_alive[e] == 1:
+                edge_alive[e] = 0
+                record(trail, cnt, T_EDGE, e, 0)
                 for j in range(tb.edge_lo[e] + 1, tb.edge_hi[e]):
-                    st.cuts[j] -= 1
-            nl = lowest_valid(v, low[v], tb.bases, partners, tb.elem, off)
+                    cuts[j] -= 1
+            nl = lowest_valid(v, low[v], bases, partners, elem, off)
             if nl == low[v]:
                 continue
             naff = _lift(v, nl, stamp, naff, tb, st)
@@ -165,9 +163,8 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
         ok = _sections_fit(c, x, naff, tb, st)
     # A section's floor is at least the lowest start of the blocks still to come there.
     if ok:
-        members = tb.members
         for i in range(naff):
-            s = st.aff[i]
+            s = aff[i]
             if total[s] == 0:
                 continue
             mn = INF
@@ -176,7 +173,7 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
                 if off[v] < 0 and low[v] < mn:
                     mn = low[v]
             if mn < INF and floor[s] < mn:
-                record(st.trail, cnt, T_FLOOR, s, floor[s])
+                record(trail, cnt, T_FLOOR, s, floor[s])
                 floor[s] = mn
     # Section inference where floors rose: what is left must fit above the
     # floor (and above x). Elsewhere the frame's height limit has checked it.
@@ -191,15 +188,16 @@ def _lift(v: int, nl: int, stamp: int, naff: int, tb: Tables, st: State) -> int:
 
     Returns the new count of noted sections.
     """
-    record(st.trail, st.cnt, T_LOW, v, st.low[v])
-    st.low[v] = nl
+    low, floor, mark, aff = st.low, st.floor, st.mark, st.aff
+    record(st.trail, st.cnt, T_LOW, v, low[v])
+    low[v] = nl
     if nl >= INF:
         return naff
     for s in range(tb.s0[v], tb.s1[v]):
         # Only a floor below v's new low can rise to the section's least low.
-        if st.mark[s] != stamp and st.floor[s] < nl:
-            st.mark[s] = stamp
-            st.aff[naff] = s
+        if mark[s] != stamp and floor[s] < nl:
+            mark[s] = stamp
+            aff[naff] = s
             naff += 1
     return naff
 
@@ -207,11 +205,12 @@ def _lift(v: int, nl: int, stamp: int, naff: int, tb: Tables, st: State) -> int:
 @jit
 def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State) -> bool:
     """Whether section inference passes in c's sections and the noted ones."""
+    floor, total, aff, regions = st.floor, st.total, st.aff, tb.regions
     for s in range(tb.s0[c], tb.s1[c]):
-        if not fits_above(s, x, st.floor, st.total, tb.regions):
+        if not fits_above(s, x, floor, total, regions):
             return False
     for i in range(naff):  # noqa: SIM110 (numba compiles loops, not generators)
-        if not fits_above(st.aff[i], x, st.floor, st.total, tb.regions):
+        if not fits_above(aff[i], x, floor, total, regions):
             return False
     return True
 
