@@ -252,14 +252,14 @@ def _sort_candidates(cand: Any, cs: int, ce: int, low: Any, rank: Any) -> None:
 @jit
 def _min_height(cs: int, ce: int, tb: Tables, st: State) -> int:
     """Dominance height: no block goes at or above the lowest top a block could reach."""
-    elem = tb.elem
-    partners = tb.partners
+    size, elem, partners = tb.size, tb.elem, tb.partners
+    cand, low, off = st.cand, st.low, st.off
     minh = INF
     for i in range(cs, ce):
-        c = st.cand[i]
-        h = st.low[c] + tb.size[c]
+        c = cand[i]
+        h = low[c] + size[c]
         for p in range(partners.ptr[c], partners.ptr[c + 1]):
-            if st.off[partners.idx[p]] < 0:
+            if off[partners.idx[p]] < 0:
                 # A later partner sits at or above the chosen offset, so c's
                 # last element must end below it.
                 h = elem[element_of(elem, h - 1) + 1]

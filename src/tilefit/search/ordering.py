@@ -21,39 +21,41 @@ from tilefit.search.state import T_RANK, State, Tables
 def rank_all(tb: Tables, st: State) -> None:
     """Rank every block (cand serves as scratch: no frame is open yet)."""
     m = len(tb.size)
+    cand, rank = st.cand, st.rank
     for v in range(m):
-        st.cand[v] = v
+        cand[v] = v
     _order(0, m, tb, st)
     for i in range(m):
-        st.rank[st.cand[i]] = i
+        rank[cand[i]] = i
 
 
 @jit
 def rerank(cs: int, ce: int, tb: Tables, st: State) -> None:
     """Rank the blocks of cand[cs:ce] among themselves; the trail keeps the old ranks."""
     _order(cs, ce, tb, st)
+    cand, rank, trail, cnt = st.cand, st.rank, st.trail, st.cnt
     for i in range(cs, ce):
-        v = st.cand[i]
-        record(st.trail, st.cnt, T_RANK, v, st.rank[v])
-        st.rank[v] = i - cs
+        v = cand[i]
+        record(trail, cnt, T_RANK, v, rank[v])
+        rank[v] = i - cs
 
 
 @jit
 def _order(cs: int, ce: int, tb: Tables, st: State) -> None:
     """Sort cand[cs:ce] in place into the ordering."""
-    cand = st.cand
-    tmp = st.tmp
+    s0, s1, width, size = tb.s0, tb.s1, tb.width, tb.size
+    cand, tmp, total, keyorder = st.cand, st.tmp, st.total, st.keyorder
     for i in range(cs, ce):
         v = cand[i]
         t = 0
-        for s in range(tb.s0[v], tb.s1[v]):
-            if st.total[s] > t:
-                t = st.total[s]
+        for s in range(s0[v], s1[v]):
+            if total[s] > t:
+                t = total[s]
         tmp[v] = t
     for i in range(cs + 1, ce):
         v = cand[i]
         j = i - 1
-        while j >= cs and _ranks_before(v, cand[j], st.keyorder, tb.width, tb.size, tmp):
+        while j >= cs and _ranks_before(v, cand[j], keyorder, width, size, tmp):
             cand[j + 1] = cand[j]
             j -= 1
         cand[j + 1] = v
