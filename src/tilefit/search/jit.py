@@ -2,6 +2,10 @@
 
 Set ``TILEFIT_NO_JIT=1`` to force plain Python (the tests compare both paths).
 Compiled functions are cached on disk, so only the first run pays for compiling.
+numba checks a cached function against its own file only, and the cached
+``kernel.run`` holds everything it calls: after editing another kernel module
+(place, frames, ordering), delete ``__pycache__`` here or the compiled search
+keeps running the old code.
 """
 
 from __future__ import annotations
