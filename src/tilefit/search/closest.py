@@ -1,0 +1,87 @@
+"""The closest placement found: how many bytes more than available would make the tile fit.
+
+When neither a placement nor a proof is found in time, the user still wants
+to know how close the tile is. The capture is **extended**: an overflow range
+open to every class is added above the memory's top, cut into memory
+elements as wide as the top one, so that every constraint keeps its meaning.
+Greedy passes (the 16 strategies and the constraint-aware orders of
+``tilefit.search.heuristic``) place every request in the extended memory;
+the one reaching least far above the old top wins. Its overflow (bytes above
+the old top) is what the tile lacks under that placement; the referee checks
+it against the extended capture.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, replace
+
+from tilefit.capture import Capture, Memory, Range
+from tilefit.check import check
+from tilefit.engine import Problem, run_strategy
+from tilefit.placement import Placement
+from tilefit.search.heuristic import Features
+from tilefit.search.model import build_model
+from tilefit.strategy import STRATEGIES
+
+OVERFLOW_RANGE = "overflow"
+GREEDY_ROUNDS = 8
+"""Constraint-aware greedy passes tried beside the 16 strategies."""
+
+
+@dataclass(frozen=True)
+class Closest:
+    """A checked placement of every request in the memory extended by ``overflow`` bytes."""
+
+    overflow: int  # bytes placed above the memory's top: what the tile lacks under it
+    storage: int  # available storage plus the overflow
+    strategy: str  # the greedy pass that made it
+    placement: Placement  # valid for ``extended(capture, overflow)``
+
+
+def extended(capture: Capture, extra: int) -> Capture:
+    """The capture with ``extra`` bytes of memory above its top, open to every class."""
+    memory = capture.memory
+    if extra <= 0:
+        return capture
+    width = max(memory.size - memory.elements[-1], 1)
+    elements = (*memory.elements, *range(memory.size, memory.size + extra, width))
+    grown = Memory(
+        size=memory.size + extra,
+        ranges=(*memory.ranges, Range(memory.size, memory.size + extra, OVERFLOW_RANGE)),
+        elements=elements,
+        interleaved_offset=memory.interleaved_offset,
+    )
+    return replace(capture, memory=grown)
+
+
+def closest(capture: Capture, time_limit: float = 2.0, seed: int = 0) -> Closest | None:
+    """The greedy placement reaching least far above the top, or None if none fits even so."""
+    deadline = time.monotonic() + time_limit
+    memory = capture.memory
+    # Room for every request side by side, each padded to its alignment and an element.
+    width = max(memory.size - memory.elements[-1], 1)
+    extra = sum(r.size + r.alignment + width for r in capture.requests)
+    wide = extended(capture, extra)
+    problem = Problem.of(wide)
+    features = Features.of(build_model(wide), problem)
+    rng = random.Random(seed)
+    strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(GREEDY_ROUNDS))]
+    best = None
+    for strategy in strategies:
+        attempt = run_strategy(problem, strategy)
+        if attempt.fits and (best is None or attempt.peak_address < best.peak_address):
+            best = attempt
+        if time.monotonic() >= deadline and best is not None:
+            break
+    if best is None or best.placement is None:
+        return None
+    overflow = max(0, best.peak_address - memory.size)
+    placement = best.placement
+    if not check(extended(capture, overflow), placement).valid:
+        raise RuntimeError(
+            f"internal error: the closest placement from {best.strategy.name} fails the "
+            "checker; please report it with the capture"
+        )
+    return Closest(overflow, capture.available + overflow, best.strategy.name, placement)

@@ -1,0 +1,236 @@
+"""Fast placements where they exist: the layer between the strategies and the exact search.
+
+Each round r (deterministic for a seed) tries, with node allowances that
+double from round to round:
+
+1. the **rigid restriction** (``tilefit.search.bracket``) with the canonical
+   kernel: every answer is a placement of the capture;
+2. a **greedy pass** in a constraint-aware order (most constrained first:
+   little allowed space, large area, long-lived, many conflict partners,
+   sequences), the first rounds in fixed orders, later ones perturbed at
+   random; a pass that fits is an answer;
+3. **completion** of the pass: the blocks the kernel cannot take as free
+   (pinned: sequences with per-member lifetimes, conflict sides inside a
+   sequence) stay where the pass put them, and the kernel searches every
+   other block exactly around them;
+4. **repair** of the pass: every block it placed stays, except those alive
+   beside the unit it failed on (nearest first in address, a window that
+   grows with r); the kernel re-places that window with the units left over.
+
+Nothing here proves infeasibility: a round that ends without a placement only
+says this route found none.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from tilefit.capture import Capture
+from tilefit.engine import Attempt, Problem, run_strategy
+from tilefit.fits import BEST_FIT, FIRST_FIT
+from tilefit.orders import Order
+from tilefit.placement import Placement
+from tilefit.search.bracket import rigid_restriction
+from tilefit.search.model import Edge, Model, Side, build_model
+from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, search
+from tilefit.strategy import Strategy
+from tilefit.units import Unit
+
+FIRST_NODES = 2_000
+"""The kernel's node allowance per call in round 0; it doubles every round."""
+
+WINDOW = 24
+"""Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the heuristic layer found, and how."""
+
+    placement: Placement | None
+    route: str | None  # "restriction", "greedy", "completion" or "repair"
+    rounds: int
+    seconds: float
+
+
+def find_placement(
+    capture: Capture,
+    time_limit: float,
+    *,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
+) -> Found:
+    """A placement of every request, found by the routes above within ``time_limit``."""
+    started = time.monotonic()
+    deadline = started + time_limit
+    model = build_model(capture)
+    problem = Problem.of(capture)
+    features = Features.of(model, problem)
+    pinned = model.pinned
+    restriction = rigid_restriction(model) if pinned else None
+    rng = random.Random(seed)
+
+    def over() -> bool:
+        return time.monotonic() >= deadline or (stop is not None and stop())
+
+    def found(placement: Placement, route: str, rounds: int) -> Found:
+        return Found(placement, route, rounds, time.monotonic() - started)
+
+    rounds = 0
+    while not over():
+        nodes = FIRST_NODES << min(rounds, 20)
+        if restriction is not None:
+            outcome = search(restriction, _budget(deadline, nodes))
+            if outcome.status == SOLVED and outcome.bases is not None:
+                return found(placement_of(capture, model, outcome.bases), "restriction", rounds)
+        attempt = run_strategy(problem, features.strategy(rounds, rng))
+        if attempt.fits and attempt.placement is not None:
+            return found(attempt.placement, "greedy", rounds)
+        at = _bases(model, attempt)
+        if pinned and not over():
+            fixed = {k: at[k] for k in pinned if k in at}
+            bases = _complete(model, fixed, deadline, nodes)
+            if bases is not None:
+                return found(placement_of(capture, model, bases), "completion", rounds)
+        if not over():
+            window = _window(model, attempt, at, WINDOW << min(rounds // 2, 8))
+            fixed = {k: b for k, b in at.items() if k not in window}
+            bases = _complete(model, fixed, deadline, nodes)
+            if bases is not None:
+                return found(placement_of(capture, model, bases), "repair", rounds)
+        rounds += 1
+    return Found(None, None, rounds, time.monotonic() - started)
+
+
+def _budget(deadline: float, nodes: int) -> Budget:
+    return Budget(max(0.0, deadline - time.monotonic()), nodes)
+
+
+def _bases(model: Model, attempt: Attempt) -> dict[int, int]:
+    """Model block index -> base, for every block the attempt placed."""
+    out: dict[int, int] = {}
+    for k, block in enumerate(model.blocks):
+        first = block.pieces[0]
+        offset = attempt.offsets.get(first.request)
+        if offset is not None:
+            out[k] = offset - first.offset
+    return out
+
+
+def _complete(
+    model: Model, fixed: dict[int, int], deadline: float, nodes: int
+) -> dict[int, int] | None:
+    """Bases for every block, with ``fixed`` kept where they are and the rest searched.
+
+    The blocks searched are made rigid among themselves (``rigid_restriction``
+    on them alone), which only asks more: every answer is valid.
+    """
+    free = [k for k in range(len(model.blocks)) if k not in fixed]
+    outcome = _search_free(_rigid_except(model, fixed), free, fixed, _budget(deadline, nodes))
+    return outcome.bases if outcome.status == SOLVED else None
+
+
+def _rigid_except(model: Model, fixed: dict[int, int]) -> Model:
+    blocks = tuple(
+        b
+        if k in fixed or b.rigid
+        else replace(b, pieces=tuple(replace(p, start=b.start, end=b.end) for p in b.pieces))
+        for k, b in enumerate(model.blocks)
+    )
+    edges: list[Edge] = []
+    seen: set[tuple[int, int]] = set()
+    for edge in model.edges:
+        a, b = edge.a, edge.b
+        if a.block in fixed or b.block in fixed:
+            edges.append(edge)  # a fixed side only forbids bases: exact
+            continue
+        key = (min(a.block, b.block), max(a.block, b.block))
+        if key not in seen:
+            seen.add(key)
+            edges.append(
+                Edge(Side(a.block, 0, blocks[a.block].size), Side(b.block, 0, blocks[b.block].size))
+            )
+    return replace(model, blocks=blocks, edges=tuple(edges))
+
+
+def _window(model: Model, attempt: Attempt, at: dict[int, int], size: int) -> set[int]:
+    """The unplaced blocks and those alive beside the failing unit, nearest its hole first."""
+    failure = attempt.failure
+    if failure is None:
+        return set()
+    unit = failure.unit
+    holes = failure.holes or ((0, model.top),)
+    centre = (holes[0][0] + holes[0][1]) // 2  # the largest hole
+
+    def distance(k: int) -> int:
+        lo = at[k]
+        hi = lo + model.blocks[k].size
+        return 0 if lo <= centre < hi else min(abs(lo - centre), abs(hi - centre))
+
+    near = sorted(
+        (k for k in at if model.blocks[k].start < unit.end and unit.start < model.blocks[k].end),
+        key=lambda k: (distance(k), k),
+    )
+    unplaced = {k for k in range(len(model.blocks)) if k not in at}
+    return unplaced | set(near[:size])
+
+
+@dataclass(frozen=True)
+class Features:
+    """Per unit: how hard it is to place, for the constraint-aware orders."""
+
+    units: tuple[Unit, ...]
+    room: tuple[int, ...]  # bytes of its allowed bases' reach
+    partners: tuple[int, ...]
+    pinned: frozenset[int]
+    horizon: int
+
+    @classmethod
+    def of(cls, model: Model, problem: Problem) -> Features:
+        room = tuple(sum(hi - lo + 1 for lo, hi in b.bases) + b.size for b in model.blocks)
+        partners = [0] * len(model.blocks)
+        for edge in model.edges:
+            partners[edge.a.block] += 1
+            partners[edge.b.block] += 1
+        return cls(
+            problem.units,
+            room,
+            tuple(partners),
+            frozenset(model.pinned),
+            problem.capture.horizon,
+        )
+
+    def strategy(self, round_: int, rng: random.Random) -> Strategy:
+        """The greedy pass of one round: fixed orders first, then perturbed ones."""
+        keys = self._keys()
+        name, score = keys[round_ % len(keys)]
+        fit = FIRST_FIT if (round_ // len(keys)) % 2 == 0 else BEST_FIT
+        if round_ >= 2 * len(keys):
+            noise = [math.exp(rng.gauss(0.0, 0.6)) for _ in self.units]
+            values = [score[i] * noise[i] for i in range(len(self.units))]
+            name = f"{name}~{round_}"
+        else:
+            values = list(score)
+        by_value = sorted(range(len(self.units)), key=lambda i: (-values[i], i))
+        rank = {self.units[i].id: r for r, i in enumerate(by_value)}
+        return Strategy(Order(name, lambda u, h: (rank[u.id],)), fit)
+
+    def _keys(self) -> Sequence[tuple[str, Sequence[float]]]:
+        h = max(self.horizon, 1)
+        units = self.units
+        area = [u.size * (u.end - u.start) / h for u in units]
+        tight = [u.size / max(r, 1) for u, r in zip(units, self.room, strict=True)]
+        extra = [
+            1.0 + 0.5 * p + (1.0 if k in self.pinned else 0.0) + (1.0 if u.end == h else 0.0)
+            for k, (u, p) in enumerate(zip(units, self.partners, strict=True))
+        ]
+        return (
+            ("constrained", [a * t * e for a, t, e in zip(area, tight, extra, strict=True)]),
+            ("area", area),
+            ("contention", [a * e for a, e in zip(area, extra, strict=True)]),
+            ("tight", [t * e for t, e in zip(tight, extra, strict=True)]),
+        )

@@ -1,0 +1,203 @@
+"""Decide a capture with every route at once: the first decisive answer wins.
+
+Two members share the time limit:
+
+- **find** (``tilefit.search.heuristic``): fast placements, never a proof;
+- **prove**: the exact search. It first asks the step relaxations
+  (``tilefit.search.steps``): the requests alive at one step must fit on
+  their own. When the capture has pinned blocks (see
+  ``tilefit.search.model``), it then asks the split relaxation
+  (``tilefit.search.bracket``), whose infeasibility is a proof and whose
+  answer counts when the referee finds it valid for the capture; then the
+  full exact search.
+
+With two or more cores each member runs in its own forked process; the
+parent waits for the first decisive answer and stops the other. Where
+forking is unsafe (threads running, or inside a daemonic worker, as in
+``tilefit batch``) or ``workers=1``, the members take turns in this process.
+Both members are deterministic; which one answers first may depend on the
+machine, but a decided verdict never does (a placement and a proof cannot
+both exist).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+
+from tilefit.capture import Capture
+from tilefit.check import check
+from tilefit.placement import Placement
+from tilefit.search.bracket import split_relaxation
+from tilefit.search.heuristic import find_placement
+from tilefit.search.iis import subset_of
+from tilefit.search.model import Model, build_model
+from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
+from tilefit.search.steps import prove_by_steps
+
+STEP_SHARE = 0.2
+"""Of the prove member's time, what the step relaxations may take first."""
+
+RELAXATION_SHARE = 0.3
+"""Of the prove member's time, what the split relaxation may take first."""
+
+SUBSET_FLOOR = 1.0
+"""Seconds an irreducible subset may take even when the proof came at the time limit."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The portfolio's answer."""
+
+    status: str  # SOLVED, INFEASIBLE or TIMEOUT
+    placement: Placement | None  # when SOLVED; passed the referee
+    member: (
+        str | None
+    )  # the route that decided: "restriction", "greedy", ..., "exact", "relaxation"
+    subset: (
+        tuple[str, ...] | None
+    )  # when INFEASIBLE and found in time: ids that cannot fit together
+    seconds: float
+
+
+Member = Callable[[Capture, float], Decision]
+
+
+def decide(
+    capture: Capture, time_limit: float, *, workers: int | None = None, seed: int = 0
+) -> Decision:
+    """Run the find and prove members within ``time_limit`` seconds; the first decisive wins."""
+    started = time.monotonic()
+    members: list[Member] = [lambda c, t: _find(c, t, seed), _prove]
+    if _parallel(workers):
+        decision = _race(capture, time_limit, members)
+    else:
+        decision = _turns(capture, time_limit, seed)
+    return _checked(capture, decision, time.monotonic() - started)
+
+
+def _parallel(workers: int | None) -> bool:
+    count = workers if workers is not None else min(2, os.cpu_count() or 1)
+    return (
+        count >= 2
+        and "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+        and threading.active_count() == 1
+    )
+
+
+def _turns(capture: Capture, time_limit: float, seed: int) -> Decision:
+    """One process: a short proof attempt, then the find member, then the full proof."""
+    deadline = time.monotonic() + time_limit
+    first = _prove(capture, time_limit * 0.25)
+    if first.status != TIMEOUT:
+        return first
+    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed)
+    if found.status != TIMEOUT:
+        return found
+    return _prove(capture, max(0.0, deadline - time.monotonic()))
+
+
+def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decision:
+    context = multiprocessing.get_context("fork")
+    pipes: list[Connection] = []
+    processes = []
+    for member in members:
+        theirs, ours = context.Pipe(duplex=False)
+        process = context.Process(target=_serve, args=(member, capture, time_limit, ours))
+        process.start()
+        ours.close()
+        pipes.append(theirs)
+        processes.append(process)
+    deadline = time.monotonic() + time_limit + 1.0  # members keep the limit themselves
+    answer = Decision(TIMEOUT, None, None, None, 0.0)
+    try:
+        waiting = list(pipes)
+        while waiting:
+            ready = wait(waiting, timeout=max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            for pipe in [p for p in waiting if p in ready]:
+                waiting.remove(pipe)
+                try:
+                    decision: Decision = pipe.recv()
+                except EOFError:  # the member died; the other may still answer
+                    continue
+                if decision.status != TIMEOUT:
+                    return decision
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join()
+        for pipe in pipes:
+            pipe.close()
+    return answer
+
+
+def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection) -> None:
+    try:
+        pipe.send(member(capture, time_limit))
+    finally:
+        pipe.close()
+
+
+def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
+    found = find_placement(capture, time_limit, seed=seed)
+    if found.placement is None:
+        return Decision(TIMEOUT, None, None, None, found.seconds)
+    return Decision(SOLVED, found.placement, found.route, None, found.seconds)
+
+
+def _prove(capture: Capture, time_limit: float) -> Decision:
+    """The exact search, led by the split relaxation when the capture has pinned blocks."""
+    started = time.monotonic()
+    deadline = started + time_limit
+    model = build_model(capture)
+    core = prove_by_steps(model, started + time_limit * STEP_SHARE)
+    if core is not None:
+        subset = _subset(core, deadline)
+        return Decision(INFEASIBLE, None, "steps", subset, time.monotonic() - started)
+    if model.pinned:
+        relaxed = split_relaxation(capture)
+        outcome = search(relaxed, Budget(time_limit * RELAXATION_SHARE))
+        if outcome.status == INFEASIBLE:
+            subset = _subset(relaxed, deadline)
+            return Decision(INFEASIBLE, None, "relaxation", subset, time.monotonic() - started)
+        if outcome.bases is not None:
+            found = placement_of(capture, relaxed, outcome.bases)
+            if check(capture, found).valid:
+                return Decision(SOLVED, found, "relaxation", None, time.monotonic() - started)
+    outcome = search(model, Budget(max(0.0, deadline - time.monotonic())))
+    if outcome.status == INFEASIBLE:
+        subset = _subset(model, deadline)
+        return Decision(INFEASIBLE, None, "exact", subset, time.monotonic() - started)
+    if outcome.bases is not None:
+        found = placement_of(capture, model, outcome.bases)
+        return Decision(SOLVED, found, "exact", None, time.monotonic() - started)
+    return Decision(TIMEOUT, None, None, None, time.monotonic() - started)
+
+
+def _subset(model: Model, deadline: float) -> tuple[str, ...] | None:
+    """An irreducible subset in the time left, and at least a little more: a proof found
+    at the deadline deserves its explanation."""
+    return subset_of(model, Budget(max(deadline - time.monotonic(), SUBSET_FLOOR)))
+
+
+def _checked(capture: Capture, decision: Decision, seconds: float) -> Decision:
+    """The decision with the wall time of the whole portfolio; a placement must pass the referee."""
+    if decision.placement is not None:
+        verdict = check(capture, decision.placement)
+        if not verdict.valid:
+            first = verdict.violations[0]
+            raise RuntimeError(
+                f"internal error: the placement from {decision.member} fails the checker "
+                f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
+            )
+    return Decision(decision.status, decision.placement, decision.member, decision.subset, seconds)

@@ -1,0 +1,145 @@
+"""Proofs from single steps: the requests alive at one step must fit on their own.
+
+The **step relaxation** at step t keeps every block with a piece alive at t,
+and of it only those pieces, each taken to live at t alone. It asks less than
+the capture, piece by piece:
+
+- overlaps at other steps are dropped (two pieces alive at t still overlap);
+- a block keeps its valid bases (range, class, interleaved region, alignment,
+  sequence contiguity and the conflicts inside it are properties of the base,
+  whatever the step), so a sequence stays one rigid block;
+- conflict edges between two blocks are kept when both sides start at their
+  block's base, and dropped otherwise (dropping asks less).
+
+So every placement of the capture gives one of the step relaxation, and when
+the canonical kernel (complete here: every block is rigid, every side starts
+at its base) proves a step infeasible, no placement of the capture exists.
+The blocks of such a step are a small core a deletion filter can shrink
+quickly, where the whole capture is too large to exhaust.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from tilefit.search.model import Block, Model
+from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
+
+FIRST_NODES = 500
+"""Node allowance per step in the first round; it doubles every round."""
+
+
+def step_model(model: Model, step: int) -> Model:
+    """The step relaxation of ``model`` at ``step`` (blocks renumbered in model order)."""
+    keep: list[int] = []
+    blocks: list[Block] = []
+    for k, block in enumerate(model.blocks):
+        pieces = tuple(
+            replace(p, start=step, end=step + 1) for p in block.pieces if p.start <= step < p.end
+        )
+        if pieces:
+            keep.append(k)
+            blocks.append(replace(block, pieces=pieces, start=step, end=step + 1))
+    new = {old: k for k, old in enumerate(keep)}
+    edges = tuple(
+        replace(e, a=replace(e.a, block=new[e.a.block]), b=replace(e.b, block=new[e.b.block]))
+        for e in model.edges
+        if e.a.block in new and e.b.block in new and e.a.offset == 0 and e.b.offset == 0
+    )
+    return Model(model.name, tuple(blocks), edges, model.elements, model.top)
+
+
+def loaded_steps(model: Model) -> list[int]:
+    """One step per distinct set of live pieces, most bytes alive first (ties: earlier)."""
+    points = sorted({t for b in model.blocks for p in b.pieces for t in (p.start, p.end)})
+    delta: dict[int, int] = {}
+    for b in model.blocks:
+        for p in b.pieces:
+            delta[p.start] = delta.get(p.start, 0) + p.size
+            delta[p.end] = delta.get(p.end, 0) - p.size
+    live = 0
+    loads: list[tuple[int, int]] = []
+    for t in points[:-1]:
+        live += delta[t]
+        loads.append((-live, t))
+    return [t for _, t in sorted(loads)]
+
+
+def groups(model: Model) -> list[frozenset[int]]:
+    """Small subsets of a step model's blocks where a core hides, smallest first.
+
+    A subset of an infeasible-to-place set need not be infeasible, but when a
+    subset is, so is the whole; these are the usual suspects: the blocks with
+    one allowed set (one class in one region), the blocks aligned to each
+    large modulus, and each group of blocks joined by conflict edges.
+    """
+    by_bases: dict[object, set[int]] = {}
+    for k, b in enumerate(model.blocks):
+        by_bases.setdefault(b.bases, set()).add(k)
+    out = [frozenset(ks) for ks in by_bases.values() if len(ks) > 1]
+    for modulus in sorted({b.modulus for b in model.blocks if b.modulus > 1}):
+        out.append(frozenset(k for k, b in enumerate(model.blocks) if b.modulus >= modulus))
+    linked: dict[int, set[int]] = {}
+    for e in model.edges:
+        group = linked.get(e.a.block, {e.a.block}) | linked.get(e.b.block, {e.b.block})
+        for k in group:
+            linked[k] = group
+    out += [frozenset(g) for g in {id(g): g for g in linked.values()}.values()]
+    unique = {g for g in out if 1 < len(g) < len(model.blocks)}
+    return sorted(unique, key=lambda g: (len(g), sorted(g)))
+
+
+def prove_by_steps(model: Model, deadline: float) -> Model | None:
+    """A step relaxation (or a part of one) proven infeasible before ``deadline``, or None.
+
+    First the usual suspects of every loaded step (``groups``), then rounds
+    over the whole steps with node allowances that double. A step whose
+    relaxation is solved is not asked again, nor any step whose live pieces
+    are a subset of a solved step's (a subset of a placeable set is
+    placeable: the same bases keep fewer pieces apart).
+    """
+    steps = loaded_steps(model)
+    tried_parts: set[object] = set()
+    for step in steps:
+        sub = step_model(model, step)
+        for group in groups(sub):
+            part = sub.restricted(group)
+            # The same blocks with the same live pieces recur from step to step.
+            signature = frozenset((b.id, tuple(p.request for p in b.pieces)) for b in part.blocks)
+            if signature in tried_parts:
+                continue
+            tried_parts.add(signature)
+            budget = Budget(max(0.0, deadline - time.monotonic()), FIRST_NODES)
+            if search(part, budget).status == INFEASIBLE:
+                return part
+            if time.monotonic() >= deadline:
+                return None
+    pending = steps
+    solved: list[frozenset[tuple[int, int]]] = []  # the live (block, piece) pairs of solved steps
+    nodes = FIRST_NODES
+    while pending and time.monotonic() < deadline:
+        left: list[int] = []
+        for step in pending:
+            alive = frozenset(
+                (k, i)
+                for k, b in enumerate(model.blocks)
+                for i, p in enumerate(b.pieces)
+                if p.start <= step < p.end
+            )
+            if any(alive <= done for done in solved):
+                continue
+            sub = step_model(model, step)
+            budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
+            status = search(sub, budget).status
+            if status == INFEASIBLE:
+                return sub
+            if status == SOLVED:
+                solved.append(alive)
+            else:
+                left.append(step)
+            if time.monotonic() >= deadline:
+                return None
+        pending = left
+        nodes *= 2
+    return None
