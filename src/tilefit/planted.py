@@ -34,6 +34,7 @@ from __future__ import annotations
 import heapq
 import random
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
@@ -60,6 +61,7 @@ ADDRESS_SCALE = 65_536  # bytes that weigh as much as the whole horizon when cho
 GRAINS = (8, 64, 512, 4096)  # address cuts fall on multiples of one of these
 GRAIN_WEIGHTS = (2, 3, 3, 2)
 MAX_ALIGNMENT = 64
+THINNING_TRIES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class PlantedRecipe:
     interleaved_share: float = 0.4  # of the leaves wholly above the interleaved offset
     less_aligned_share: float = 0.25  # leaves whose alignment is below what their address allows
     tolerance: float = 0.005  # the density is met within this share of the available storage
+    flat: bool = False  # thin until every step is near the target, not only the peak (harder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +97,17 @@ def planted_tile(recipe: PlantedRecipe) -> tuple[Capture, Placement]:
     rng = random.Random(recipe.seed)
     horizon = recipe.horizon
     # Thinning removes requests, so cut more leaves than the requests wanted.
-    leaves = _cut(rng, recipe, round(recipe.requests / recipe.density**0.7))
+    leaves = _cut(rng, recipe, round(recipe.requests / recipe.density))
     requests = [_request(rng, recipe, k, leaf) for k, leaf in enumerate(leaves)]
     offsets = {r.id: leaf.lo for r, leaf in zip(requests, leaves, strict=True)}
     sequences = _sequences(rng, recipe, requests, leaves)
     conflicts = _conflicts(rng, recipe, requests, leaves, sequences)
-    kept, sequences, conflicts = _thin(rng, recipe, requests, sequences, conflicts)
+    # A last removal can overshoot below the tolerance; thin again (a few tries) when it does.
+    close = (recipe.density - recipe.tolerance) * MEMORY.available
+    for _ in range(THINNING_TRIES):
+        kept, kept_sequences, kept_conflicts = _thin(rng, recipe, requests, sequences, conflicts)
+        if _peak(kept) >= close:
+            break
     # Capture order follows program order (start step), ties drawn, never the address.
     draw = {r.id: rng.random() for r in kept}
     kept.sort(key=lambda r: (r.start, draw[r.id]))
@@ -109,16 +117,20 @@ def planted_tile(recipe: PlantedRecipe) -> tuple[Capture, Placement]:
         horizon=horizon,
         memory=MEMORY,
         requests=tuple(kept),
-        sequences=tuple(sequences),
-        conflicts=tuple(conflicts),
+        sequences=tuple(kept_sequences),
+        conflicts=tuple(kept_conflicts),
     )
     return capture, Placement(name, {r.id: offsets[r.id] for r in kept})
 
 
 def live_peak(capture: Capture) -> int:
     """The most bytes live at one step (the live storage lower bound)."""
+    return _peak(capture.requests)
+
+
+def _peak(requests: Iterable[Request]) -> int:
     delta: dict[int, int] = {}
-    for r in capture.requests:
+    for r in requests:
         delta[r.start] = delta.get(r.start, 0) + r.size
         delta[r.end] = delta.get(r.end, 0) - r.size
     peak = live = 0
@@ -384,7 +396,11 @@ def _thin(
             live[t] += sign * r.size
 
     while max(live) > target:
-        step = rng.choice([t for t in range(horizon) if live[t] > target])
+        # Flat: only at steps above the target, so every step ends near it; else anywhere.
+        if recipe.flat:
+            step = rng.choice([t for t in range(horizon) if live[t] > target])
+        else:
+            step = by_id[rng.choice(list(present))].start
         # Removable: a plain request, or a member at either end of its sequence.
         candidates = [
             i
@@ -405,7 +421,10 @@ def _thin(
             else:
                 removed.append(victim)
     rng.shuffle(removed)
+    close = target - recipe.tolerance * MEMORY.available
     for ident in removed:  # plain requests only: a sequence's ends have moved on
+        if not recipe.flat and max(live) >= close:
+            break
         r = by_id[ident]
         if max(live[r.start : r.end]) + r.size <= target:
             present[ident] = None
