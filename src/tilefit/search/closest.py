@@ -51,7 +51,8 @@ def extended(capture: Capture, extra: int) -> Capture:
         size=memory.size + extra,
         ranges=(*memory.ranges, Range(memory.size, memory.size + extra, OVERFLOW_RANGE)),
         elements=elements,
-        interleaved_offset=memory.interleaved_offset,
+        # With no interleaved region, interleaved requests may use the overflow alone.
+        interleaved_offset=memory.interleaved_start,
     )
     return replace(capture, memory=grown)
 

@@ -11,6 +11,8 @@ hold).
 
 from __future__ import annotations
 
+import time
+
 from tilefit.capture import Capture
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
@@ -26,27 +28,37 @@ def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] |
     model = build_model(capture)
     if search(model, budget).status != INFEASIBLE:
         return None
-    return subset_of(model, budget)
+    ids, irreducible = shrink(model, time.monotonic() + time_limit)
+    return ids if irreducible else None
 
 
-def subset_of(model: Model, budget: Budget) -> tuple[str, ...] | None:
-    """The block ids of an irreducible infeasible subset of a model proven infeasible.
+def shrink(
+    model: Model, deadline: float, trial_nodes: int | None = None
+) -> tuple[tuple[str, ...], bool]:
+    """The block ids of an infeasible subset of a model proven infeasible, and whether
+    it is irreducible.
 
-    None when the budget ends the filter first.
+    A trial that ends undecided (the deadline, or ``trial_nodes`` for one
+    trial) keeps its blocks: the subset is still infeasible, just perhaps not
+    irreducible.
     """
     keep = list(range(len(model.blocks)))
+    irreducible = True
     chunk = max(1, len(keep) // 2)
     while True:
         i = 0
         while i < len(keep):
             trial = keep[:i] + keep[i + chunk :]
+            budget = Budget(max(0.0, deadline - time.monotonic()), trial_nodes)
             status = search(model.restricted(frozenset(trial)), budget).status
             if status == INFEASIBLE:
                 keep = trial
-            elif status == SOLVED:
-                i += chunk
-            else:
-                return None
+                continue
+            if status != SOLVED:
+                irreducible = False
+                if time.monotonic() >= deadline:
+                    return tuple(model.blocks[k].id for k in keep), False
+            i += chunk
         if chunk == 1:
-            return tuple(model.blocks[k].id for k in keep)
+            return tuple(model.blocks[k].id for k in keep), irreducible
         chunk = max(1, chunk // 2)

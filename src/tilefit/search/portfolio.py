@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
 from tilefit.capture import Capture
@@ -35,7 +35,7 @@ from tilefit.check import check
 from tilefit.placement import Placement
 from tilefit.search.bracket import split_relaxation
 from tilefit.search.heuristic import find_placement
-from tilefit.search.iis import subset_of
+from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
@@ -45,6 +45,9 @@ STEP_SHARE = 0.2
 
 RELAXATION_SHARE = 0.3
 """Of the prove member's time, what the split relaxation may take first."""
+
+SUBSET_TRIAL_NODES = 20_000
+"""Nodes one trial of the deletion filter may take; past them its blocks stay in."""
 
 SUBSET_FLOOR = 1.0
 """Seconds an irreducible subset may take even when the proof came at the time limit."""
@@ -56,12 +59,9 @@ class Decision:
 
     status: str  # SOLVED, INFEASIBLE or TIMEOUT
     placement: Placement | None  # when SOLVED; passed the referee
-    member: (
-        str | None
-    )  # the route that decided: "restriction", "greedy", ..., "exact", "relaxation"
-    subset: (
-        tuple[str, ...] | None
-    )  # when INFEASIBLE and found in time: ids that cannot fit together
+    member: str | None  # the route that decided: "greedy", "repair", ..., "steps", "exact"
+    subset: tuple[str, ...] | None  # when INFEASIBLE: unit or request ids that cannot fit together
+    irreducible: bool  # the subset loses its infeasibility without any one of its ids
     seconds: float
 
 
@@ -115,7 +115,7 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
         pipes.append(theirs)
         processes.append(process)
     deadline = time.monotonic() + time_limit + 1.0  # members keep the limit themselves
-    answer = Decision(TIMEOUT, None, None, None, 0.0)
+    answer = Decision(TIMEOUT, None, None, None, False, 0.0)
     try:
         waiting = list(pipes)
         while waiting:
@@ -151,8 +151,8 @@ def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection
 def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
     found = find_placement(capture, time_limit, seed=seed)
     if found.placement is None:
-        return Decision(TIMEOUT, None, None, None, found.seconds)
-    return Decision(SOLVED, found.placement, found.route, None, found.seconds)
+        return Decision(TIMEOUT, None, None, None, False, found.seconds)
+    return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
 
 
 def _prove(capture: Capture, time_limit: float) -> Decision:
@@ -162,32 +162,34 @@ def _prove(capture: Capture, time_limit: float) -> Decision:
     model = build_model(capture)
     core = prove_by_steps(model, started + time_limit * STEP_SHARE)
     if core is not None:
-        subset = _subset(core, deadline)
-        return Decision(INFEASIBLE, None, "steps", subset, time.monotonic() - started)
+        return _infeasible(core, "steps", started, deadline)
     if model.pinned:
         relaxed = split_relaxation(capture)
         outcome = search(relaxed, Budget(time_limit * RELAXATION_SHARE))
         if outcome.status == INFEASIBLE:
-            subset = _subset(relaxed, deadline)
-            return Decision(INFEASIBLE, None, "relaxation", subset, time.monotonic() - started)
+            return _infeasible(relaxed, "relaxation", started, deadline)
         if outcome.bases is not None:
             found = placement_of(capture, relaxed, outcome.bases)
             if check(capture, found).valid:
-                return Decision(SOLVED, found, "relaxation", None, time.monotonic() - started)
+                return Decision(
+                    SOLVED, found, "relaxation", None, False, time.monotonic() - started
+                )
     outcome = search(model, Budget(max(0.0, deadline - time.monotonic())))
     if outcome.status == INFEASIBLE:
-        subset = _subset(model, deadline)
-        return Decision(INFEASIBLE, None, "exact", subset, time.monotonic() - started)
+        return _infeasible(model, "exact", started, deadline)
     if outcome.bases is not None:
         found = placement_of(capture, model, outcome.bases)
-        return Decision(SOLVED, found, "exact", None, time.monotonic() - started)
-    return Decision(TIMEOUT, None, None, None, time.monotonic() - started)
+        return Decision(SOLVED, found, "exact", None, False, time.monotonic() - started)
+    return Decision(TIMEOUT, None, None, None, False, time.monotonic() - started)
 
 
-def _subset(model: Model, deadline: float) -> tuple[str, ...] | None:
-    """An irreducible subset in the time left, and at least a little more: a proof found
-    at the deadline deserves its explanation."""
-    return subset_of(model, Budget(max(deadline - time.monotonic(), SUBSET_FLOOR)))
+def _infeasible(core: Model, member: str, started: float, deadline: float) -> Decision:
+    """A proof, with an infeasible subset of the model proven infeasible, shrunk in the time
+    left (and at least a little more: a proof found at the deadline deserves its explanation)."""
+    ids, irreducible = shrink(
+        core, max(deadline, time.monotonic() + SUBSET_FLOOR), SUBSET_TRIAL_NODES
+    )
+    return Decision(INFEASIBLE, None, member, ids, irreducible, time.monotonic() - started)
 
 
 def _checked(capture: Capture, decision: Decision, seconds: float) -> Decision:
@@ -200,4 +202,4 @@ def _checked(capture: Capture, decision: Decision, seconds: float) -> Decision:
                 f"internal error: the placement from {decision.member} fails the checker "
                 f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
             )
-    return Decision(decision.status, decision.placement, decision.member, decision.subset, seconds)
+    return replace(decision, seconds=seconds)

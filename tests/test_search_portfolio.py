@@ -1,0 +1,146 @@
+"""The portfolio and its pieces against brute force on tiny captures of every constraint kind."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, given, settings
+from search_brute import brute_force, valid
+from search_captures import tiny_captures
+
+from tilefit.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.check import check
+from tilefit.search.bracket import rigid_restriction, split_relaxation
+from tilefit.search.closest import closest, extended
+from tilefit.search.heuristic import find_placement
+from tilefit.search.iis import shrink
+from tilefit.search.model import build_model
+from tilefit.search.portfolio import decide
+from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
+from tilefit.search.steps import loaded_steps, prove_by_steps, step_model
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _sub_capture(capture: Capture, ids: tuple[str, ...]) -> Capture:
+    """The capture with only the requests named (directly or through their sequence)."""
+    keep = {m for i in ids for m in capture.members(i)}
+    sequences = tuple(s for s in capture.sequences if all(m in keep for m in s.members))
+    in_seq = {m for s in sequences for m in s.members}
+    # A sequence cut by the subset loses its contiguity demand, as a relaxation does.
+    requests = tuple(r for r in capture.requests if r.id in keep)
+    known = {r.id for r in requests} | {s.id for s in sequences}
+    conflicts = tuple(
+        c
+        for c in capture.conflicts
+        if (c.a in known and c.b in known)
+        and all(m in in_seq or m in keep for m in (*capture.members(c.a), *capture.members(c.b)))
+    )
+    return Capture(capture.name, capture.horizon, capture.memory, requests, sequences, conflicts)
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_rigid_restriction_solutions_are_placements(capture: Capture) -> None:
+    model = build_model(capture)
+    outcome = search(rigid_restriction(model), Budget(30, 100_000))
+    assert outcome.status != TIMEOUT
+    if outcome.bases is not None:
+        placement = placement_of(capture, model, outcome.bases)
+        assert check(capture, placement).valid
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_relaxations_infeasible_only_when_the_capture_is(capture: Capture) -> None:
+    model = build_model(capture)
+    feasible = brute_force(capture) is not None
+    if search(split_relaxation(capture), Budget(30, 100_000)).status == INFEASIBLE:
+        assert not feasible
+    for step in loaded_steps(model):
+        if search(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
+            assert not feasible
+    if prove_by_steps(model, time.monotonic() + 30) is not None:
+        assert not feasible
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_heuristic_placements_are_valid(capture: Capture) -> None:
+    found = find_placement(capture, 0.3)
+    if found.placement is not None:
+        assert check(capture, found.placement).valid
+        assert valid(capture, dict(found.placement.offsets))
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_portfolio_agrees_with_brute_force(capture: Capture) -> None:
+    expected = brute_force(capture)
+    decision = decide(capture, 5.0, workers=1)
+    assert decision.status != TIMEOUT
+    assert (decision.status == SOLVED) == (expected is not None)
+    if decision.status == SOLVED:
+        assert decision.placement is not None
+        assert valid(capture, dict(decision.placement.offsets))
+    else:
+        assert decision.subset
+        # The subset alone has no placement either, even ignoring cut sequences.
+        assert brute_force(_sub_capture(capture, decision.subset)) is None
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_shrink_keeps_an_irreducible_infeasible_core(capture: Capture) -> None:
+    model = build_model(capture)
+    if search(model, Budget(30, 100_000)).status != INFEASIBLE:
+        return
+    ids, irreducible = shrink(model, time.monotonic() + 30)
+    assert irreducible
+    assert brute_force(_sub_capture(capture, ids)) is None
+    for k in range(len(ids)):
+        assert brute_force(_sub_capture(capture, ids[:k] + ids[k + 1 :])) is not None
+
+
+@SETTINGS
+@given(tiny_captures())
+def test_closest_placement_is_valid_in_the_extended_memory(capture: Capture) -> None:
+    found = closest(capture)
+    assert found is not None  # with room for every request side by side, greedy always fits
+    assert check(extended(capture, found.overflow), found.placement).valid
+    assert found.storage == capture.available + found.overflow
+    if found.overflow == 0:
+        assert brute_force(capture) is not None
+
+
+def _identical(n: int, slots: int) -> Capture:
+    """n identical 2-byte requests aligned to 4, alive together, in 4 * slots bytes."""
+    size = 4 * slots
+    requests = tuple(Request(f"r{k}", 2, 0, 1, 4) for k in range(n))
+    return Capture("pigeons", 1, Memory(size, (Range(0, size),)), requests)
+
+
+def test_step_proof_finds_a_pigeonhole_core() -> None:
+    capture = _identical(6, 5)
+    core = prove_by_steps(build_model(capture), time.monotonic() + 10)
+    assert core is not None
+    assert decide(capture, 10, workers=1).status == INFEASIBLE
+
+
+def test_portfolio_races_on_two_processes() -> None:
+    feasible = _identical(5, 5)
+    decision = decide(feasible, 10, workers=2)
+    assert decision.status == SOLVED
+    assert decision.placement is not None and check(feasible, decision.placement).valid
+    memory = Memory(8, (Range(0, 8),), elements=(0, 4))
+    conflicted = Capture(
+        "three-in-two",
+        1,
+        memory,
+        tuple(Request(f"r{k}", 2, 0, 1) for k in range(3)),
+        conflicts=(Conflict("r0", "r1"), Conflict("r1", "r2"), Conflict("r0", "r2")),
+    )
+    decision = decide(conflicted, 10, workers=2)
+    assert decision.status == INFEASIBLE
+    assert decision.subset == ("r0", "r1", "r2")
+    assert decision.irreducible
