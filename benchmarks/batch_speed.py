@@ -47,7 +47,7 @@ from tilefit.batch.run import Runner, prepare, run_batch
 from tilefit.batch.runner import LocalRunner
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings
-from tilefit.synth import TILES_PER_IPU, Recipe, synth_model
+from tilefit.generate.synth import TILES_PER_IPU, Recipe, synth_model
 
 TARGET_SECONDS = 120.0
 SETTINGS = Settings(mode="diagnose", search=False)

@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.load import read_capture
-from tilefit.save import write_capture
+from tilefit.formats.load import read_capture
+from tilefit.formats.save import write_capture
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 
 REQUESTS = 100_000
 

@@ -19,9 +19,12 @@ from types import TracebackType
 
 from tilefit.batch.row import COLUMNS, Row
 from tilefit.batch.work import Settings
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 SCHEMA_VERSION = "1"
+
+SUMMARY_TOP = 10
+"""How many rows the summary lists of each kind (worst, slowest, errors)."""
 
 _CREATE = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

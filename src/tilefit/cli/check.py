@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from tilefit.check import KINDS, CheckResult
 from tilefit.cli import common
+from tilefit.verdicts.check import KINDS, CheckResult
 
 NAME = "check"
 HELP = (
@@ -33,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.check import check
-    from tilefit.load import read_placement
+    from tilefit.formats.load import read_placement
+    from tilefit.output.jsonout import check_json
+    from tilefit.verdicts.check import check
 
     capture = common.read_capture_arg(args)
     result = check(capture, read_placement(args.placement))
@@ -43,17 +43,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(check_lines(result)))
     return common.EXIT_OK if result.valid else common.EXIT_NO
-
-
-def check_json(result: CheckResult) -> dict[str, Any]:
-    return {
-        "valid": result.valid,
-        "violations": [
-            {"kind": v.kind, "ids": list(v.ids), "detail": v.detail} for v in result.violations
-        ],
-        "counts": {kind: result.count(kind) for kind in KINDS},
-        "overlaps_not_listed": result.overlaps_not_listed,
-    }
 
 
 def check_lines(result: CheckResult) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 
 EXIT_OK = 0  # success, or fits
 EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined
@@ -34,7 +34,7 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def read_capture_arg(args: argparse.Namespace) -> Capture:
-    from tilefit.load import read_capture
+    from tilefit.formats.load import read_capture
 
     return read_capture(args.capture, capacity=args.capacity)
 

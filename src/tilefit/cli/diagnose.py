@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from tilefit.cli import common
-from tilefit.diagnose import Diagnosis
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
+from tilefit.verdicts.diagnose import Diagnosis
 
 NAME = "diagnose"
 HELP = "one verdict for a tile: fits, fragmentation, capacity, infeasible or undetermined"
@@ -47,8 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.diagnose import diagnose, diagnosis_json
-    from tilefit.save import write_placement
+    from tilefit.formats.save import write_placement
+    from tilefit.output.jsonout import diagnosis_json
+    from tilefit.verdicts.diagnose import diagnose
 
     if args.time_limit < 0:
         raise InputError("--time-limit", "must be >= 0")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from tilefit.capture import Capture
 from tilefit.cli import common
 from tilefit.cli.replay import strategies_arg
-from tilefit.retry import DEFAULT_FALLBACKS, PlaceResult
+from tilefit.model.capture import Capture
+from tilefit.verdicts.retry import DEFAULT_FALLBACKS, PlaceResult
 
 NAME = "place"
 HELP = (
@@ -40,8 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.retry import place, place_json
-    from tilefit.save import write_placement
+    from tilefit.formats.save import write_placement
+    from tilefit.output.jsonout import place_json
+    from tilefit.verdicts.retry import place
 
     fallbacks = () if args.no_fallback else strategies_arg(args.fallback, "--fallback") or ()
     capture = common.read_capture_arg(args)

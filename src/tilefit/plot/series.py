@@ -16,8 +16,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from tilefit.bounds import BoundReport, bound, live_profile
-from tilefit.capture import Capture, Interval
+from tilefit.model.capture import Capture, Interval
+from tilefit.verdicts.bounds import BoundReport, bound, live_profile
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ ended, not a time-out).
 
 from __future__ import annotations
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 from tilefit.search.model import build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
 

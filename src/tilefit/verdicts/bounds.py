@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.capture import Capture, Interval, Request
+from tilefit.model.capture import Capture, Interval, Request
 
 MAX_EXHAUSTIVE_SETS = 12
 _CHUNK_CELLS = 1 << 22  # rows x unions per matrix product, to bound memory

@@ -35,7 +35,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from tilefit.capture import (
+from tilefit.model.capture import (
     DEFAULT_PRODUCTION,
     Capture,
     Conflict,

@@ -2,9 +2,9 @@
 
 A strategy's order decides which unit comes next, its fit where the unit
 goes among its valid offsets (see ``tilefit.space``). The attempt ends at the
-first unit with no valid offset, or when every unit is placed. A large plain
+first unit with no valid offset, or when every unit is placed. A large uniform
 capture under a fit that knows how is placed many units at a time instead,
-with the same result (see ``tilefit.plain``).
+with the same result (see ``tilefit.uniform``).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilefit.capture import Capture, Interval
-from tilefit.constraints import Constraints
-from tilefit.intervals import free
-from tilefit.occupancy import Occupancy, bucket_width
-from tilefit.placement import Placement
-from tilefit.plain import Ints, PlainArrays
-from tilefit.space import UnitSpace
-from tilefit.strategy import Strategy, as_strategies
-from tilefit.units import Unit, units
+from tilefit.engine.constraints import Constraints
+from tilefit.engine.occupancy import Occupancy, bucket_width
+from tilefit.engine.space import UnitSpace
+from tilefit.engine.strategy import Strategy, as_strategies
+from tilefit.engine.uniform import Ints, UniformArrays
+from tilefit.model.capture import Capture, Interval
+from tilefit.model.intervals import free
+from tilefit.model.placement import Placement
+from tilefit.model.units import Unit, units
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,13 @@ class Attempt:
         return Placement(self.capture, self.offsets) if self.failure is None else None
 
 
-PLAIN_FROM = 5_000
-"""Units from which a plain capture is placed many units at a time (see ``tilefit.plain``);
+UNIFORM_FROM = 5_000
+"""Units from which a uniform capture is placed many units at a time (see ``tilefit.uniform``);
 below, the one-by-one loop is quicker."""
 
 
 @dataclass(frozen=True)
-class Problem:
+class Prepared:
     """What every strategy on one capture shares: its units and their fixed constraints."""
 
     capture: Capture
@@ -70,10 +70,10 @@ class Problem:
     constraints: Constraints
     bucket_width: int
     whole_horizon: bool  # whether some request lives over the whole horizon
-    plain: PlainArrays | None  # for a plain capture of at least plain_from units
+    uniform: UniformArrays | None  # for a uniform capture of at least uniform_from units
 
     @classmethod
-    def of(cls, capture: Capture, plain_from: int = PLAIN_FROM) -> Problem:
+    def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
         with _collector_paused():
             all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
@@ -84,8 +84,15 @@ class Problem:
                 constraints=Constraints.of(capture, all_units),
                 bucket_width=width,
                 whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
-                plain=PlainArrays.of(capture, width) if len(all_units) >= plain_from else None,
+                uniform=UniformArrays.of(capture, width)
+                if len(all_units) >= uniform_from
+                else None,
             )
+
+
+def prepare(capture: Capture | Prepared) -> Prepared:
+    """The capture prepared for strategies (a ``Prepared`` is returned as it is)."""
+    return capture if isinstance(capture, Prepared) else Prepared.of(capture)
 
 
 @contextmanager
@@ -102,29 +109,29 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def run_strategy(capture: Capture | Problem, strategy: Strategy | str) -> Attempt:
+def run_strategy(capture: Capture | Prepared, strategy: Strategy | str) -> Attempt:
     """Place every unit of the capture with one strategy, from an empty memory.
 
     >>> attempt = run_strategy(capture, "long-lived/first-fit")  # doctest: +SKIP
     >>> attempt.fits, attempt.peak_address  # doctest: +SKIP
     """
-    problem = capture if isinstance(capture, Problem) else Problem.of(capture)
+    prepared = prepare(capture)
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
-        if problem.plain is not None and chosen.fit.plain is not None:
-            return _run_plain(problem, problem.plain, chosen)
-        return _run_units(problem, chosen)
+        if prepared.uniform is not None and chosen.fit.uniform is not None:
+            return _run_uniform(prepared, prepared.uniform, chosen)
+        return _run_units(prepared, chosen)
 
 
-def _run_units(problem: Problem, strategy: Strategy) -> Attempt:
+def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
     """Place units one by one: the fit chooses among each unit's valid offsets."""
-    cap = problem.capture
-    constraints = problem.constraints
-    occupancy = Occupancy(cap.horizon, problem.bucket_width, problem.whole_horizon)
+    cap = prepared.capture
+    constraints = prepared.constraints
+    occupancy = Occupancy(cap.horizon, prepared.bucket_width, prepared.whole_horizon)
     offsets: dict[str, int] = {}
     spans: dict[str, Interval] = {}  # placed request id -> the memory elements it touches
     track_spans = bool(constraints.partners)
-    order = strategy.order.sort(problem.units, cap.horizon)
+    order = strategy.order.sort(prepared.units, cap.horizon)
     choose = strategy.fit.choose
     failure = None
     add = occupancy.add
@@ -152,19 +159,19 @@ def _run_units(problem: Problem, strategy: Strategy) -> Attempt:
     )
 
 
-def _run_plain(problem: Problem, plain: PlainArrays, strategy: Strategy) -> Attempt:
-    """Place a plain capture many units at a time: the same attempt as one by one."""
-    assert strategy.fit.plain is not None
-    cap = problem.capture
-    order = strategy.order.sort(problem.units, cap.horizon)
-    offsets, failed_at = strategy.fit.plain(plain, _indexes(order))
+def _run_uniform(prepared: Prepared, uniform: UniformArrays, strategy: Strategy) -> Attempt:
+    """Place a uniform capture many units at a time: the same attempt as one by one."""
+    assert strategy.fit.uniform is not None
+    cap = prepared.capture
+    order = strategy.order.sort(prepared.units, cap.horizon)
+    offsets, failed_at = strategy.fit.uniform(uniform, _indexes(order))
     placed = len(order) if failed_at < 0 else failed_at
-    ends = offsets + plain.sizes
+    ends = offsets + uniform.sizes
     failure = None
     if failed_at >= 0:
         unit = order[failed_at]
-        alive = (offsets >= 0) & (plain.starts < unit.end) & (plain.ends > unit.start)
-        blocks = [*problem.constraints.outside[unit.id]]
+        alive = (offsets >= 0) & (uniform.starts < unit.end) & (uniform.ends > unit.start)
+        blocks = [*prepared.constraints.outside[unit.id]]
         blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
         blocks.sort()
         failure = Failure(unit, placed, tuple(sorted(free(blocks), key=_largest_first)))
@@ -188,16 +195,16 @@ def _largest_first(hole: Interval) -> tuple[int, int]:
 
 
 def run_until_fits(
-    capture: Capture | Problem, strategies: Iterable[Strategy | str]
+    capture: Capture | Prepared, strategies: Iterable[Strategy | str]
 ) -> tuple[Attempt, ...]:
     """Run strategies in turn, each from an empty memory, until one fits (as production does).
 
     The last attempt is the one that fits, or every attempt failed.
     """
-    problem = capture if isinstance(capture, Problem) else Problem.of(capture)
+    prepared = prepare(capture)
     attempts: list[Attempt] = []
     for strategy in as_strategies(strategies):
-        attempts.append(run_strategy(problem, strategy))
+        attempts.append(run_strategy(prepared, strategy))
         if attempts[-1].fits:
             break
     return tuple(attempts)

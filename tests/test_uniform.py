@@ -1,4 +1,4 @@
-"""Placing a plain capture many units at a time gives the one-by-one attempt exactly."""
+"""Placing a uniform capture many units at a time gives the one-by-one attempt exactly."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from engine_helpers import captures
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.engine import Problem, run_strategy
-from tilefit.plain import PlainArrays
-from tilefit.strategy import STRATEGIES, Strategy
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy
+from tilefit.engine.uniform import UniformArrays
+from tilefit.model.capture import Capture, Memory, Range, Request
 
 FIRST_FITS = [s for s in STRATEGIES if s.fit.name == "first-fit"]
 
@@ -40,49 +40,49 @@ def plain_captures(draw: st.DrawFn) -> Capture:
     low = draw(st.integers(0, 40))
     high = low + draw(st.integers(24, 400))
     memory = Memory(high + draw(st.integers(0, 9)), (Range(low, high),))
-    return Capture("plain", horizon, memory, tuple(requests))
+    return Capture("uniform", horizon, memory, tuple(requests))
 
 
-def one_by_one(capture: Capture) -> Problem:
-    return replace(Problem.of(capture), plain=None)
+def one_by_one(capture: Capture) -> Prepared:
+    return replace(Prepared.of(capture), uniform=None)
 
 
 @settings(max_examples=150, deadline=None)
 @given(plain_captures(), st.sampled_from(FIRST_FITS))
 def test_many_at_a_time_equals_one_by_one(capture: Capture, strategy: Strategy) -> None:
-    problem = Problem.of(capture, plain_from=0)
-    assert problem.plain is not None
-    assert run_strategy(problem, strategy) == run_strategy(one_by_one(capture), strategy)
+    prepared = Prepared.of(capture, uniform_from=0)
+    assert prepared.uniform is not None
+    assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
 
 
 @settings(max_examples=100, deadline=None)
 @given(captures())
 def test_only_plain_captures_take_the_array_path(capture: Capture) -> None:
-    problem = Problem.of(capture, plain_from=0)
+    prepared = Prepared.of(capture, uniform_from=0)
     allowed = {capture.memory.allowed(r.cls, r.interleaved) for r in capture.requests}
-    plain = not capture.sequences and not capture.conflicts and len(allowed) == 1
-    plain = plain and len(next(iter(allowed))) == 1
-    assert (problem.plain is not None) == plain
-    if problem.plain is not None:
+    uniform = not capture.sequences and not capture.conflicts and len(allowed) == 1
+    uniform = uniform and len(next(iter(allowed))) == 1
+    assert (prepared.uniform is not None) == uniform
+    if prepared.uniform is not None:
         for strategy in FIRST_FITS:
-            assert run_strategy(problem, strategy) == run_strategy(one_by_one(capture), strategy)
+            assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
 
 
 def test_small_captures_stay_one_by_one_unless_asked() -> None:
     capture = Capture("c", 4, Memory(64, (Range(0, 64),)), (Request("a", 8, 0, 4),))
-    assert Problem.of(capture).plain is None
-    assert Problem.of(capture, plain_from=1).plain is not None
+    assert Prepared.of(capture).uniform is None
+    assert Prepared.of(capture, uniform_from=1).uniform is not None
 
 
 def test_the_time_table_lists_each_request_under_every_bucket_it_touches() -> None:
     requests = (Request("a", 1, 0, 3), Request("b", 1, 2, 3), Request("c", 1, 3, 7))
     capture = Capture("t", 8, Memory(8, (Range(0, 8),)), requests)
-    plain = PlainArrays.of(capture, width=2)
-    assert plain is not None
-    requests_of = plain.entry_request.tolist()
+    uniform = UniformArrays.of(capture, width=2)
+    assert uniform is not None
+    requests_of = uniform.entry_request.tolist()
     buckets = [
-        sorted(requests_of[plain.table_start[b] : plain.table_start[b + 1]])
-        for b in range(len(plain.table_start) - 1)
+        sorted(requests_of[uniform.table_start[b] : uniform.table_start[b + 1]])
+        for b in range(len(uniform.table_start) - 1)
     ]
     assert buckets == [[0], [0, 1, 2], [2], [2]]
-    assert plain.entry_bucket.tolist() == [0, 1, 1, 1, 2, 3]
+    assert uniform.entry_bucket.tolist() == [0, 1, 1, 1, 2, 3]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from tilefit.capture import Interval
+from tilefit.model.capture import Interval
 
 
 def scan(blocks: list[Interval], at: int, size: int, residue: int, modulus: int) -> int:

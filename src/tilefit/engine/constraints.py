@@ -11,8 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from tilefit.capture import Capture, Interval
-from tilefit.units import Unit
+from tilefit.model.capture import Capture, Interval
+from tilefit.model.units import Unit
 
 UNBOUNDED = 1 << 80
 """An address beyond every memory: the end of the sentinel block past the allowed set."""

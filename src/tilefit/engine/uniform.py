@@ -1,6 +1,6 @@
-"""First-fit on plain captures, many units at a time.
+"""First-fit on uniform captures, many units at a time.
 
-A capture is **plain** when every request is its own unit (no sequences), no
+A capture is **uniform** when every request is its own unit (no sequences), no
 conflict edge exists, and every request has the same allowed set, one
 interval. First-fit there needs only lifetimes, sizes and alignments, and
 units whose lifetimes are pairwise disjoint do not see each other: placing
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 
 Ints = NDArray[np.int64]
 
@@ -33,8 +33,8 @@ MAX_ADDRESS_BITS = 52  # run index and address share one int64 sort key
 
 
 @dataclass(frozen=True)
-class PlainArrays:
-    """A plain capture's requests as arrays, in capture order, and its time table."""
+class UniformArrays:
+    """A uniform capture's requests as arrays, in capture order, and its time table."""
 
     starts: Ints
     ends: Ints
@@ -49,8 +49,8 @@ class PlainArrays:
     entry_request: Ints
 
     @classmethod
-    def of(cls, capture: Capture, width: int) -> PlainArrays | None:
-        """The arrays, or None when the capture is not plain."""
+    def of(cls, capture: Capture, width: int) -> UniformArrays | None:
+        """The arrays, or None when the capture is not uniform."""
         if capture.sequences or capture.conflicts or not capture.requests:
             return None
         memory = capture.memory
@@ -85,25 +85,25 @@ class PlainArrays:
         )
 
 
-def first_fit(plain: PlainArrays, order: Ints) -> tuple[Ints, int]:
+def first_fit(uniform: UniformArrays, order: Ints) -> tuple[Ints, int]:
     """Place requests in ``order`` (capture indices) at their lowest valid offsets.
 
     Returns the offsets by capture index (-1 where not placed) and the position
     in ``order`` of the first request with no valid offset, or -1 when all fit.
     """
-    rank = np.empty(len(plain.starts), np.int64)
+    rank = np.empty(len(uniform.starts), np.int64)
     rank[order] = np.arange(len(order))
     # Within each bucket, requests in placement order.
-    key = plain.entry_bucket * len(order) + rank[plain.entry_request]
-    table = plain.entry_request[np.argsort(key)]
-    filled = np.zeros(len(plain.table_start) - 1, np.int64)  # placed entries per bucket
-    offsets = np.full(len(plain.starts), -1, np.int64)
-    shift = plain.high.bit_length() + 1
-    for begin, end in _runs(plain, order):
+    key = uniform.entry_bucket * len(order) + rank[uniform.entry_request]
+    table = uniform.entry_request[np.argsort(key)]
+    filled = np.zeros(len(uniform.table_start) - 1, np.int64)  # placed entries per bucket
+    offsets = np.full(len(uniform.starts), -1, np.int64)
+    shift = uniform.high.bit_length() + 1
+    for begin, end in _runs(uniform, order):
         run = order[begin:end]
-        buckets, touching = _buckets(plain, run)
-        found = _place_run(plain, table, filled, run, buckets, touching, offsets, shift)
-        fails = found + plain.sizes[run] > plain.high
+        buckets, touching = _buckets(uniform, run)
+        found = _place_run(uniform, table, filled, run, buckets, touching, offsets, shift)
+        fails = found + uniform.sizes[run] > uniform.high
         if fails.any():
             ok = int(fails.argmax())
             offsets[run[:ok]] = found[:ok]
@@ -113,12 +113,12 @@ def first_fit(plain: PlainArrays, order: Ints) -> tuple[Ints, int]:
     return offsets, -1
 
 
-def _runs(plain: PlainArrays, order: Ints) -> Iterator[tuple[int, int]]:
+def _runs(uniform: UniformArrays, order: Ints) -> Iterator[tuple[int, int]]:
     """Cut ``order`` into runs of units sharing no time bucket, as (begin, end) positions."""
     # Each bucket holds the number of the last run that touched it.
-    stamps = array("q", [-1]) * (len(plain.table_start) - 1)
-    firsts = plain.first_bucket[order].tolist()
-    lasts = plain.last_bucket[order].tolist()
+    stamps = array("q", [-1]) * (len(uniform.table_start) - 1)
+    firsts = uniform.first_bucket[order].tolist()
+    lasts = uniform.last_bucket[order].tolist()
     begin = 0
     run = 0
     for position, (first, last) in enumerate(zip(firsts, lasts, strict=True)):
@@ -131,15 +131,15 @@ def _runs(plain: PlainArrays, order: Ints) -> Iterator[tuple[int, int]]:
         yield begin, len(order)
 
 
-def _buckets(plain: PlainArrays, run: Ints) -> tuple[Ints, Ints]:
+def _buckets(uniform: UniformArrays, run: Ints) -> tuple[Ints, Ints]:
     """Every bucket a unit of the run touches, and which unit (position in the run)."""
-    first = plain.first_bucket[run]
-    touched = plain.last_bucket[run] - first + 1
+    first = uniform.first_bucket[run]
+    touched = uniform.last_bucket[run] - first + 1
     return np.repeat(first, touched) + _ramps(touched), np.repeat(np.arange(len(run)), touched)
 
 
 def _place_run(
-    plain: PlainArrays,
+    uniform: UniformArrays,
     table: Ints,
     filled: Ints,
     run: Ints,
@@ -153,9 +153,9 @@ def _place_run(
     # The placed requests listed under the unit's buckets, then those alive with it.
     count = filled[buckets]
     unit = np.repeat(touching, count)
-    other = table[np.repeat(plain.table_start[buckets], count) + _ramps(count)]
-    alive = (plain.starts[other] < plain.ends[run][unit]) & (
-        plain.ends[other] > plain.starts[run][unit]
+    other = table[np.repeat(uniform.table_start[buckets], count) + _ramps(count)]
+    alive = (uniform.starts[other] < uniform.ends[run][unit]) & (
+        uniform.ends[other] > uniform.starts[run][unit]
     )
     unit, other = unit[alive], other[alive]
     # By unit, then address; the highest end so far (within the unit) is the
@@ -163,26 +163,26 @@ def _place_run(
     by_address = np.argsort((unit << shift) + offsets[other])
     unit, other = unit[by_address], other[by_address]
     lo = offsets[other]
-    reach = np.maximum.accumulate(lo + plain.sizes[other] + (unit << shift)) - (unit << shift)
+    reach = np.maximum.accumulate(lo + uniform.sizes[other] + (unit << shift)) - (unit << shift)
     first = np.ones(len(unit), bool)
     first[1:] = unit[1:] != unit[:-1]
     before = np.empty_like(reach)
     before[1:] = reach[:-1]
-    before[first] = plain.low
-    np.maximum(before, plain.low, out=before)
-    alignment = plain.alignments[run][unit]
+    before[first] = uniform.low
+    np.maximum(before, uniform.low, out=before)
+    alignment = uniform.alignments[run][unit]
     candidate = before + (-before) % alignment
     # A unit takes the first gap that holds it, else the address past everything.
-    found = np.full(len(run), plain.low, np.int64)
+    found = np.full(len(run), uniform.low, np.int64)
     last = np.ones(len(unit), bool)
     last[:-1] = first[1:]
-    found[unit[last]] = np.maximum(reach[last], plain.low)
-    fitting = candidate + plain.sizes[run][unit] <= lo
+    found[unit[last]] = np.maximum(reach[last], uniform.low)
+    fitting = candidate + uniform.sizes[run][unit] <= lo
     with_gap, at = np.unique(unit[fitting], return_index=True)
     found[with_gap] = candidate[fitting][at]
     without_gap = np.ones(len(run), bool)
     without_gap[with_gap] = False
-    align = plain.alignments[run]
+    align = uniform.alignments[run]
     found[without_gap] += (-found[without_gap]) % align[without_gap]
     return found
 

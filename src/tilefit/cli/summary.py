@@ -1,22 +1,21 @@
-"""The batch summary: tiles by verdict, what each strategy rescued, the worst and slowest.
+"""The batch summary as text: tiles by verdict, what each strategy rescued, the worst
+and slowest.
 
 Lists are ordered by value, then name, so the same rows print the same
-summary; only the slowest-tiles section shows timing.
+summary; only the slowest-tiles section shows timing. ``--json`` gives the
+same summary as ``tilefit.output.jsonout.summary_json``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from tilefit.batch.row import Row
-from tilefit.batch.store import Store
+from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import table
 
-TOP = 10
 FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
 
 
-def summary_lines(store: Store, top: int = TOP) -> list[str]:
+def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
     """The summary as text lines."""
     total = store.count()
     errors = store.error_count()
@@ -95,36 +94,3 @@ def _deficit_cells(row: Row) -> list[str]:
 
 def _bytes(value: int | None) -> str:
     return "" if value is None else f"{value:,}"
-
-
-def summary_json(store: Store, top: int = TOP) -> dict[str, Any]:
-    """The summary as one JSON object, keys in a fixed order."""
-    settings = store.settings()
-    return {
-        "captures": store.count(),
-        "mode": settings.mode if settings else None,
-        "search": settings.search if settings else None,
-        "verdicts": dict(store.verdicts()),
-        "errors": store.error_count(),
-        "rescued": dict(store.rescued()),
-        "worst_deficits": [_row_json(r) for r in store.worst_deficits(top)],
-        "slowest": [_row_json(r) for r in store.slowest(top)],
-        "error_rows": [_row_json(r) for r in store.errors(top)],
-    }
-
-
-def _row_json(row: Row) -> dict[str, Any]:
-    return {
-        "name": row.name,
-        "tile": row.tile,
-        "source": row.source,
-        "verdict": row.verdict,
-        "strategy": row.strategy,
-        "lower_bound": row.lower_bound,
-        "available": row.available,
-        "deficit": row.deficit,
-        "support_deficit": row.support_deficit,
-        "failed_id": row.failed_id,
-        "seconds": round(row.seconds, 3),
-        "error": row.error,
-    }

@@ -11,9 +11,9 @@ import csv
 import io
 import re
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.errors import InputError
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
 
 _CAPACITY_NAME = re.compile(r"^(?P<stem>.+)\.(?P<capacity>\d+)\.csv$", re.IGNORECASE)
 _COLUMNS = {"id", "lower", "upper", "end", "size", "alignment", "offset"}

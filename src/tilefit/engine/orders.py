@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from tilefit.units import Unit
+from tilefit.model.units import Unit
 
 SortKey = Callable[[Unit, int], tuple[int, ...]]
 """A unit's sort key, given the capture's horizon; ascending, so negate for "descending"."""

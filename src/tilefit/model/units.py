@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tilefit.capture import Capture, Conflict, Request, sequence_base
+from tilefit.model.capture import Capture, Conflict, Request, sequence_base
 
 
 @dataclass(frozen=True, slots=True)

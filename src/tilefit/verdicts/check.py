@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.capture import Capture, Memory, Request
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture, Memory, Request
+from tilefit.model.placement import Placement
 
 KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
 MAX_OVERLAPS_LISTED = 1000

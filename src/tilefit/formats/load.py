@@ -9,7 +9,16 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from tilefit.capture import (
+from tilefit.formats.jsonread import (
+    as_int,
+    as_list,
+    as_object,
+    as_str,
+    fail,
+    parse_json,
+    type_name,
+)
+from tilefit.model.capture import (
     DEFAULT_CLASS,
     DEFAULT_PRODUCTION,
     FORMAT,
@@ -22,17 +31,8 @@ from tilefit.capture import (
     Sequence,
     sequence_base,
 )
-from tilefit.errors import InputError
-from tilefit.jsonread import (
-    as_int,
-    as_list,
-    as_object,
-    as_str,
-    fail,
-    parse_json,
-    type_name,
-)
-from tilefit.placement import PLACEMENT_FORMAT, Placement
+from tilefit.model.errors import InputError
+from tilefit.model.placement import PLACEMENT_FORMAT, Placement
 
 _TOP_KEYS = {
     "format",
@@ -278,7 +278,7 @@ def _conflicts(
 
 
 def _production(value: object) -> tuple[str, ...]:
-    from tilefit.strategy import parse_strategy
+    from tilefit.engine.strategy import parse_strategy
 
     raw = as_list(value, "production")
     if not raw:
@@ -302,7 +302,7 @@ def read_capture(path: str | Path, capacity: int | None = None) -> Capture:
     path = Path(path)
     try:
         if path.suffix.lower() == ".csv":
-            from tilefit.minimalloc import capture_from_csv
+            from tilefit.formats.minimalloc import capture_from_csv
 
             return capture_from_csv(_read_text(path), path.name, capacity)
         if capacity is not None:
@@ -317,7 +317,7 @@ def read_placement(path: str | Path) -> Placement:
     path = Path(path)
     try:
         if path.suffix.lower() == ".csv":
-            from tilefit.minimalloc import placement_from_csv
+            from tilefit.formats.minimalloc import placement_from_csv
 
             return placement_from_csv(_read_text(path), path.name)
         return placement_from_json(parse_json(_read_text(path)))

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from tilefit.capture import Capture
-from tilefit.engine import Attempt, Failure, run_until_fits
-from tilefit.placement import Placement
-from tilefit.strategy import Strategy
+from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
+from tilefit.engine.strategy import Strategy
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 
 
 @dataclass(frozen=True)
@@ -51,45 +50,15 @@ class ReplayResult:
         return self.observed == unit.id or any(m.id == self.observed for m in unit.members)
 
 
-def replay(capture: Capture, strategies: Iterable[Strategy | str] | None = None) -> ReplayResult:
+def replay(
+    capture: Capture | Prepared, strategies: Iterable[Strategy | str] | None = None
+) -> ReplayResult:
     """The production attempts (or ``strategies`` instead), until one fits.
 
     >>> result = replay(read_capture("examples/0-0.json"))  # doctest: +SKIP
     >>> result.fits, result.reproduced, result.failure.unit.id  # doctest: +SKIP
     """
-    chosen = capture.production if strategies is None else strategies
-    return ReplayResult(capture.name, run_until_fits(capture, chosen), capture.observed_failed)
-
-
-def replay_json(result: ReplayResult) -> dict[str, Any]:
-    return {
-        "capture": result.capture,
-        "attempts": [attempt_json(a) for a in result.attempts],
-        "observed": result.observed,
-        "reproduced": result.reproduced,
-    }
-
-
-def attempt_json(attempt: Attempt) -> dict[str, Any]:
-    failure = attempt.failure
-    return {
-        "strategy": attempt.strategy.name,
-        "status": "fits" if failure is None else "failed",
-        "failed": None if failure is None else failure_json(failure),
-        "holes": [] if failure is None else [{"start": s, "end": e} for s, e in failure.holes],
-        "peak_address": attempt.peak_address,
-    }
-
-
-def failure_json(failure: Failure) -> dict[str, Any]:
-    unit = failure.unit
-    return {
-        "id": unit.id,
-        "size": unit.size,
-        "alignment": unit.alignment,
-        "class": unit.cls,
-        "start": unit.start,
-        "end": unit.end,
-        "placed_before": failure.placed_before,
-        "members": [m.id for m in unit.members] if unit.is_sequence else None,
-    }
+    prepared = prepare(capture)
+    cap = prepared.capture
+    chosen = cap.production if strategies is None else strategies
+    return ReplayResult(cap.name, run_until_fits(prepared, chosen), cap.observed_failed)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tilefit.capture import Interval, Request
-from tilefit.constraints import Constraints
-from tilefit.intervals import free, merge, scan, skip
-from tilefit.occupancy import Occupancy
-from tilefit.units import Unit
+from tilefit.engine.constraints import Constraints
+from tilefit.engine.occupancy import Occupancy
+from tilefit.model.capture import Interval, Request
+from tilefit.model.intervals import free, merge, scan, skip
+from tilefit.model.units import Unit
 
 Merged = tuple[list[int], list[int]]
 """Disjoint ascending intervals as (starts, ends)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tilefit.fits import FITS, Fit, parse_fit
-from tilefit.orders import ORDERS, Order, parse_order
+from tilefit.engine.fits import FITS, Fit, parse_fit
+from tilefit.engine.orders import ORDERS, Order, parse_order
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from bisect import bisect_left, bisect_right
 from math import isqrt
 from statistics import median
 
-from tilefit.capture import Interval, Request
-from tilefit.intervals import merge
+from tilefit.model.capture import Interval, Request
+from tilefit.model.intervals import merge
 
 
 class Occupancy:

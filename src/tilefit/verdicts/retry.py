@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from tilefit.capture import Capture
-from tilefit.engine import Attempt, run_until_fits
-from tilefit.placement import Placement
-from tilefit.strategy import Strategy, as_strategies
+from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
+from tilefit.engine.strategy import Strategy, as_strategies
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 
 DEFAULT_FALLBACKS: tuple[str, ...] = ("long-lived/first-fit",)
 
@@ -44,36 +43,28 @@ class PlaceResult:
         return self.attempts[-1].placement if self.attempts else None
 
     @property
+    def production_failure(self) -> Failure | None:
+        """The failure of the last production attempt, when every production attempt failed."""
+        if self.production == 0 or self.attempts[self.production - 1].fits:
+            return None
+        return self.attempts[self.production - 1].failure
+
+    @property
     def fallback(self) -> bool:
         """Whether a further strategy, not production, produced the placement."""
         return self.fits and len(self.attempts) > self.production
 
 
-def place(capture: Capture, fallbacks: Iterable[Strategy | str] = DEFAULT_FALLBACKS) -> PlaceResult:
+def place(
+    capture: Capture | Prepared, fallbacks: Iterable[Strategy | str] = DEFAULT_FALLBACKS
+) -> PlaceResult:
     """Production strategies first; ``fallbacks`` only when they all fail.
 
     >>> result = place(capture)  # doctest: +SKIP
     >>> result.strategy, result.placement  # doctest: +SKIP
     ('long-lived/first-fit', Placement(...))
     """
-    production = as_strategies(capture.production)
-    attempts = run_until_fits(capture, (*production, *as_strategies(fallbacks)))
+    prepared = prepare(capture)
+    production = as_strategies(prepared.capture.production)
+    attempts = run_until_fits(prepared, (*production, *as_strategies(fallbacks)))
     return PlaceResult(attempts, min(len(attempts), len(production)))
-
-
-def place_json(result: PlaceResult) -> dict[str, Any]:
-    placement = result.placement
-    return {
-        "status": result.status,
-        "strategy": result.strategy,
-        "placement": None if placement is None else placement.to_json(),
-        "fallback": result.fallback,
-        "attempts": [
-            {
-                "strategy": a.strategy.name,
-                "status": "fits" if a.fits else "failed",
-                "failed_id": None if a.failure is None else a.failure.unit.id,
-            }
-            for a in result.attempts
-        ],
-    }

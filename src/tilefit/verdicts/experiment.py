@@ -11,16 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from tilefit.capture import Capture
-from tilefit.engine import Problem, run_strategy
-from tilefit.strategy import STRATEGIES, Strategy, as_strategies
-from tilefit.units import split_sequences as split_capture
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies
+from tilefit.model.capture import Capture
+from tilefit.model.units import split_sequences as split_capture
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
+class ExperimentRow:
     strategy: str
     split_sequences: bool
     fits: bool
@@ -33,7 +32,7 @@ def experiment(
     capture: Capture,
     split_sequences: bool = False,
     strategies: Iterable[Strategy | str] = STRATEGIES,
-) -> tuple[Row, ...]:
+) -> tuple[ExperimentRow, ...]:
     """One row per strategy (16 by default); with ``split_sequences``, as many more.
 
     >>> rows = experiment(capture)  # doctest: +SKIP
@@ -47,16 +46,18 @@ def experiment(
     return rows
 
 
-def _rows(capture: Capture, strategies: tuple[Strategy, ...], split: bool) -> tuple[Row, ...]:
-    problem = Problem.of(capture)
+def _rows(
+    capture: Capture, strategies: tuple[Strategy, ...], split: bool
+) -> tuple[ExperimentRow, ...]:
+    prepared = Prepared.of(capture)
     rows = []
     for strategy in strategies:
         began = time.perf_counter()
-        attempt = run_strategy(problem, strategy)
+        attempt = run_strategy(prepared, strategy)
         seconds = time.perf_counter() - began
         failure = attempt.failure
         rows.append(
-            Row(
+            ExperimentRow(
                 strategy=strategy.name,
                 split_sequences=split,
                 fits=failure is None,
@@ -66,19 +67,3 @@ def _rows(capture: Capture, strategies: tuple[Strategy, ...], split: bool) -> tu
             )
         )
     return tuple(rows)
-
-
-def experiment_json(rows: Iterable[Row]) -> dict[str, Any]:
-    return {
-        "rows": [
-            {
-                "strategy": r.strategy,
-                "fits": r.fits,
-                "failed_id": r.failed_id,
-                "peak_address": r.peak_address,
-                "seconds": r.seconds,
-                "split_sequences": r.split_sequences,
-            }
-            for r in rows
-        ]
-    }

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tilefit.capture import Interval
-from tilefit.plain import Ints, PlainArrays, first_fit
+from tilefit.engine.uniform import Ints, UniformArrays, first_fit
+from tilefit.model.capture import Interval
 
 
 class Space(Protocol):
@@ -37,8 +37,8 @@ class Fit:
     name: str
     choose: Callable[[Space], int | None]
     """The base offset for the unit, or None when it has no valid offset."""
-    plain: Callable[[PlainArrays, Ints], tuple[Ints, int]] | None = None
-    """The same choice for a whole plain capture at once, when the fit has one."""
+    uniform: Callable[[UniformArrays, Ints], tuple[Ints, int]] | None = None
+    """The same choice for a whole uniform capture at once, when the fit has one."""
 
 
 def lowest_offset(space: Space) -> int | None:

@@ -11,18 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from tilefit.bounds import BoundReport, Contributor, bound
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.engine import Attempt, Problem, run_strategy, run_until_fits
-from tilefit.placement import Placement
-from tilefit.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+from tilefit.verdicts.bounds import BoundReport, Contributor, bound
+from tilefit.verdicts.check import check
+from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
+from tilefit.verdicts.replay import replay
+from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
-EXACT_SEARCH = "exact-search"
-DEFAULT_FALLBACKS = ("long-lived/first-fit",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +100,9 @@ def diagnose(
     """
     started = time.monotonic()
     report = bound(capture)
-    problem = Problem.of(capture)
-    production = run_until_fits(problem, capture.production)  # as production runs them
+    prepared = Prepared.of(capture)
+    replayed = replay(prepared)  # the production attempts, as production runs them
+    production = replayed.attempts
     outcome = _Outcome()
     fitting = production[-1] if production[-1].fits else None
     if fitting is not None:
@@ -109,7 +110,7 @@ def diagnose(
     elif report.lower_bound > report.available or report.support.deficit > 0:
         outcome = _Outcome("capacity")
     else:
-        outcome = _other_strategies(capture, problem, fallbacks)
+        outcome = _other_strategies(capture, prepared, fallbacks)
         if outcome.verdict is None and search:
             remaining = max(0.0, time_limit - (time.monotonic() - started))
             outcome = _exact(capture, remaining)
@@ -123,7 +124,7 @@ def diagnose(
         bound=report,
         must_leave=_must_leave(report),
         production=production,
-        reproduced=_reproduced(capture, production),
+        reproduced=replayed.reproduced,
         placement=outcome.placement,
         search_status=outcome.search_status,
         irreducible_subset=outcome.subset,
@@ -141,7 +142,7 @@ class _Outcome:
 
 
 def _other_strategies(
-    capture: Capture, problem: Problem, fallbacks: Sequence[Strategy | str]
+    capture: Capture, prepared: Prepared, fallbacks: Sequence[Strategy | str]
 ) -> _Outcome:
     tried = set(capture.production)
     for strategy in (*as_strategies(fallbacks), *STRATEGIES):
@@ -149,17 +150,14 @@ def _other_strategies(
         if name in tried:
             continue
         tried.add(name)
-        attempt = run_strategy(problem, strategy)
+        attempt = run_strategy(prepared, strategy)
         if attempt.fits:
             return _Outcome("fragmentation", name, _checked(capture, attempt))
     return _Outcome()
 
 
 def _exact(capture: Capture, time_limit: float) -> _Outcome:
-    from tilefit.search import irreducible_subset, solve
-
-    started = time.monotonic()
-    result = solve(capture, time_limit=time_limit)
+    result = search_exact(capture, time_limit)
     if result.status == "solved" and result.placement is not None:
         return _Outcome(
             "fragmentation",
@@ -168,9 +166,7 @@ def _exact(capture: Capture, time_limit: float) -> _Outcome:
             search_status="solved",
         )
     if result.status == "infeasible":
-        remaining = max(0.0, time_limit - (time.monotonic() - started))
-        subset = irreducible_subset(capture, time_limit=remaining) if remaining > 0 else None
-        return _Outcome("infeasible", search_status="infeasible", subset=subset)
+        return _Outcome("infeasible", search_status="infeasible", subset=result.irreducible_subset)
     return _Outcome(search_status=result.status)
 
 
@@ -202,49 +198,3 @@ def _must_leave(report: BoundReport) -> int:
         return 0
     padding = sum(-c.size % c.alignment for c in report.contributors)
     return deficit + padding
-
-
-def _reproduced(capture: Capture, production: tuple[Attempt, ...]) -> bool | None:
-    observed = capture.observed_failed
-    if observed is None:
-        return None
-    last = production[-1] if production else None
-    if last is None or last.failure is None:
-        return False
-    unit = last.failure.unit
-    return observed == unit.id or any(m.id == observed for m in unit.members)
-
-
-def diagnosis_json(d: Diagnosis) -> dict[str, Any]:
-    """The spec's stable keys first, then the evidence."""
-    return {
-        "verdict": d.verdict,
-        "strategy": d.strategy,
-        "deficit": d.deficit,
-        "support_deficit": d.support_deficit,
-        "lower_bound": d.lower_bound,
-        "available": d.available,
-        "production_failed_id": d.production_failed_id,
-        "capture": d.capture,
-        "tile": d.tile,
-        "peak_step": d.peak_step,
-        "must_leave": d.must_leave,
-        "production_failed_at_peak": d.production_failed_at_peak,
-        "reproduced": d.reproduced,
-        "production": [
-            {
-                "strategy": a.strategy.name,
-                "status": "fits" if a.fits else "failed",
-                "failed": a.failure.unit.id if a.failure else None,
-            }
-            for a in d.production
-        ],
-        "contributors": [
-            {"id": c.id, "size": c.size, "class": c.cls, "alignment": c.alignment, "label": c.label}
-            for c in d.contributors
-        ],
-        "class_totals": [{"class": cls, "size": size} for cls, size in d.bound.class_totals],
-        "search_status": d.search_status,
-        "irreducible_subset": list(d.irreducible_subset) if d.irreducible_subset else None,
-        "placement": d.placement.to_json() if d.placement else None,
-    }

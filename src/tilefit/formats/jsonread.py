@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 
 def fail(place: str, rule: str) -> NoReturn:

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tilefit.capture import DEFAULT_CLASS, DEFAULT_PRODUCTION, FORMAT, VERSION, Capture
-from tilefit.placement import Placement
+from tilefit.model.capture import DEFAULT_CLASS, DEFAULT_PRODUCTION, FORMAT, VERSION, Capture
+from tilefit.model.placement import Placement
 
 
 def capture_to_json(capture: Capture) -> dict[str, Any]:
