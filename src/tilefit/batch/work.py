@@ -1,7 +1,9 @@
 """The work on one capture, as a worker does it: parse, run the mode, make a row.
 
 A mode is a function from a capture to a ``ModeResult``; ``MODES`` maps each
-``--mode`` name to one, so a new mode is one function and one entry. ``work``
+``--mode`` name to one, so a new mode is one function and one entry. A mode
+imports the verdict it asks when it runs, so the command line that only
+lists the modes loads no engine. ``work``
 never raises for a bad capture: a malformed one, or an engine error, becomes
 an error row, and the run goes on.
 """
@@ -19,11 +21,6 @@ from tilefit.formats.load import capture_from_json
 from tilefit.formats.minimalloc import capture_from_csv
 from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
-from tilefit.verdicts.bounds import bound
-from tilefit.verdicts.diagnose import diagnose
-from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
-from tilefit.verdicts.replay import replay
-from tilefit.verdicts.retry import place
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +89,8 @@ def work(job: Job, settings: Settings) -> Row:
 
 
 def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
+    from tilefit.verdicts.diagnose import diagnose
+
     found = diagnose(capture, time_limit=settings.time_limit, search=settings.search)
     return ModeResult(
         verdict=found.verdict,
@@ -107,6 +106,8 @@ def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
 def _with_bounds(
     capture: Capture, verdict: str, strategy: str | None, failed: str | None
 ) -> ModeResult:
+    from tilefit.verdicts.bounds import bound
+
     report = bound(capture)
     return ModeResult(
         verdict=verdict,
@@ -121,6 +122,8 @@ def _with_bounds(
 
 def _replay(capture: Capture, settings: Settings) -> ModeResult:
     """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
+    from tilefit.verdicts.replay import replay
+
     result = replay(capture)
     if result.fits:
         return _with_bounds(capture, "fits", result.attempts[-1].strategy.name, None)
@@ -134,6 +137,8 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
     A tile that fits in production keeps its strategy; ``failed_id`` is set
     when production failed, whatever the fallbacks did.
     """
+    from tilefit.verdicts.retry import place
+
     result = place(capture)
     failure = result.production_failure
     failed = None if failure is None else failure.unit.id
@@ -142,6 +147,8 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The exact search alone: ``solved``, ``infeasible`` or ``timeout``."""
+    from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
+
     result = search_exact(capture, settings.time_limit, subset_time_limit=0)
     strategy = EXACT_SEARCH if result.placement is not None else None
     return _with_bounds(capture, result.status, strategy, None)

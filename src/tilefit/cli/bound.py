@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.verdicts.bounds import BoundReport
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.bounds import BoundReport
 
 NAME = "bound"
 HELP = (
@@ -28,11 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.output.jsonout import bound_json
     from tilefit.verdicts.bounds import bound
 
     report = bound(common.read_capture_arg(args))
     if args.json:
+        from tilefit.output.jsonout import bound_json
+
         common.print_json(bound_json(report))
     else:
         print("\n".join(bound_lines(report)))

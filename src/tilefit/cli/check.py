@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.verdicts.check import KINDS, CheckResult
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.check import CheckResult
 
 NAME = "check"
 HELP = (
@@ -46,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_lines(result: CheckResult) -> list[str]:
+    from tilefit.verdicts.check import KINDS
+
     if result.valid:
         return ["valid"]
     counts = ", ".join(f"{result.count(k)} {k}" for k in KINDS if result.count(k))

@@ -6,9 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tilefit.model.capture import Capture
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 EXIT_OK = 0  # success, or fits
 EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.model.errors import InputError
-from tilefit.verdicts.diagnose import Diagnosis
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.diagnose import Diagnosis
 
 NAME = "diagnose"
 HELP = "one verdict for a tile: fits, fragmentation, capacity, infeasible or undetermined"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.model.capture import Capture
-from tilefit.verdicts.experiment import ExperimentRow
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
+    from tilefit.verdicts.experiment import ExperimentRow
 
 NAME = "experiment"
 HELP = (

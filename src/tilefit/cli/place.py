@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.cli.replay import strategies_arg
-from tilefit.model.capture import Capture
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS, PlaceResult
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 NAME = "place"
 HELP = (

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.engine.attempt import Attempt, Failure
-from tilefit.engine.strategy import Strategy
-from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
-from tilefit.verdicts.replay import ReplayResult
+
+if TYPE_CHECKING:
+    from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.engine.strategy import Strategy
+    from tilefit.model.capture import Capture
+    from tilefit.verdicts.replay import ReplayResult
 
 NAME = "replay"
 HELP = (

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
-from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 NAME = "solve"
 HELP = (

@@ -8,9 +8,13 @@ same summary as ``tilefit.output.jsonout.summary_json``.
 
 from __future__ import annotations
 
-from tilefit.batch.row import Row
+from typing import TYPE_CHECKING
+
 from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import table
+
+if TYPE_CHECKING:
+    from tilefit.batch.row import Row
 
 FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
 

@@ -17,19 +17,21 @@ The shapes are written down as JSON Schemas in ``tilefit.schema``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tilefit.batch.row import Row
 from tilefit.batch.store import SUMMARY_TOP, Store
-from tilefit.engine.attempt import Attempt, Failure
-from tilefit.model.placement import Placement
-from tilefit.verdicts.bounds import BoundReport, Contributor
-from tilefit.verdicts.check import KINDS, CheckResult
-from tilefit.verdicts.diagnose import Diagnosis
-from tilefit.verdicts.exact import ExactResult
-from tilefit.verdicts.experiment import ExperimentRow
-from tilefit.verdicts.replay import ReplayResult
-from tilefit.verdicts.retry import PlaceResult
+
+if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
+    from tilefit.batch.row import Row
+    from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.model.placement import Placement
+    from tilefit.verdicts.bounds import BoundReport, Contributor
+    from tilefit.verdicts.check import CheckResult
+    from tilefit.verdicts.diagnose import Diagnosis
+    from tilefit.verdicts.exact import ExactResult
+    from tilefit.verdicts.experiment import ExperimentRow
+    from tilefit.verdicts.replay import ReplayResult
+    from tilefit.verdicts.retry import PlaceResult
 
 Json = dict[str, Any]
 
@@ -104,6 +106,8 @@ def bound_json(report: BoundReport) -> Json:
 
 
 def check_json(result: CheckResult) -> Json:
+    from tilefit.verdicts.check import KINDS
+
     return {
         "valid": result.valid,
         "violations": [

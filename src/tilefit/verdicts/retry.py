@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
-from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.model.capture import Capture
-from tilefit.model.placement import Placement
+if TYPE_CHECKING:  # the engine loads numpy: imported when a chain runs, not for its defaults
+    from tilefit.engine.attempt import Attempt, Failure, Prepared
+    from tilefit.engine.strategy import Strategy
+    from tilefit.model.capture import Capture
+    from tilefit.model.placement import Placement
 
 DEFAULT_FALLBACKS: tuple[str, ...] = ("long-lived/first-fit",)
 
@@ -64,6 +66,9 @@ def place(
     >>> result.strategy, result.placement  # doctest: +SKIP
     ('long-lived/first-fit', Placement(...))
     """
+    from tilefit.engine.attempt import prepare, run_until_fits
+    from tilefit.engine.strategy import as_strategies
+
     prepared = prepare(capture)
     production = as_strategies(prepared.capture.production)
     attempts = run_until_fits(prepared, (*production, *as_strategies(fallbacks)))
