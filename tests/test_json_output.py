@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from tilefit.cli import build_parser, main
-from tilefit.schema import JSON_COMMANDS, output_schema
+from tilefit.schema import json_commands, output_schema
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))
 IDS = [p.stem for p in EXAMPLES]
@@ -40,8 +40,8 @@ def test_the_schema_is_valid_and_names_every_command_with_json() -> None:
         for name, sub in _subcommands()
         if any("--json" in a.option_strings for a in sub._actions)
     }
-    assert with_json == set(JSON_COMMANDS)
-    for command in JSON_COMMANDS:
+    assert with_json == set(json_commands())
+    for command in json_commands():
         jsonschema.Draft202012Validator.check_schema(output_schema(command))
     with pytest.raises(KeyError):
         output_schema("plot")

@@ -50,7 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.formats.save import write_placement
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.verdicts.diagnose import diagnose
 
@@ -58,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--time-limit", "must be >= 0")
     capture = common.read_capture_arg(args)
     result = diagnose(capture, time_limit=args.time_limit, search=not args.no_search)
-    if args.output and result.placement is not None:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(diagnosis_json(result))
     else:

@@ -48,15 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.formats.save import write_placement
     from tilefit.output.jsonout import replay_json
     from tilefit.verdicts.replay import replay
 
     strategies = strategies_arg(args.strategy, "--strategy")
     capture = common.read_capture_arg(args)
     result = replay(capture, strategies)
-    if args.output and result.placement is not None:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(replay_json(result))
     else:

@@ -50,7 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.formats.save import write_placement
     from tilefit.output.jsonout import solve_json
     from tilefit.verdicts.exact import search_exact
 
@@ -60,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     result = search_exact(
         capture, args.time_limit, minimize=args.minimize, subset_time_limit=args.time_limit
     )
-    if result.placement is not None and args.output:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     out = solve_json(result)
     if args.json:
         common.print_json(out)

@@ -6,6 +6,7 @@ Every error is an InputError naming the place (a JSON path such as
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import pairwise
 from pathlib import Path
 
@@ -138,16 +139,22 @@ def _memory(value: object) -> Memory:
     return Memory(size=size, ranges=ranges, elements=elements, interleaved_offset=interleaved)
 
 
-def _range(value: object, place: str, size: int) -> Range:
-    r = as_object(value, place, _RANGE_KEYS, ("start", "end"))
-    start = as_int(r["start"], f"{place}.start")
-    end = as_int(r["end"], f"{place}.end")
+def _span(obj: Mapping[str, object], place: str, limit: int, beyond: str) -> tuple[int, int]:
+    """``start`` and ``end`` of a half-open interval with ``0 <= start < end <= limit``."""
+    start = as_int(obj["start"], f"{place}.start")
+    end = as_int(obj["end"], f"{place}.end")
     if start < 0:
         fail(f"{place}.start", "must be >= 0")
     if end <= start:
         fail(f"{place}.end", f"must be > start ({start})")
-    if end > size:
-        fail(f"{place}.end", f"lies beyond the memory: must be <= memory.size ({size})")
+    if end > limit:
+        fail(f"{place}.end", beyond)
+    return start, end
+
+
+def _range(value: object, place: str, size: int) -> Range:
+    r = as_object(value, place, _RANGE_KEYS, ("start", "end"))
+    start, end = _span(r, place, size, f"lies beyond the memory: must be <= memory.size ({size})")
     name = as_str(r["name"], f"{place}.name") if "name" in r else None
     classes = None
     if "classes" in r:
@@ -179,14 +186,7 @@ def _requests(value: object, horizon: int) -> tuple[Request, ...]:
         size = as_int(item["size"], f"{place}.size")
         if size <= 0:
             fail(f"{place}.size", "must be > 0")
-        start = as_int(item["start"], f"{place}.start")
-        end = as_int(item["end"], f"{place}.end")
-        if start < 0:
-            fail(f"{place}.start", "must be >= 0")
-        if end <= start:
-            fail(f"{place}.end", f"must be > start ({start})")
-        if end > horizon:
-            fail(f"{place}.end", f"lies beyond the horizon ({horizon})")
+        start, end = _span(item, place, horizon, f"lies beyond the horizon ({horizon})")
         alignment = 1
         if "alignment" in item:
             alignment = as_int(item["alignment"], f"{place}.alignment")
