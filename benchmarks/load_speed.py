@@ -2,7 +2,7 @@
 
 Run with ``.venv/bin/python benchmarks/load_speed.py``. The capture is made
 here (IPU-like classes, alignments, sequences and conflicts), written to a
-temporary file, then read with ``tilefit.load.read_capture``, which parses the
+temporary file, then read with ``tilefit.formats.load.read_capture``, which parses the
 JSON and enforces every rule of the format. Target: under 2 s.
 """
 

@@ -160,7 +160,7 @@ def valid_bases(capture: Capture, unit: Unit, placed: Mapping[str, int]) -> list
 
 
 def hull_holes(capture: Capture, unit: Unit, placed: Mapping[str, int]) -> list[Interval]:
-    """The unit's holes as ``tilefit.space`` defines them, address by address."""
+    """The unit's holes as ``tilefit.engine.space`` defines them, address by address."""
     memory = capture.memory
     by_id = capture.request_by_id
     hull = Request("hull", 1, unit.start, unit.end)

@@ -168,7 +168,7 @@ class Store:
         return self._counts("strategy", "failed_id IS NOT NULL AND strategy IS NOT NULL")
 
     def worst_deficits(self, limit: int) -> list[Row]:
-        """Rows with a deficit (plain or support-aware), largest first."""
+        """Rows with a deficit (live-storage or support-aware), largest first."""
         return self._rows(
             "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) > 0",
             "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) DESC",

@@ -1,7 +1,7 @@
 """The placement engine: place a capture's units one by one from an empty memory.
 
 A strategy's order decides which unit comes next, its fit where the unit
-goes among its valid offsets (see ``tilefit.space``). The attempt ends at the
+goes among its valid offsets (see ``tilefit.engine.space``). The attempt ends at the
 first unit with no valid offset, or when every unit is placed. A large uniform
 capture under a fit that knows how is placed many units at a time instead,
 with the same result (see ``tilefit.uniform``).

@@ -28,7 +28,7 @@ class Space(Protocol):
         ...
 
     def holes(self) -> Sequence[Interval]:
-        """The unit's holes, in address order (see ``tilefit.space``)."""
+        """The unit's holes, in address order (see ``tilefit.engine.space``)."""
         ...
 
 

@@ -30,7 +30,7 @@ Merged = tuple[list[int], list[int]]
 
 
 class UnitSpace:
-    """Implements ``tilefit.fits.Space`` for one unit."""
+    """Implements ``tilefit.engine.fits.Space`` for one unit."""
 
     __slots__ = ("_alive", "_blocks", "_constraints", "_members", "_occupancy", "size", "unit")
 

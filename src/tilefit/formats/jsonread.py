@@ -1,6 +1,6 @@
 """Typed access to decoded JSON: every error names the JSON path and the rule.
 
-The loaders (``tilefit.load``) build on these; ``parse_json`` reports
+The loaders (``tilefit.formats.load``) build on these; ``parse_json`` reports
 malformed text with its line and column, and a key repeated in one object.
 """
 

@@ -332,7 +332,7 @@ def _peak(requests: list[Request], horizon: int) -> tuple[int, int]:
     for r in requests:
         delta[r.start] += r.size
         delta[r.end] -= r.size
-    # The live-storage lower bound and its step (tilefit.bounds does the same
+    # The live-storage lower bound and its step (tilefit.verdicts.bounds does the same
     # for a whole Capture; drafts are not one yet).
     best, best_step, live = 0, 0, 0
     for step in range(horizon):

@@ -2,7 +2,7 @@
 
 These types carry no behaviour beyond small derived facts that the format
 itself defines (a request's allowed set, a sequence's aligned bases). Loading
-and validation live in ``tilefit.load``; writing in ``tilefit.save``.
+and validation live in ``tilefit.formats.load``; writing in ``tilefit.formats.save``.
 """
 
 from __future__ import annotations
