@@ -50,11 +50,11 @@ class Diagnosis:
 
     @property
     def deficit(self) -> int:
-        return max(0, self.bound.lower_bound - self.bound.available)
+        return self.bound.deficit
 
     @property
     def support_deficit(self) -> int:
-        return self.bound.support.deficit
+        return self.bound.support_deficit
 
     @property
     def peak_step(self) -> int:
