@@ -2,7 +2,7 @@
 
 Run with ``.venv/bin/python benchmarks/batch_speed.py`` (``--help`` for the
 knobs). It writes a synthetic model of 1,472 tiles of about 500 requests each
-(``tilefit.synth``; the same seed gives the same bytes) as a ``.jsonl`` bundle
+(``tilefit.generate.synth``; the same seed gives the same bytes) as a ``.jsonl`` bundle
 in a temporary folder, then diagnoses every tile with strategies only
 (``diagnose(search=False)``, ``--no-search``) three times, each into a fresh
 results database, timing the whole run (worker start-up, reading, parsing,
@@ -47,7 +47,7 @@ from tilefit.batch.run import Runner, prepare, run_batch
 from tilefit.batch.runner import LocalRunner
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings
-from tilefit.synth import TILES_PER_IPU, Recipe, synth_model
+from tilefit.generate.synth import TILES_PER_IPU, Recipe, synth_model
 
 TARGET_SECONDS = 120.0
 SETTINGS = Settings(mode="diagnose", search=False)

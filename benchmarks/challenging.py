@@ -24,11 +24,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from tilefit.bounds import bound
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.check import check
-from tilefit.load import read_capture
+from tilefit.formats.load import read_capture
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.check import check
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / "minimalloc"
 CAPACITY = 1_048_576

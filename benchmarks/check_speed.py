@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from tilefit.bounds import bound, live_profile
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.check import check
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.placement import Placement
+from tilefit.verdicts.bounds import bound, live_profile
+from tilefit.verdicts.check import check
 
 LANES = 1000
 LANE = 64  # bytes

@@ -32,11 +32,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.engine import Problem, run_strategy
-from tilefit.experiment import experiment
-from tilefit.strategy import STRATEGIES
-from tilefit.synth import Recipe, make_tile
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.verdicts.experiment import experiment
 
 T = TypeVar("T")
 
@@ -60,10 +60,10 @@ def constrained_tile() -> Capture:
 
 def strategies_section() -> None:
     capture = constrained_tile()
-    problem = Problem.of(capture)
+    prepared = Prepared.of(capture)
     classes = sorted({r.cls for r in capture.requests})
     print(
-        f"{capture.name}: {len(capture.requests):,} requests in {len(problem.units):,} units; "
+        f"{capture.name}: {len(capture.requests):,} requests in {len(prepared.units):,} units; "
         f"{len(capture.sequences)} sequences, {len(capture.conflicts)} conflict edges, "
         f"{sum(r.interleaved for r in capture.requests)} interleaved, "
         f"{sum(r.alignment > 1 for r in capture.requests)} aligned, classes {', '.join(classes)}; "

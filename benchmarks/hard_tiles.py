@@ -5,17 +5,17 @@ Run from the repository root (after `pip install -e '.[test,bench]'`):
     .venv/bin/python benchmarks/hard_tiles.py            # about 20 minutes at most on 2 cores
     .venv/bin/python benchmarks/hard_tiles.py --quick    # under 3 minutes
 
-Planted tiles (`tilefit.planted`: a valid placement by construction, every
+Planted tiles (`tilefit.generate.planted`: a valid placement by construction, every
 constraint kind) at densities 100, 97, 95, 90, 85 and 80% (live peak over
 available storage), 300-1,500 requests. Only the hard ones are kept: the
 production replay and all 16 strategies fail on them; seeds are drawn until
 there are N hard ones per density (or a cap), and the easy ones are counted.
 On each, in the same run and one after the other: `diagnose(capture,
 time_limit=S)` and CP-SAT (`tilefit.search.cpsat`, 2 workers, S seconds).
-Then the infeasible set (`tilefit.infeasible`): a small infeasible core in a
+Then the infeasible set (`tilefit.generate.infeasible`): a small infeasible core in a
 feasible background, live peak and support bound fitting.
 
-Every placement either returns is refereed by `tilefit.check.check`. A planted
+Every placement either returns is refereed by `tilefit.verdicts.check.check`. A planted
 tile is feasible, so a `capacity` or `infeasible` verdict on it (or CP-SAT's
 `infeasible`) is a WRONG verdict: printed loudly and counted.
 """
@@ -29,14 +29,14 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.diagnose import diagnose
-from tilefit.experiment import experiment
-from tilefit.infeasible import infeasible_tiles
-from tilefit.placement import Placement
-from tilefit.planted import PlantedRecipe, describe, planted_tile
+from tilefit.generate.infeasible import infeasible_tiles
+from tilefit.generate.planted import PlantedRecipe, describe, planted_tile
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 from tilefit.search.cpsat import cpsat_solve
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.experiment import experiment
 
 DENSITIES = (1.0, 0.97, 0.95, 0.9, 0.85, 0.8)
 REQUESTS = (400, 1300)  # recipes in this range stay within 300-1,500 requests once thinned

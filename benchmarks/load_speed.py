@@ -2,7 +2,7 @@
 
 Run with ``.venv/bin/python benchmarks/load_speed.py``. The capture is made
 here (IPU-like classes, alignments, sequences and conflicts), written to a
-temporary file, then read with ``tilefit.load.read_capture``, which parses the
+temporary file, then read with ``tilefit.formats.load.read_capture``, which parses the
 JSON and enforces every rule of the format. Target: under 2 s.
 """
 
@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.load import read_capture
-from tilefit.save import write_capture
+from tilefit.formats.load import read_capture
+from tilefit.formats.save import write_capture
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 
 REQUESTS = 100_000
 

@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.save import capture_text
+from tilefit.formats.save import capture_text
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 
 HERE = Path(__file__).resolve().parent
 
@@ -456,16 +456,16 @@ def write(directory: Path = HERE) -> list[Path]:
 
 def unmet(target: Target, built: Capture) -> list[str]:
     """The published facts that ``built`` does not reproduce (empty: all of them hold)."""
-    from tilefit.engine import Problem, run_strategy
-    from tilefit.strategy import STRATEGIES
-    from tilefit.units import split_sequences
+    from tilefit.engine.attempt import Prepared, run_strategy
+    from tilefit.engine.strategy import STRATEGIES
+    from tilefit.model.units import split_sequences
 
     problems: list[str] = []
     peak, step = _peak(list(built.requests), built.horizon)
     if peak != target.lower_bound:
         problems.append(f"lower bound {peak}, not {target.lower_bound}")
-    problem = Problem.of(built)
-    attempts = {s.name: run_strategy(problem, s) for s in STRATEGIES}
+    prepared = Prepared.of(built)
+    attempts = {s.name: run_strategy(prepared, s) for s in STRATEGIES}
     primary, fallback = (attempts[name].failure for name in built.production)
     if fallback is None or fallback.unit.id != target.failed:
         problems.append(f"the fallback does not fail on {target.failed}")
@@ -475,7 +475,7 @@ def unmet(target: Target, built: Capture) -> list[str]:
         fitting = [name for name, attempt in attempts.items() if attempt.fits]
         if fitting != ["long-lived/first-fit"]:
             problems.append(f"the strategies that fit are {fitting}")
-        split = Problem.of(split_sequences(built))
+        split = Prepared.of(split_sequences(built))
         if any(run_strategy(split, s).fits for s in STRATEGIES):
             problems.append("a strategy fits once sequences are split")
     else:

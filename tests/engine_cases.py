@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tilefit.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 
 # lifetime/first-fit puts t at [0,8) and s at [8,12); x (16 B, 16-aligned) then finds
 # only [8,24) free, which holds no aligned offset. alignment/first-fit places x at 0

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 from hypothesis import strategies as st
 
-from tilefit.capture import (
+from tilefit.model.capture import (
     Capture,
     Conflict,
     Interval,
@@ -18,7 +18,7 @@ from tilefit.capture import (
     Sequence,
     sequence_base,
 )
-from tilefit.units import Unit
+from tilefit.model.units import Unit
 
 CLASSES = ("default", "resident", "scratch")
 
@@ -160,7 +160,7 @@ def valid_bases(capture: Capture, unit: Unit, placed: Mapping[str, int]) -> list
 
 
 def hull_holes(capture: Capture, unit: Unit, placed: Mapping[str, int]) -> list[Interval]:
-    """The unit's holes as ``tilefit.space`` defines them, address by address."""
+    """The unit's holes as ``tilefit.engine.space`` defines them, address by address."""
     memory = capture.memory
     by_id = capture.request_by_id
     hull = Request("hull", 1, unit.start, unit.end)
@@ -193,8 +193,8 @@ def hull_holes(capture: Capture, unit: Unit, placed: Mapping[str, int]) -> list[
 
 def check_valid(capture: Capture, offsets: Mapping[str, int]) -> None:
     """Assert the independent checker accepts a complete placement."""
-    from tilefit.check import check
-    from tilefit.placement import Placement
+    from tilefit.model.placement import Placement
+    from tilefit.verdicts.check import check
 
     result = check(capture, Placement(capture.name, offsets))
     assert result.valid, result.violations

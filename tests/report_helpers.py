@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tilefit.bounds import bound
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.diagnose import Diagnosis
-from tilefit.engine import Attempt, Failure
+from tilefit.engine.attempt import Attempt, Failure
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.units import units
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.report.content import MapView, ReportContent
-from tilefit.strategy import STRATEGIES
-from tilefit.units import units
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.diagnose import Diagnosis
 
 
 def fragmented() -> Capture:

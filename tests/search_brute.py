@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilefit.capture import Capture, Request
+from tilefit.model.capture import Capture, Request
 
 
 def _elements(capture: Capture, lo: int, hi: int) -> set[int]:

@@ -6,7 +6,7 @@ import itertools
 
 from hypothesis import strategies as st
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence, sequence_base
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence, sequence_base
 
 
 @st.composite

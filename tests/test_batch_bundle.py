@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tilefit.batch.bundle import bundle_line, bundle_lines, read_line, write_bundle, write_folder
-from tilefit.load import capture_from_json, parse_json, read_capture
-from tilefit.synth import Recipe, make_tile
+from tilefit.formats.load import capture_from_json, parse_json, read_capture
+from tilefit.generate.synth import Recipe, make_tile
 
 TILES = [make_tile(Recipe(requests=40, layers=4, seed=s), name=f"t{s}", tile=s) for s in range(3)]
 

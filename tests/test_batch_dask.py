@@ -33,8 +33,8 @@ from tilefit.batch.row import Row
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings, work
 from tilefit.cli import main
-from tilefit.save import write_capture
-from tilefit.synth import Recipe, make_tile, synth_model
+from tilefit.formats.save import write_capture
+from tilefit.generate.synth import Recipe, make_tile, synth_model
 
 distributed = pytest.importorskip("distributed")
 

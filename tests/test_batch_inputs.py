@@ -8,9 +8,9 @@ import pytest
 
 from tilefit.batch.bundle import write_bundle
 from tilefit.batch.inputs import expand, load
-from tilefit.errors import InputError
-from tilefit.save import write_capture
-from tilefit.synth import Recipe, make_tile
+from tilefit.formats.save import write_capture
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.errors import InputError
 
 TILE = make_tile(Recipe(requests=30, layers=3), name="t")
 

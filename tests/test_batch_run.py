@@ -15,9 +15,9 @@ from tilefit.batch.run import Record, prepare, run_batch
 from tilefit.batch.runner import LocalRunner
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings, work
-from tilefit.errors import InputError
-from tilefit.save import write_capture
-from tilefit.synth import Recipe, make_tile
+from tilefit.formats.save import write_capture
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.errors import InputError
 
 SETTINGS = Settings(search=False)
 

@@ -16,7 +16,7 @@ from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row
 from tilefit.batch.runner import LocalRunner, WorkerError, hard_limit
 from tilefit.batch.work import Settings
-from tilefit.synth import Recipe, make_tile
+from tilefit.generate.synth import Recipe, make_tile
 
 TEXT = bundle_line(make_tile(Recipe(requests=40, layers=4, seed=3), name="ok"))
 

@@ -11,7 +11,7 @@ from batch_helpers import ROWS, sample_row
 
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 
 @pytest.fixture

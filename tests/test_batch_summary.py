@@ -9,8 +9,9 @@ from batch_helpers import ROWS
 
 from tilefit.batch.row import Row, error_row
 from tilefit.batch.store import Store
-from tilefit.batch.summary import summary_json, summary_lines
 from tilefit.batch.work import Settings
+from tilefit.cli.summary import summary_lines
+from tilefit.output.jsonout import summary_json
 
 
 def _store(tmp_path: Path, rows: Sequence[Row] = ROWS) -> Store:

@@ -7,11 +7,11 @@ import pytest
 from tilefit.batch.bundle import bundle_line
 from tilefit.batch.inputs import Job
 from tilefit.batch.work import MODES, Settings, work
-from tilefit.bounds import bound
-from tilefit.capture import Capture
-from tilefit.diagnose import diagnose
-from tilefit.engine import run_strategy
-from tilefit.synth import Recipe, make_tile
+from tilefit.engine.attempt import run_strategy
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.capture import Capture
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.diagnose import diagnose
 
 FITS = make_tile(Recipe(requests=60, layers=6, pressure=0.6, seed=1), name="easy", tile=3)
 OVER = make_tile(Recipe(requests=60, layers=6, pressure=1.1, seed=2), name="over", tile=4)

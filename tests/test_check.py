@@ -8,9 +8,9 @@ from itertools import combinations, pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.check import KINDS, check
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.placement import Placement
+from tilefit.verdicts.check import KINDS, check
 
 # Memory [0, 64): four 16-byte elements; [32, 48) open only to scratch;
 # addresses >= 48 interleaved.

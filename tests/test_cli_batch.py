@@ -16,7 +16,7 @@ import pytest
 
 from tilefit.batch.bundle import write_bundle
 from tilefit.cli import main
-from tilefit.synth import Recipe, synth_model
+from tilefit.generate.synth import Recipe, synth_model
 
 SMALL = Recipe(requests=40, layers=4)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.cli import main
-from tilefit.placement import Placement
-from tilefit.save import write_capture, write_placement
+from tilefit.formats.save import write_capture, write_placement
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.placement import Placement
 
 CAPTURE = Capture(
     name="tile",

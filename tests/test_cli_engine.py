@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from engine_cases import FRAGMENTED, LIFETIME_ONLY, OVER_CAPACITY, SPLIT_HELPS
 
-from tilefit.check import check
 from tilefit.cli import main
-from tilefit.load import read_placement
-from tilefit.save import write_capture
-from tilefit.strategy import STRATEGIES
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.formats.load import read_placement
+from tilefit.formats.save import write_capture
+from tilefit.verdicts.check import check
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request
-from tilefit.check import check
 from tilefit.cli import main
-from tilefit.load import read_capture, read_placement
-from tilefit.save import write_capture
+from tilefit.formats.load import read_capture, read_placement
+from tilefit.formats.save import write_capture
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.verdicts.check import check
 
 
 def _write(tmp_path: Path, capture: Capture) -> str:
@@ -65,7 +65,7 @@ def test_minimize_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["solve", path, "--minimize", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["status"] == "solved"
-    assert (result["lower_bound"], result["best_top"], result["optimal"]) == (8, 8, True)
+    assert (result["top_lower_bound"], result["best_top"], result["optimal"]) == (8, 8, True)
     assert main(["solve", path, "--minimize"]) == 0
     assert "lowest memory top: 8 (optimal)" in capsys.readouterr().out
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.constraints import UNBOUNDED, Constraints
-from tilefit.units import units
+from tilefit.engine.constraints import UNBOUNDED, Constraints
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.units import units
 
 MEMORY = Memory(
     64,

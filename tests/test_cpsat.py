@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.check import check
-from tilefit.infeasible import core_of, infeasible_tiles
-from tilefit.planted import PlantedRecipe, planted_tile
+from tilefit.generate.infeasible import core_of, infeasible_tiles
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search.cpsat import INFEASIBLE, SOLVED, cpsat_solve
+from tilefit.verdicts.check import check
 
 pytest.importorskip("ortools", reason="CP-SAT needs OR-Tools: pip install 'tilefit[cpsat]'")
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request
-from tilefit.check import check
-from tilefit.diagnose import diagnose, diagnosis_json
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.output.jsonout import diagnosis_json
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
 
 
 def capture(

@@ -8,10 +8,10 @@ from engine_helpers import captures, check_valid, hull_holes, valid_base, valid_
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.engine import Problem, run_strategy
-from tilefit.strategy import STRATEGIES, Strategy, parse_strategy
-from tilefit.units import Unit, units
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, parse_strategy
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.units import Unit, units
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -68,9 +68,9 @@ def test_every_step_agrees_with_the_referee(capture: Capture, strategy: Strategy
 @settings(max_examples=60, deadline=None)
 @given(captures(max_requests=14))
 def test_every_strategy_on_larger_captures(capture: Capture) -> None:
-    problem = Problem.of(capture)
+    prepared = Prepared.of(capture)
     for strategy in STRATEGIES:
-        attempt = run_strategy(problem, strategy)
+        attempt = run_strategy(prepared, strategy)
         if attempt.fits:
             check_valid(capture, attempt.offsets)
         else:
@@ -214,9 +214,9 @@ def test_empty_capture_fits() -> None:
 
 def test_a_problem_is_reusable_across_strategies() -> None:
     cap = capture_of(Request("a", 8, 0, 10), Request("b", 8, 2, 4), Request("c", 30, 0, 3))
-    problem = Problem.of(cap)
+    prepared = Prepared.of(cap)
     for strategy in STRATEGIES:
-        assert run_strategy(problem, strategy) == run_strategy(cap, strategy)
+        assert run_strategy(prepared, strategy) == run_strategy(cap, strategy)
 
 
 def test_units_with_no_allowed_memory_fail_without_holes() -> None:

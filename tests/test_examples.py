@@ -15,13 +15,13 @@ from types import ModuleType
 
 import pytest
 
-from tilefit.bounds import bound
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.engine import Attempt, Problem, run_strategy
-from tilefit.load import read_capture
-from tilefit.strategy import STRATEGIES
-from tilefit.units import split_sequences
+from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.formats.load import read_capture
+from tilefit.model.capture import Capture
+from tilefit.model.units import split_sequences
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.check import check
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MAPPING, LATE_CAST = "0-0.json", "1-0.json"
@@ -37,8 +37,8 @@ def capture(name: str) -> Capture:
 @cache
 def attempts(name: str, split: bool = False) -> dict[str, Attempt]:
     cap = capture(name)
-    problem = Problem.of(split_sequences(cap) if split else cap)
-    return {s.name: run_strategy(problem, s) for s in STRATEGIES}
+    prepared = Prepared.of(split_sequences(cap) if split else cap)
+    return {s.name: run_strategy(prepared, s) for s in STRATEGIES}
 
 
 def production(name: str) -> list[Attempt]:

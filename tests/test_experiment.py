@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from engine_cases import FRAGMENTED, SPLIT_HELPS
 
-from tilefit.engine import run_strategy
-from tilefit.experiment import experiment, experiment_json
-from tilefit.strategy import STRATEGIES
+from tilefit.engine.attempt import run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.output.jsonout import experiment_json
+from tilefit.verdicts.experiment import experiment
 
 
 def test_one_row_per_strategy_in_matrix_order() -> None:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tilefit.capture import Interval
-from tilefit.fits import BEST_FIT, FIRST_FIT, FITS, parse_fit
+from tilefit.engine.fits import BEST_FIT, FIRST_FIT, FITS, parse_fit
+from tilefit.model.capture import Interval
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.intervals import free, merge, scan, skip
+from tilefit.model.intervals import free, merge, scan, skip
 
 SENTINEL = (100, 1 << 40)
 

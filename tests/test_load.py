@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tilefit.capture import Conflict, Range, Sequence
-from tilefit.errors import InputError
-from tilefit.load import capture_from_json, parse_json, read_capture, read_placement
+from tilefit.formats.load import capture_from_json, parse_json, read_capture, read_placement
+from tilefit.model.capture import Conflict, Range, Sequence
+from tilefit.model.errors import InputError
 
 
 def small() -> dict[str, Any]:

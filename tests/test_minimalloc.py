@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tilefit.errors import InputError
-from tilefit.load import read_capture, read_placement
-from tilefit.minimalloc import capacity_from_name, capture_from_csv, capture_to_csv
-from tilefit.placement import Placement
+from tilefit.formats.load import read_capture, read_placement
+from tilefit.formats.minimalloc import capacity_from_name, capture_from_csv, capture_to_csv
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
 
 EXAMPLE = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n"
 

@@ -7,8 +7,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.capture import Request
-from tilefit.occupancy import Occupancy, bucket_width
+from tilefit.engine.occupancy import Occupancy, bucket_width
+from tilefit.model.capture import Request
 
 HORIZON = 40
 

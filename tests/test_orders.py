@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
-from tilefit.capture import Capture, Memory, Range, Request, Sequence
-from tilefit.orders import ORDERS, parse_order, weighted
-from tilefit.units import Unit, units
+from tilefit.engine.orders import ORDERS, parse_order, weighted
+from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.model.units import Unit, units
 
 HORIZON = 10
 

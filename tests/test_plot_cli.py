@@ -8,8 +8,8 @@ import pytest
 from report_helpers import fragmented
 
 from tilefit.cli import main
-from tilefit.placement import Placement
-from tilefit.save import write_capture, write_placement
+from tilefit.formats.save import write_capture, write_placement
+from tilefit.model.placement import Placement
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from matplotlib import image
 from report_helpers import fragmented, over_capacity
 
-from tilefit.engine import run_strategy
-from tilefit.errors import InputError
+from tilefit.engine.attempt import run_strategy
+from tilefit.model.errors import InputError
 from tilefit.plot.figure import DPI, MAP_HEIGHT, PROFILE_HEIGHT, WIDTH, save_figure, tile_figure
 from tilefit.plot.layout import MemoryMap, attempt_map
 from tilefit.plot.series import profile_series

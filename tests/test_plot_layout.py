@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from report_helpers import fragmented, over_capacity
 
-from tilefit.capture import Capture, Memory, Range, Request, Sequence
-from tilefit.engine import run_strategy
+from tilefit.engine.attempt import run_strategy
+from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.plot.layout import (
     MAX_BOX_LABELS,
     SIDE_HOLES,

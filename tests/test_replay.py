@@ -8,9 +8,10 @@ from engine_cases import FRAGMENTED, OVER_CAPACITY, SPLIT_HELPS
 from engine_helpers import captures, check_valid
 from hypothesis import given, settings
 
-from tilefit.capture import Capture
-from tilefit.engine import run_strategy
-from tilefit.replay import replay, replay_json
+from tilefit.engine.attempt import run_strategy
+from tilefit.model.capture import Capture
+from tilefit.output.jsonout import replay_json
+from tilefit.verdicts.replay import replay
 
 
 def test_the_fallback_attempt_runs_only_after_the_first_fails() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from report_helpers import fragmented, over_capacity
 
-from tilefit.capture import Capture
 from tilefit.cli import main
-from tilefit.save import write_capture
+from tilefit.formats.save import write_capture
+from tilefit.model.capture import Capture
 
 
 @pytest.mark.parametrize(

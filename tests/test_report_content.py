@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from report_helpers import fragmented, over_capacity
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.check import check
-from tilefit.placement import Placement
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.placement import Placement
 from tilefit.report.content import gather
-from tilefit.strategy import STRATEGIES
+from tilefit.verdicts.check import check
 
 
 def test_fragmentation_shows_the_failure_and_the_placement_the_verdict_cites() -> None:

@@ -8,8 +8,8 @@ from itertools import pairwise
 
 from report_helpers import fragmented
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.engine import run_strategy
+from tilefit.engine.attempt import run_strategy
+from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.report.svg import Frame, num

@@ -6,9 +6,10 @@ from engine_cases import FRAGMENTED, LIFETIME_ONLY, OVER_CAPACITY
 from engine_helpers import captures, check_valid
 from hypothesis import given, settings
 
-from tilefit.capture import Capture
-from tilefit.replay import replay
-from tilefit.retry import place, place_json
+from tilefit.model.capture import Capture
+from tilefit.output.jsonout import place_json
+from tilefit.verdicts.replay import replay
+from tilefit.verdicts.retry import place
 
 
 def test_a_tile_that_production_fits_keeps_its_placement() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.load import capture_from_json, parse_json
-from tilefit.save import capture_text
+from tilefit.formats.load import capture_from_json, parse_json
+from tilefit.formats.save import capture_text
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 
 ids = st.text(alphabet="abcxyz_é0123", min_size=1, max_size=4)
 

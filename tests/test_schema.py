@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tilefit.errors import InputError
-from tilefit.load import capture_from_json
-from tilefit.save import capture_to_json
+from tilefit.formats.load import capture_from_json
+from tilefit.formats.save import capture_to_json
+from tilefit.model.errors import InputError
 from tilefit.schema import capture_schema
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))

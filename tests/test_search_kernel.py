@@ -13,7 +13,7 @@ from tilefit.search.jit import COMPILED
 
 SCRIPT = """
 import json, random
-from tilefit.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search import solve
 out = []
 for seed in range(4):

@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from search_brute import brute_force
 from search_captures import tiny_captures
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.check import check
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.units import units
 from tilefit.search import SOLVED, irreducible_subset, minimize
-from tilefit.units import units
+from tilefit.verdicts.check import check
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search.model import build_model, intersect, subtract
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search import ordering
 from tilefit.search.model import build_model
 from tilefit.search.problem import free_problem

@@ -6,9 +6,9 @@ from hypothesis import HealthCheck, given, settings
 from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.check import check
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, solve
+from tilefit.verdicts.check import check
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 

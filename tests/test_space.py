@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tilefit.capture import Capture, Memory, Range, Request, Sequence
-from tilefit.constraints import Constraints
-from tilefit.fits import BEST_FIT
-from tilefit.occupancy import Occupancy
-from tilefit.space import UnitSpace
-from tilefit.units import Unit, units
+from tilefit.engine.constraints import Constraints
+from tilefit.engine.fits import BEST_FIT
+from tilefit.engine.occupancy import Occupancy
+from tilefit.engine.space import UnitSpace
+from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.model.units import Unit, units
 
 HORIZON = 10
 

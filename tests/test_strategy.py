@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilefit.strategy import (
+from tilefit.engine.strategy import (
     STRATEGIES,
     as_strategies,
     format_strategy,

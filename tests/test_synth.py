@@ -11,14 +11,12 @@ from pathlib import Path
 import pytest
 
 from tilefit.batch.bundle import bundle_line
-from tilefit.bounds import bound
-from tilefit.capture import Capture
 from tilefit.cli import main
-from tilefit.engine import Problem, run_strategy
-from tilefit.load import capture_from_json, read_capture
-from tilefit.save import capture_to_json
-from tilefit.strategy import STRATEGIES
-from tilefit.synth import (
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.formats.load import capture_from_json, read_capture
+from tilefit.formats.save import capture_to_json
+from tilefit.generate.synth import (
     INTERLEAVED_OFFSET,
     TILE_BYTES,
     Mix,
@@ -28,6 +26,8 @@ from tilefit.synth import (
     model_recipe,
     synth_model,
 )
+from tilefit.model.capture import Capture
+from tilefit.verdicts.bounds import bound
 
 
 def test_same_seed_same_tile_other_seed_other_tile() -> None:
@@ -147,20 +147,20 @@ def test_model_mix_has_fitting_tight_and_over_capacity_tiles() -> None:
     assert fits > 250 and 30 < tight < 100 and 10 < over < 60
 
 
-def _production_fits(problem: Problem) -> bool:
-    return any(run_strategy(problem, s).fits for s in problem.capture.production)
+def _production_fits(prepared: Prepared) -> bool:
+    return any(run_strategy(prepared, s).fits for s in prepared.capture.production)
 
 
 def test_tiles_fit_are_fragmented_or_over_capacity() -> None:
     seen = set()
     for tile in synth_model(tiles=40, seed=1):
-        problem = Problem.of(tile)
+        prepared = Prepared.of(tile)
         report = bound(tile)
-        if _production_fits(problem):
+        if _production_fits(prepared):
             seen.add("fits")
         elif report.lower_bound > report.available:
             seen.add("capacity")
-        elif any(run_strategy(problem, s).fits for s in STRATEGIES):
+        elif any(run_strategy(prepared, s).fits for s in STRATEGIES):
             seen.add("fragmentation")
     assert seen == {"fits", "capacity", "fragmentation"}
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from browser_helpers import Browser  # noqa: E402
 
-from tilefit.load import read_capture  # noqa: E402
+from tilefit.formats.load import read_capture  # noqa: E402
 from tilefit.report.html import write_report  # noqa: E402
 
 WIDTH = 1200

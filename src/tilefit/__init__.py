@@ -12,28 +12,42 @@ The Python API mirrors the commands::
     tilefit.solve(capture, time_limit=10)   # exact search
     tilefit.diagnose(capture)      # the verdict with its evidence
 
-The function names shadow the submodules of the same name (``tilefit.check``
-is the function; the module is ``sys.modules["tilefit.check"]``).
+The names are loaded on first use, so ``import tilefit`` is quick and only
+the exact search (``solve``, ``minimize``, ``irreducible_subset``, and
+``diagnose`` when the strategies cannot decide) loads numba. The modules
+behind them live in packages by role (see ``docs/architecture.md``):
+``tilefit.model``, ``tilefit.formats``, ``tilefit.engine``, ``tilefit.search``,
+``tilefit.verdicts``, ``tilefit.output``, ``tilefit.batch`` and ``tilefit.cli``.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from tilefit.bounds import bound
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.diagnose import diagnose
-from tilefit.engine import run_strategy
-from tilefit.errors import InputError
-from tilefit.experiment import experiment
-from tilefit.load import read_capture, read_placement
-from tilefit.placement import Placement
-from tilefit.replay import replay
-from tilefit.retry import place
-from tilefit.save import write_capture, write_placement
-from tilefit.search import irreducible_subset, minimize, solve
-from tilefit.units import split_sequences
+__version__ = "0.2.0"
+
+# Each name of the package face and the module that defines it.
+_FACE = {
+    "Capture": "tilefit.model.capture",
+    "InputError": "tilefit.model.errors",
+    "Placement": "tilefit.model.placement",
+    "split_sequences": "tilefit.model.units",
+    "read_capture": "tilefit.formats.load",
+    "read_placement": "tilefit.formats.load",
+    "write_capture": "tilefit.formats.save",
+    "write_placement": "tilefit.formats.save",
+    "run_strategy": "tilefit.engine.attempt",
+    "bound": "tilefit.verdicts.bounds",
+    "check": "tilefit.verdicts.check",
+    "replay": "tilefit.verdicts.replay",
+    "place": "tilefit.verdicts.retry",
+    "experiment": "tilefit.verdicts.experiment",
+    "diagnose": "tilefit.verdicts.diagnose",
+    "solve": "tilefit.search",
+    "minimize": "tilefit.search",
+    "irreducible_subset": "tilefit.search",
+}
 
 __all__ = [
     "Capture",
@@ -56,3 +70,33 @@ __all__ = [
     "write_capture",
     "write_placement",
 ]
+
+if TYPE_CHECKING:
+    from tilefit.engine.attempt import run_strategy
+    from tilefit.formats.load import read_capture, read_placement
+    from tilefit.formats.save import write_capture, write_placement
+    from tilefit.model.capture import Capture
+    from tilefit.model.errors import InputError
+    from tilefit.model.placement import Placement
+    from tilefit.model.units import split_sequences
+    from tilefit.search import irreducible_subset, minimize, solve
+    from tilefit.verdicts.bounds import bound
+    from tilefit.verdicts.check import check
+    from tilefit.verdicts.diagnose import diagnose
+    from tilefit.verdicts.experiment import experiment
+    from tilefit.verdicts.replay import replay
+    from tilefit.verdicts.retry import place
+
+
+def __getattr__(name: str) -> Any:
+    """Load a name of the package face on first use (PEP 562)."""
+    module = _FACE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tilefit' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FACE})

@@ -9,5 +9,6 @@ The concepts, one module each:
 - ``store``: the SQLite results, one transaction per row, resume by source;
 - ``run``: feed pending captures to a runner and record what comes back;
 - ``runner`` (local worker processes) and ``dask_runner`` (a Dask cluster);
-- ``progress`` and ``summary``: what the user sees.
+- ``progress``: what the user sees while a run goes (the summary is
+  ``tilefit.cli.summary``, its ``--json`` ``tilefit.output.jsonout``).
 """

@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tilefit.capture import Capture
-from tilefit.save import capture_to_json, write_capture
+from tilefit.formats.save import capture_to_json, write_capture
+from tilefit.model.capture import Capture
 
 BUNDLE_SUFFIX = ".jsonl"
 

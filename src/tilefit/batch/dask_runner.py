@@ -36,7 +36,7 @@ from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
 from tilefit.batch.run import Record
 from tilefit.batch.work import Settings, WorkFunction, work
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 CONNECT_SECONDS = 15
 IN_FLIGHT_PER_THREAD = 2  # chunks: one running, one waiting to start

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilefit.batch.bundle import BUNDLE_SUFFIX, bundle_lines, read_line
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 FOLDER_SUFFIXES = (".json", BUNDLE_SUFFIX)
 

@@ -17,7 +17,7 @@ class Row:
     strategy: str | None  # what fits
     lower_bound: int | None
     available: int | None
-    deficit: int | None  # plain deficit, 0 when none
+    deficit: int | None  # live-storage deficit, 0 when none
     support_deficit: int | None
     failed_id: str | None  # the unit the last production attempt failed on
     seconds: float

@@ -17,7 +17,7 @@ from tilefit.batch.progress import Progress
 from tilefit.batch.row import Row, error_row
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 Record = Callable[[Row], None]
 Runner = Callable[[Iterable[Job], Settings, Record], None]

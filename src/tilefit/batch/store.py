@@ -19,9 +19,12 @@ from types import TracebackType
 
 from tilefit.batch.row import COLUMNS, Row
 from tilefit.batch.work import Settings
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 SCHEMA_VERSION = "1"
+
+SUMMARY_TOP = 10
+"""How many rows the summary lists of each kind (worst, slowest, errors)."""
 
 _CREATE = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -165,7 +168,7 @@ class Store:
         return self._counts("strategy", "failed_id IS NOT NULL AND strategy IS NOT NULL")
 
     def worst_deficits(self, limit: int) -> list[Row]:
-        """Rows with a deficit (plain or support-aware), largest first."""
+        """Rows with a deficit (live-storage or support-aware), largest first."""
         return self._rows(
             "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) > 0",
             "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) DESC",

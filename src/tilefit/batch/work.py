@@ -1,27 +1,26 @@
 """The work on one capture, as a worker does it: parse, run the mode, make a row.
 
-A mode is a function from a capture to an ``Outcome``; ``MODES`` maps each
-``--mode`` name to one, so a new mode is one function and one entry. ``work``
+A mode is a function from a capture to a ``ModeResult``; ``MODES`` maps each
+``--mode`` name to one, so a new mode is one function and one entry. A mode
+imports the verdict it asks when it runs, so the command line that only
+lists the modes loads no engine. ``work``
 never raises for a bad capture: a malformed one, or an engine error, becomes
 an error row, and the run goes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
 
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
-from tilefit.bounds import bound
-from tilefit.capture import Capture
-from tilefit.diagnose import DEFAULT_FALLBACKS, diagnose
-from tilefit.engine import Problem, run_strategy
-from tilefit.errors import InputError
-from tilefit.jsonread import parse_json
-from tilefit.load import capture_from_json
-from tilefit.minimalloc import capture_from_csv
+from tilefit.formats.jsonread import parse_json
+from tilefit.formats.load import capture_from_json
+from tilefit.formats.minimalloc import capture_from_csv
+from tilefit.model.capture import Capture
+from tilefit.model.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +33,7 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class ModeResult:
     """The mode-specific part of a row."""
 
     verdict: str
@@ -46,7 +45,7 @@ class Outcome:
     failed_id: str | None = None
 
 
-Mode = Callable[[Capture, Settings], Outcome]
+Mode = Callable[[Capture, Settings], ModeResult]
 WorkFunction = Callable[[Job, Settings], Row]
 
 
@@ -89,9 +88,11 @@ def work(job: Job, settings: Settings) -> Row:
     )
 
 
-def _diagnose(capture: Capture, settings: Settings) -> Outcome:
+def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
+    from tilefit.verdicts.diagnose import diagnose
+
     found = diagnose(capture, time_limit=settings.time_limit, search=settings.search)
-    return Outcome(
+    return ModeResult(
         verdict=found.verdict,
         strategy=found.strategy,
         lower_bound=found.lower_bound,
@@ -104,9 +105,11 @@ def _diagnose(capture: Capture, settings: Settings) -> Outcome:
 
 def _with_bounds(
     capture: Capture, verdict: str, strategy: str | None, failed: str | None
-) -> Outcome:
+) -> ModeResult:
+    from tilefit.verdicts.bounds import bound
+
     report = bound(capture)
-    return Outcome(
+    return ModeResult(
         verdict=verdict,
         strategy=strategy,
         lower_bound=report.lower_bound,
@@ -117,47 +120,38 @@ def _with_bounds(
     )
 
 
-def _first_fit(problem: Problem, strategies: Sequence[str]) -> tuple[str | None, str | None]:
-    """The first strategy that fits (or None), and the unit the last failed attempt names."""
-    failed = None
-    for name in strategies:
-        attempt = run_strategy(problem, name)
-        if attempt.failure is None:
-            return name, failed
-        failed = attempt.failure.unit.id
-    return None, failed
-
-
-def _replay(capture: Capture, settings: Settings) -> Outcome:
+def _replay(capture: Capture, settings: Settings) -> ModeResult:
     """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
-    fits, failed = _first_fit(Problem.of(capture), capture.production)
-    if fits is not None:
-        return _with_bounds(capture, "fits", fits, None)
+    from tilefit.verdicts.replay import replay
+
+    result = replay(capture)
+    if result.fits:
+        return _with_bounds(capture, "fits", result.attempts[-1].strategy.name, None)
+    failed = None if result.failure is None else result.failure.unit.id
     return _with_bounds(capture, "failed", None, failed)
 
 
-def _place(capture: Capture, settings: Settings) -> Outcome:
+def _place(capture: Capture, settings: Settings) -> ModeResult:
     """The retry chain: production first, the fallbacks only where production fails.
 
     A tile that fits in production keeps its strategy; ``failed_id`` is set
     when production failed, whatever the fallbacks did.
     """
-    problem = Problem.of(capture)
-    fits, failed = _first_fit(problem, capture.production)
-    if fits is not None:
-        return _with_bounds(capture, "fits", fits, None)
-    rescued, _ = _first_fit(problem, DEFAULT_FALLBACKS)
-    return _with_bounds(capture, "fits" if rescued else "failed", rescued, failed)
+    from tilefit.verdicts.retry import place
+
+    result = place(capture)
+    failure = result.production_failure
+    failed = None if failure is None else failure.unit.id
+    return _with_bounds(capture, result.status, result.strategy, failed)
 
 
-def _solve(capture: Capture, settings: Settings) -> Outcome:
+def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The exact search alone: ``solved``, ``infeasible`` or ``timeout``."""
-    from tilefit.search import SOLVED, solve  # compiles its kernel on first use
+    from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
 
-    result = solve(capture, time_limit=settings.time_limit)
-    return _with_bounds(
-        capture, result.status, "exact-search" if result.status == SOLVED else None, None
-    )
+    result = search_exact(capture, settings.time_limit, subset_time_limit=0)
+    strategy = EXACT_SEARCH if result.placement is not None else None
+    return _with_bounds(capture, result.status, strategy, None)
 
 
 MODES: dict[str, Mode] = {

@@ -10,7 +10,7 @@ from types import ModuleType
 
 from tilefit import __version__
 from tilefit.cli import common
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 # In the order a user meets them: replay and explain one tile, then see it,
 # then whole models, then tools.

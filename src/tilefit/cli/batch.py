@@ -12,10 +12,10 @@ from tilefit.batch.progress import Progress
 from tilefit.batch.run import Runner, prepare, run_batch
 from tilefit.batch.runner import LocalRunner, WorkerError
 from tilefit.batch.store import Store
-from tilefit.batch.summary import summary_json, summary_lines
 from tilefit.batch.work import MODES, Settings
 from tilefit.cli import common
-from tilefit.errors import InputError
+from tilefit.cli.summary import summary_lines
+from tilefit.model.errors import InputError
 
 NAME = "batch"
 HELP = "diagnose every capture of a model (files, folders, .jsonl bundles) into a SQLite database"
@@ -152,6 +152,8 @@ def _report(store: Store, args: argparse.Namespace) -> None:
     if args.csv:
         store.export_csv(args.csv)
     if args.json:
+        from tilefit.output.jsonout import summary_json
+
         common.print_json(summary_json(store))
     elif not args.quiet:
         print("\n".join(summary_lines(store)))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
-from tilefit.bounds import BoundReport, Contributor
 from tilefit.cli import common
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.bounds import BoundReport
 
 NAME = "bound"
 HELP = (
@@ -29,40 +31,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.bounds import bound
+    from tilefit.verdicts.bounds import bound
 
     report = bound(common.read_capture_arg(args))
     if args.json:
+        from tilefit.output.jsonout import bound_json
+
         common.print_json(bound_json(report))
     else:
         print("\n".join(bound_lines(report)))
     return common.EXIT_OK
-
-
-def bound_json(report: BoundReport) -> dict[str, Any]:
-    s = report.support
-    return {
-        "available": report.available,
-        "lower_bound": report.lower_bound,
-        "peak_step": report.peak_step,
-        "deficit": report.deficit,
-        "support_deficit": report.support_deficit,
-        "contributors": [_contributor_json(c) for c in report.contributors],
-        "class_totals": [{"class": cls, "size": size} for cls, size in report.class_totals],
-        "support": {
-            "step": s.step,
-            "demand": s.demand,
-            "capacity": s.capacity,
-            "union": [{"start": start, "end": end} for start, end in s.union],
-            "classes": list(s.classes),
-            "ranges": list(s.ranges),
-            "exhaustive": s.exhaustive,
-        },
-    }
-
-
-def _contributor_json(c: Contributor) -> dict[str, Any]:
-    return {"id": c.id, "size": c.size, "class": c.cls, "alignment": c.alignment, "label": c.label}
 
 
 def bound_lines(report: BoundReport) -> list[str]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
-from tilefit.check import KINDS, CheckResult
 from tilefit.cli import common
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.check import CheckResult
 
 NAME = "check"
 HELP = (
@@ -33,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.check import check
-    from tilefit.load import read_placement
+    from tilefit.formats.load import read_placement
+    from tilefit.output.jsonout import check_json
+    from tilefit.verdicts.check import check
 
     capture = common.read_capture_arg(args)
     result = check(capture, read_placement(args.placement))
@@ -45,18 +48,9 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK if result.valid else common.EXIT_NO
 
 
-def check_json(result: CheckResult) -> dict[str, Any]:
-    return {
-        "valid": result.valid,
-        "violations": [
-            {"kind": v.kind, "ids": list(v.ids), "detail": v.detail} for v in result.violations
-        ],
-        "counts": {kind: result.count(kind) for kind in KINDS},
-        "overlaps_not_listed": result.overlaps_not_listed,
-    }
-
-
 def check_lines(result: CheckResult) -> list[str]:
+    from tilefit.verdicts.check import KINDS
+
     if result.valid:
         return ["valid"]
     counts = ", ".join(f"{result.count(k)} {k}" for k in KINDS if result.count(k))

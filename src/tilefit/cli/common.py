@@ -6,9 +6,11 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tilefit.capture import Capture
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
+    from tilefit.model.placement import Placement
 
 EXIT_OK = 0  # success, or fits
 EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined
@@ -34,9 +36,17 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def read_capture_arg(args: argparse.Namespace) -> Capture:
-    from tilefit.load import read_capture
+    from tilefit.formats.load import read_capture
 
     return read_capture(args.capture, capacity=args.capacity)
+
+
+def write_found(placement: Placement | None, output: str | None) -> None:
+    """Write the placement a command found to ``-o FILE``, when there are both."""
+    if placement is not None and output:
+        from tilefit.formats.save import write_placement
+
+        write_placement(placement, output)
 
 
 def print_json(obj: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tilefit.cli import common
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 
 NAME = "convert"
 HELP = "write a capture as JSON or minimalloc CSV (by the output's extension)"
@@ -25,9 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.load import read_placement
-    from tilefit.minimalloc import capture_to_csv
-    from tilefit.save import capture_text
+    from tilefit.formats.load import read_placement
+    from tilefit.formats.minimalloc import capture_to_csv
+    from tilefit.formats.save import capture_text
 
     capture = common.read_capture_arg(args)
     out = Path(args.output)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.diagnose import Diagnosis
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.diagnose import Diagnosis
 
 NAME = "diagnose"
 HELP = "one verdict for a tile: fits, fragmentation, capacity, infeasible or undetermined"
@@ -47,15 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.diagnose import diagnose, diagnosis_json
-    from tilefit.save import write_placement
+    from tilefit.output.jsonout import diagnosis_json
+    from tilefit.verdicts.diagnose import diagnose
 
     if args.time_limit < 0:
         raise InputError("--time-limit", "must be >= 0")
     capture = common.read_capture_arg(args)
     result = diagnose(capture, time_limit=args.time_limit, search=not args.no_search)
-    if args.output and result.placement is not None:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(diagnosis_json(result))
     else:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tilefit.capture import Capture
 from tilefit.cli import common
-from tilefit.experiment import Row
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
+    from tilefit.verdicts.experiment import ExperimentRow
 
 NAME = "experiment"
 HELP = (
@@ -40,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.experiment import experiment, experiment_json
+    from tilefit.output.jsonout import experiment_json
+    from tilefit.verdicts.experiment import experiment
 
     capture = common.read_capture_arg(args)
     rows = experiment(capture, split_sequences=args.split_sequences)
@@ -51,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK if any(r.fits for r in rows) else common.EXIT_NO
 
 
-def experiment_lines(capture: Capture, rows: Sequence[Row], times: bool = True) -> list[str]:
+def experiment_lines(
+    capture: Capture, rows: Sequence[ExperimentRow], times: bool = True
+) -> list[str]:
     lines = [f"{capture.name}: {len(capture.requests)} requests, {capture.available} B available"]
     for split in (False, True):
         part = [r for r in rows if r.split_sequences == split]
@@ -68,7 +74,7 @@ def experiment_lines(capture: Capture, rows: Sequence[Row], times: bool = True) 
     return lines
 
 
-def _table(rows: Sequence[Row], times: bool) -> list[str]:
+def _table(rows: Sequence[ExperimentRow], times: bool) -> list[str]:
     head = ("strategy", "result", "peak address", *(("time",) if times else ()))
     body = [
         (

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from tilefit.capture import Capture
 from tilefit.cli import common
 from tilefit.cli.replay import strategies_arg
-from tilefit.retry import DEFAULT_FALLBACKS, PlaceResult
+from tilefit.verdicts.retry import DEFAULT_FALLBACKS, PlaceResult
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 NAME = "place"
 HELP = (
@@ -40,14 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.retry import place, place_json
-    from tilefit.save import write_placement
+    from tilefit.output.jsonout import place_json
+    from tilefit.verdicts.retry import place
 
     fallbacks = () if args.no_fallback else strategies_arg(args.fallback, "--fallback") or ()
     capture = common.read_capture_arg(args)
     result = place(capture, fallbacks)
-    if args.output and result.placement is not None:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(place_json(result))
     else:

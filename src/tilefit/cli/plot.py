@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from tilefit.cli import common
 
 if TYPE_CHECKING:
-    from tilefit.capture import Capture
-    from tilefit.engine import Attempt
+    from tilefit.engine.attempt import Attempt
+    from tilefit.model.capture import Capture
 
 NAME = "plot"
 HELP = (
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.errors import InputError
+    from tilefit.model.errors import InputError
     from tilefit.plot.figure import save_figure, tile_figure
     from tilefit.plot.layout import attempt_map, placement_map
     from tilefit.plot.series import profile_series
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith((".png", ".svg")):
         raise InputError("-o", "the output must end in .png or .svg")
     if args.placement is not None:
-        from tilefit.load import read_placement
+        from tilefit.formats.load import read_placement
 
         placement = read_placement(args.placement)
         missing = sum(1 for r in capture.requests if r.id not in placement.offsets)
@@ -72,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _attempt(capture: Capture, strategy: str | None) -> Attempt:
-    from tilefit.engine import run_strategy
-    from tilefit.errors import InputError
-    from tilefit.replay import replay
-    from tilefit.strategy import parse_strategy
+    from tilefit.engine.attempt import run_strategy
+    from tilefit.engine.strategy import parse_strategy
+    from tilefit.model.errors import InputError
+    from tilefit.verdicts.replay import replay
 
     if strategy is not None:
         try:

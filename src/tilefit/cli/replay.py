@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tilefit.capture import Capture
 from tilefit.cli import common
-from tilefit.engine import Attempt, Failure
-from tilefit.errors import InputError
-from tilefit.replay import ReplayResult
-from tilefit.strategy import Strategy
+from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.engine.strategy import Strategy
+    from tilefit.model.capture import Capture
+    from tilefit.verdicts.replay import ReplayResult
 
 NAME = "replay"
 HELP = (
@@ -45,14 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.replay import replay, replay_json
-    from tilefit.save import write_placement
+    from tilefit.output.jsonout import replay_json
+    from tilefit.verdicts.replay import replay
 
     strategies = strategies_arg(args.strategy, "--strategy")
     capture = common.read_capture_arg(args)
     result = replay(capture, strategies)
-    if args.output and result.placement is not None:
-        write_placement(result.placement, args.output)
+    common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(replay_json(result))
     else:
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def strategies_arg(text: str | None, option: str) -> tuple[Strategy, ...] | None:
     """A comma-separated strategy list from the command line, or None when not given."""
-    from tilefit.strategy import parse_strategies
+    from tilefit.engine.strategy import parse_strategies
 
     if text is None:
         return None

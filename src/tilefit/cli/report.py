@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.errors import InputError
+    from tilefit.model.errors import InputError
     from tilefit.report.html import write_report
 
     if args.time_limit < 0:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tilefit.capture import Capture
 from tilefit.cli import common
+from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 NAME = "solve"
 HELP = (
@@ -47,46 +50,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.save import write_placement
-    from tilefit.search import INFEASIBLE, SOLVED, irreducible_subset, minimize, solve
+    from tilefit.output.jsonout import solve_json
+    from tilefit.verdicts.exact import search_exact
 
     if args.time_limit <= 0:
-        from tilefit.errors import InputError
-
         raise InputError("--time-limit", "must be > 0")
     capture = common.read_capture_arg(args)
-    out: dict[str, Any]
-    if args.minimize:
-        m = minimize(capture, args.time_limit)
-        status, placement = m.status, m.placement
-        out = {
-            "status": status,
-            "seconds": round(m.seconds, 3),
-            "placement": placement.to_json() if placement else None,
-            "nodes": m.nodes,
-            "lower_bound": m.lower_bound,
-            "best_top": m.best_top,
-            "optimal": m.optimal,
-        }
-    else:
-        r = solve(capture, args.time_limit)
-        status, placement = r.status, r.placement
-        out = {
-            "status": status,
-            "seconds": round(r.seconds, 3),
-            "placement": placement.to_json() if placement else None,
-            "nodes": r.nodes,
-        }
-    subset = irreducible_subset(capture, args.time_limit) if status == INFEASIBLE else None
-    if status == INFEASIBLE:
-        out["irreducible_subset"] = list(subset) if subset is not None else None
-    if placement is not None and args.output:
-        write_placement(placement, args.output)
+    result = search_exact(
+        capture, args.time_limit, minimize=args.minimize, subset_time_limit=args.time_limit
+    )
+    common.write_found(result.placement, args.output)
+    out = solve_json(result)
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(solve_lines(capture, out, subset)))
-    return common.EXIT_OK if status == SOLVED else common.EXIT_NO
+        print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
+    return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 
 def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] | None) -> list[str]:
@@ -99,16 +78,16 @@ def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] |
         lines.append("infeasible: the search was exhausted, no placement exists")
     else:
         lines.append("timeout: no placement found and none proven impossible")
-    if "lower_bound" in out:
+    if out["top_lower_bound"] is not None:
         if out["optimal"]:
             lines.append(f"lowest memory top: {out['best_top']} (optimal)")
         elif out["best_top"] is not None:
             lines.append(
-                f"lowest memory top: between {out['lower_bound']} and {out['best_top']} "
+                f"lowest memory top: between {out['top_lower_bound']} and {out['best_top']} "
                 "(time limit reached)"
             )
         else:
-            lines.append(f"lowest memory top: at least {out['lower_bound']}")
+            lines.append(f"lowest memory top: at least {out['top_lower_bound']}")
     if status == "infeasible":
         lines += subset_lines(capture, subset)
     return lines

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tilefit.batch.bundle import BUNDLE_SUFFIX, write_bundle, write_folder
 from tilefit.cli import common
-from tilefit.errors import InputError
-from tilefit.save import write_capture
-from tilefit.synth import TILES_PER_IPU, Mix, Recipe, synth_model
+from tilefit.formats.save import write_capture
+from tilefit.generate.synth import TILES_PER_IPU, Mix, Recipe, synth_model
+from tilefit.model.errors import InputError
 
 NAME = "synth"
 HELP = "write a synthetic model's tile captures (IPU-like tiles, reproducible from a seed)"
@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         count = write_folder(captures, out)
     if args.json:
-        common.print_json({"captures": count, "output": str(out), "seed": args.seed})
+        from tilefit.output.jsonout import synth_json
+
+        common.print_json(synth_json(count, str(out), args.seed))
     else:
         print(f"wrote {count} capture{'s' if count != 1 else ''} to {out}")
     return common.EXIT_OK

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from tilefit.errors import InputError
+from tilefit.model.errors import InputError
 from tilefit.plot.colors import class_colors
 from tilefit.plot.layout import MemoryMap
 from tilefit.plot.memmap import draw_failed_unit, draw_memory_map

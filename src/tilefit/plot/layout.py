@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tilefit.capture import Capture, Interval, Range
-from tilefit.engine import Attempt
+from tilefit.engine.attempt import Attempt
+from tilefit.model.capture import Capture, Interval, Range
 
 SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
 MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows

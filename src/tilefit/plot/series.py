@@ -4,7 +4,7 @@ Bytes live at every step, stacked by class, against two lines:
 
 - the available storage;
 - the support-aware limit of the tightest union U of allowed sets found by
-  ``tilefit.bounds.support_bound``: the requests whose allowed set lies inside
+  ``tilefit.verdicts.bounds.support_bound``: the requests whose allowed set lies inside
   U can only use |U| bytes, so at step t no placement holds more than
   ``min(available, |U| + bytes live at t outside U)``. Where the stack rises
   above this line, the support-aware deficit shows, even when it stays under
@@ -16,8 +16,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from tilefit.bounds import BoundReport, bound, live_profile
-from tilefit.capture import Capture, Interval
+from tilefit.model.capture import Capture, Interval
+from tilefit.verdicts.bounds import BoundReport, bound, live_profile
 
 
 @dataclass(frozen=True)

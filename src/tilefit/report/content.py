@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.diagnose import Diagnosis, diagnose
-from tilefit.engine import Attempt, Problem, run_strategy
+from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.model.capture import Capture
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
-from tilefit.strategy import STRATEGIES
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import Diagnosis, diagnose
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,9 @@ class ReportContent:
 def gather(capture: Capture, *, time_limit: float = 10.0) -> ReportContent:
     """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search."""
     diagnosis = diagnose(capture, time_limit=time_limit)
-    problem = Problem.of(capture)
+    prepared = Prepared.of(capture)
     done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
-    matrix = tuple(done.get(s.name) or run_strategy(problem, s) for s in STRATEGIES)
+    matrix = tuple(done.get(s.name) or run_strategy(prepared, s) for s in STRATEGIES)
     return ReportContent(
         capture=capture,
         diagnosis=diagnosis,

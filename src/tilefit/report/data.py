@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 from tilefit.report.content import MapView
 from tilefit.report.svgprofile import Column
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tilefit import __version__
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 from tilefit.plot.colors import FAILED, HOLE, class_colors
 from tilefit.report import sections
 from tilefit.report.assets import CSS, HATCH, JS

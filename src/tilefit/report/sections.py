@@ -5,11 +5,11 @@ Every function returns HTML with every piece of capture text escaped.
 
 from __future__ import annotations
 
-from tilefit.bounds import BoundReport
-from tilefit.capture import Capture
-from tilefit.diagnose import Diagnosis
-from tilefit.engine import Attempt
+from tilefit.engine.attempt import Attempt
+from tilefit.model.capture import Capture
 from tilefit.report.svg import esc
+from tilefit.verdicts.bounds import BoundReport
+from tilefit.verdicts.diagnose import Diagnosis
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
+from tilefit.model.units import split_sequences
 from tilefit.search.model import Edge, Model, Side, build_model
-from tilefit.units import split_sequences
 
 
 def rigid_restriction(model: Model) -> Model:

@@ -17,13 +17,13 @@ import random
 import time
 from dataclasses import dataclass, replace
 
-from tilefit.capture import Capture, Memory, Range
-from tilefit.check import check
-from tilefit.engine import Problem, run_strategy
-from tilefit.placement import Placement
+from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES
+from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.placement import Placement
 from tilefit.search.heuristic import Features
 from tilefit.search.model import build_model
-from tilefit.strategy import STRATEGIES
+from tilefit.verdicts.check import check
 
 OVERFLOW_RANGE = "overflow"
 GREEDY_ROUNDS = 8
@@ -65,13 +65,13 @@ def closest(capture: Capture, time_limit: float = 2.0, seed: int = 0) -> Closest
     width = max(memory.size - memory.elements[-1], 1)
     extra = sum(r.size + r.alignment + width for r in capture.requests)
     wide = extended(capture, extra)
-    problem = Problem.of(wide)
-    features = Features.of(build_model(wide), problem)
+    prepared = Prepared.of(wide)
+    features = Features.of(build_model(wide), prepared)
     rng = random.Random(seed)
     strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(GREEDY_ROUNDS))]
     best = None
     for strategy in strategies:
-        attempt = run_strategy(problem, strategy)
+        attempt = run_strategy(prepared, strategy)
         if attempt.fits and (best is None or attempt.peak_address < best.peak_address):
             best = attempt
         if time.monotonic() >= deadline and best is not None:

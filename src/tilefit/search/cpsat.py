@@ -26,9 +26,9 @@ import time
 from itertools import pairwise
 from typing import Any
 
-from tilefit.capture import Capture, Interval, Request
-from tilefit.check import check
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture, Interval, Request
+from tilefit.model.placement import Placement
+from tilefit.verdicts.check import check
 
 SOLVED = "solved"
 INFEASIBLE = "infeasible"
@@ -42,7 +42,7 @@ def cpsat_solve(
 ) -> tuple[str, Placement | None, float]:
     """``(status, placement or None, seconds)``; status is solved, infeasible or timeout.
 
-    A placement returned has passed ``tilefit.check.check``; the seconds
+    A placement returned has passed ``tilefit.verdicts.check.check``; the seconds
     include building the model.
     """
     try:

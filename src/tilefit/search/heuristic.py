@@ -29,16 +29,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from tilefit.capture import Capture
-from tilefit.engine import Attempt, Problem, run_strategy
-from tilefit.fits import BEST_FIT, FIRST_FIT
-from tilefit.orders import Order
-from tilefit.placement import Placement
+from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.fits import BEST_FIT, FIRST_FIT
+from tilefit.engine.orders import Order
+from tilefit.engine.strategy import Strategy
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+from tilefit.model.units import Unit
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.model import Edge, Model, Side, build_model
 from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, search
-from tilefit.strategy import Strategy
-from tilefit.units import Unit
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
@@ -68,8 +68,8 @@ def find_placement(
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
-    problem = Problem.of(capture)
-    features = Features.of(model, problem)
+    prepared = Prepared.of(capture)
+    features = Features.of(model, prepared)
     pinned = model.pinned
     restriction = rigid_restriction(model) if pinned else None
     rng = random.Random(seed)
@@ -87,7 +87,7 @@ def find_placement(
             outcome = search(restriction, _budget(deadline, nodes))
             if outcome.status == SOLVED and outcome.bases is not None:
                 return found(placement_of(capture, model, outcome.bases), "restriction", rounds)
-        attempt = run_strategy(problem, features.strategy(rounds, rng))
+        attempt = run_strategy(prepared, features.strategy(rounds, rng))
         if attempt.fits and attempt.placement is not None:
             return found(attempt.placement, "greedy", rounds)
         at = _bases(model, attempt)
@@ -190,18 +190,18 @@ class Features:
     horizon: int
 
     @classmethod
-    def of(cls, model: Model, problem: Problem) -> Features:
+    def of(cls, model: Model, prepared: Prepared) -> Features:
         room = tuple(sum(hi - lo + 1 for lo, hi in b.bases) + b.size for b in model.blocks)
         partners = [0] * len(model.blocks)
         for edge in model.edges:
             partners[edge.a.block] += 1
             partners[edge.b.block] += 1
         return cls(
-            problem.units,
+            prepared.units,
             room,
             tuple(partners),
             frozenset(model.pinned),
-            problem.capture.horizon,
+            prepared.capture.horizon,
         )
 
     def strategy(self, round_: int, rng: random.Random) -> Strategy:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from tilefit.capture import Capture
+from tilefit.model.capture import Capture
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
 

@@ -2,24 +2,83 @@
 
 Set ``TILEFIT_NO_JIT=1`` to force plain Python (the tests compare both paths).
 Compiled functions are cached on disk, so only the first run pays for compiling.
-numba checks a cached function against its own file only, and the cached
-``kernel.run`` holds everything it calls: after editing another kernel module
-(place, frames, ordering), delete ``__pycache__`` here or the compiled search
-keeps running the old code.
+
+numba checks a cached function against its own file only, while the cached
+``kernel.run`` holds everything it calls from the other kernel modules (place,
+frames, ordering, state). So the cache is keyed instead on one digest of every
+module of this package (``kernel_digest``): editing any of them recompiles
+the kernel, and the stale entries are overwritten.
+
+This module is imported only when a search runs (``tilefit.verdicts.exact``),
+so the commands that never search never load numba.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_HERE = Path(__file__).resolve().parent
+
+
+@cache
+def kernel_digest() -> str:
+    """A digest of every module of ``tilefit.search``, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(_HERE.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
 
 def _plain(function: F) -> F:
     return function
+
+
+def _digest_cache(numba: Any) -> Callable[[Any], Any]:
+    """``njit`` with a disk cache whose freshness stamp is ``kernel_digest()``.
+
+    numba's own locators decide where the cache lives (``__pycache__`` here, or
+    ``NUMBA_CACHE_DIR``); only their source stamp is replaced. Should numba's
+    caching internals change shape, this falls back to ``njit(cache=True)``.
+    """
+    try:
+        from numba.core import caching
+
+        def stamped(locator: type) -> type:
+            return type(
+                f"Digest{locator.__name__}",
+                (locator,),
+                {"get_source_stamp": lambda self: kernel_digest()},
+            )
+
+        impl = type(
+            "DigestCacheImpl",
+            (caching.CompileResultCacheImpl,),
+            {"_locator_classes": [stamped(c) for c in caching.CacheImpl._locator_classes]},
+        )
+        function_cache = type(
+            "DigestFunctionCache", (caching.FunctionCache,), {"_impl_class": impl}
+        )
+    except (ImportError, AttributeError):
+        fallback: Callable[[Any], Any] = numba.njit(cache=True)
+        return fallback
+
+    def compile_cached(function: Any) -> Any:
+        dispatcher = numba.njit(function)
+        dispatcher._cache = function_cache(dispatcher.py_func)
+        return dispatcher
+
+    return compile_cached
 
 
 def _choose() -> tuple[Callable[[Any], Any], bool]:
@@ -29,13 +88,13 @@ def _choose() -> tuple[Callable[[Any], Any], bool]:
         numba = importlib.import_module("numba")
     except ImportError:
         return _plain, False
-    return numba.njit(cache=True), True
+    return _digest_cache(numba), True
 
 
 _decorator, COMPILED = _choose()
 
 
 def jit(function: F) -> F:
-    """The kernel decorator: numba's ``njit(cache=True)``, or nothing."""
+    """The kernel decorator: numba's ``njit``, cached under ``kernel_digest()``, or nothing."""
     compiled: F = _decorator(function)
     return compiled

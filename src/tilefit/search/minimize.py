@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from tilefit.capture import Capture
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 

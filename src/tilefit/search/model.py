@@ -22,8 +22,8 @@ import itertools
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
-from tilefit.capture import Capture, Interval
-from tilefit.units import Unit, units
+from tilefit.model.capture import Capture, Interval
+from tilefit.model.units import Unit, units
 
 Bases = tuple[tuple[int, int], ...]
 """Valid block bases as closed intervals ``[lo, hi]``, ascending and disjoint."""

@@ -30,15 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
-from tilefit.capture import Capture
-from tilefit.check import check
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 from tilefit.search.bracket import split_relaxation
 from tilefit.search.heuristic import find_placement
 from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
+from tilefit.verdicts.check import check
 
 STEP_SHARE = 0.2
 """Of the prove member's time, what the step relaxations may take first."""

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.intervals import merge
+from tilefit.model.intervals import merge
 from tilefit.search.model import Bases, Block, Model, Side, subtract
 from tilefit.search.sections import sweep
 from tilefit.search.state import Partners, Regions, Rows, Tables, ValidBases

@@ -15,8 +15,8 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from tilefit.capture import Capture
-from tilefit.placement import Placement
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 from tilefit.search import state
 from tilefit.search.model import Model, build_model
 from tilefit.search.problem import free_problem

@@ -1,0 +1,100 @@
+"""The batch summary as text: tiles by verdict, what each strategy rescued, the worst
+and slowest.
+
+Lists are ordered by value, then name, so the same rows print the same
+summary; only the slowest-tiles section shows timing. ``--json`` gives the
+same summary as ``tilefit.output.jsonout.summary_json``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tilefit.batch.store import SUMMARY_TOP, Store
+from tilefit.cli.common import table
+
+if TYPE_CHECKING:
+    from tilefit.batch.row import Row
+
+FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
+
+
+def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
+    """The summary as text lines."""
+    total = store.count()
+    errors = store.error_count()
+    verdicts = store.verdicts()
+    settings = store.settings()
+    how = ""
+    if settings is not None:
+        how = f" (mode {settings.mode}{'' if settings.search else ', strategies only'})"
+    lines = [f"{total} captures in {store.path.name}{how}", ""]
+    rows = [["verdict", "tiles"], *([v, str(n)] for v, n in verdicts)]
+    if errors:
+        rows.append(["error", str(errors)])
+    lines += table(rows)
+    lines += ["", _fit_sentence(verdicts, errors)]
+
+    rescued = store.rescued()
+    if rescued:
+        lines += ["", "tiles each strategy rescued (production failed, this strategy fits):"]
+        lines += table([[s, str(n)] for s, n in rescued], indent="  ")
+
+    worst = store.worst_deficits(top)
+    if worst:
+        lines += ["", "worst deficits (bytes):"]
+        head = ["name", "tile", "lower bound", "available", "deficit", "support deficit"]
+        lines += table([head, *(_deficit_cells(r) for r in worst)], indent="  ")
+
+    slowest = store.slowest(top)
+    if slowest:
+        lines += ["", "slowest tiles:"]
+        cells = [[r.name, f"{r.seconds:.2f} s", r.verdict or "error"] for r in slowest]
+        lines += table(cells, indent="  ")
+
+    if errors:
+        lines += ["", f"errors ({errors}):"]
+        lines += [f"  {r.name}: {r.error}" for r in store.errors(top)]
+        if errors > top:
+            lines.append(f"  ... and {errors - top} more (see --csv)")
+    return lines
+
+
+_MEANING = {
+    "fragmentation": "a better placement exists",
+    "capacity": "no placement can exist",
+    "infeasible": "no placement exists",
+    "undetermined": "not decided",
+}
+
+
+def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
+    misfits = [(v, n) for v, n in verdicts if v not in FITS]
+    if not misfits and not errors:
+        return "every tile fits."
+    parts = []
+    if misfits:
+        detail = ", ".join(
+            f"{v} {n}" + (f" ({_MEANING[v]})" if v in _MEANING else "") for v, n in misfits
+        )
+        count = sum(n for _, n in misfits)
+        verb = "tile does" if count == 1 else "tiles do"
+        parts.append(f"{count} {verb} not fit as captured: {detail}")
+    if errors:
+        parts.append(f"{errors} could not be worked out (errors below)")
+    return "not every tile fits: " + "; ".join(parts) + "."
+
+
+def _deficit_cells(row: Row) -> list[str]:
+    return [
+        row.name,
+        "" if row.tile is None else str(row.tile),
+        _bytes(row.lower_bound),
+        _bytes(row.available),
+        _bytes(row.deficit),
+        _bytes(row.support_deficit),
+    ]
+
+
+def _bytes(value: int | None) -> str:
+    return "" if value is None else f"{value:,}"

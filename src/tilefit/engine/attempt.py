@@ -1,0 +1,210 @@
+"""The placement engine: place a capture's units one by one from an empty memory.
+
+A strategy's order decides which unit comes next, its fit where the unit
+goes among its valid offsets (see ``tilefit.engine.space``). The attempt ends at the
+first unit with no valid offset, or when every unit is placed. A large uniform
+capture under a fit that knows how is placed many units at a time instead,
+with the same result (see ``tilefit.uniform``).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from tilefit.engine.constraints import Constraints
+from tilefit.engine.occupancy import Occupancy, bucket_width
+from tilefit.engine.space import UnitSpace
+from tilefit.engine.strategy import Strategy, as_strategies
+from tilefit.engine.uniform import Ints, UniformArrays
+from tilefit.model.capture import Capture, Interval
+from tilefit.model.intervals import free
+from tilefit.model.placement import Placement
+from tilefit.model.units import Unit, units
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The unit a strategy could not place, and the free space it met."""
+
+    unit: Unit
+    placed_before: int  # units placed before it
+    holes: tuple[Interval, ...]  # its holes, largest first (ties: lower address)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One strategy's run from an empty memory."""
+
+    strategy: Strategy
+    capture: str  # the capture's name
+    offsets: Mapping[str, int]  # every request placed, in capture order
+    placed: tuple[str, ...]  # ids of the units placed, in placement order
+    peak_address: int  # the highest address occupied (exclusive), 0 when none
+    failure: Failure | None
+
+    @property
+    def fits(self) -> bool:
+        return self.failure is None
+
+    @property
+    def placement(self) -> Placement | None:
+        return Placement(self.capture, self.offsets) if self.failure is None else None
+
+
+UNIFORM_FROM = 5_000
+"""Units from which a uniform capture is placed many units at a time (see ``tilefit.uniform``);
+below, the one-by-one loop is quicker."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every strategy on one capture shares: its units and their fixed constraints."""
+
+    capture: Capture
+    units: tuple[Unit, ...]
+    constraints: Constraints
+    bucket_width: int
+    whole_horizon: bool  # whether some request lives over the whole horizon
+    uniform: UniformArrays | None  # for a uniform capture of at least uniform_from units
+
+    @classmethod
+    def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
+        with _collector_paused():
+            all_units = units(capture)
+            width = bucket_width(capture.requests, capture.horizon)
+            horizon = capture.horizon
+            return cls(
+                capture=capture,
+                units=all_units,
+                constraints=Constraints.of(capture, all_units),
+                bucket_width=width,
+                whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
+                uniform=UniformArrays.of(capture, width)
+                if len(all_units) >= uniform_from
+                else None,
+            )
+
+
+def prepare(capture: Capture | Prepared) -> Prepared:
+    """The capture prepared for strategies (a ``Prepared`` is returned as it is)."""
+    return capture if isinstance(capture, Prepared) else Prepared.of(capture)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Units, placed intervals and offsets hold no reference cycles, yet creating
+    100,000 of them sets off full cyclic collections that rescan every object;
+    pause the collector meanwhile."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def run_strategy(capture: Capture | Prepared, strategy: Strategy | str) -> Attempt:
+    """Place every unit of the capture with one strategy, from an empty memory.
+
+    >>> attempt = run_strategy(capture, "long-lived/first-fit")  # doctest: +SKIP
+    >>> attempt.fits, attempt.peak_address  # doctest: +SKIP
+    """
+    prepared = prepare(capture)
+    (chosen,) = as_strategies((strategy,))
+    with _collector_paused():
+        if prepared.uniform is not None and chosen.fit.uniform is not None:
+            return _run_uniform(prepared, prepared.uniform, chosen)
+        return _run_units(prepared, chosen)
+
+
+def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
+    """Place units one by one: the fit chooses among each unit's valid offsets."""
+    cap = prepared.capture
+    constraints = prepared.constraints
+    occupancy = Occupancy(cap.horizon, prepared.bucket_width, prepared.whole_horizon)
+    offsets: dict[str, int] = {}
+    spans: dict[str, Interval] = {}  # placed request id -> the memory elements it touches
+    track_spans = bool(constraints.partners)
+    order = strategy.order.sort(prepared.units, cap.horizon)
+    choose = strategy.fit.choose
+    failure = None
+    add = occupancy.add
+    element_span = constraints.element_span
+    for count, unit in enumerate(order):
+        space = UnitSpace(unit, constraints, occupancy, spans)
+        base = choose(space)
+        if base is None:
+            holes = tuple(sorted(space.holes(), key=_largest_first))
+            failure = Failure(unit, count, holes)
+            break
+        for member, offset in zip(unit.members, unit.offsets, strict=True):
+            lo = base + offset
+            offsets[member.id] = lo
+            add(lo, lo + member.size, member.start, member.end)
+            if track_spans:
+                spans[member.id] = element_span(lo, lo + member.size)
+    return Attempt(
+        strategy=strategy,
+        capture=cap.name,
+        offsets={r.id: offsets[r.id] for r in cap.requests if r.id in offsets},
+        placed=tuple(u.id for u in order[: failure.placed_before if failure else len(order)]),
+        peak_address=occupancy.peak,
+        failure=failure,
+    )
+
+
+def _run_uniform(prepared: Prepared, uniform: UniformArrays, strategy: Strategy) -> Attempt:
+    """Place a uniform capture many units at a time: the same attempt as one by one."""
+    assert strategy.fit.uniform is not None
+    cap = prepared.capture
+    order = strategy.order.sort(prepared.units, cap.horizon)
+    offsets, failed_at = strategy.fit.uniform(uniform, _indexes(order))
+    placed = len(order) if failed_at < 0 else failed_at
+    ends = offsets + uniform.sizes
+    failure = None
+    if failed_at >= 0:
+        unit = order[failed_at]
+        alive = (offsets >= 0) & (uniform.starts < unit.end) & (uniform.ends > unit.start)
+        blocks = [*prepared.constraints.outside[unit.id]]
+        blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
+        blocks.sort()
+        failure = Failure(unit, placed, tuple(sorted(free(blocks), key=_largest_first)))
+    return Attempt(
+        strategy=strategy,
+        capture=cap.name,
+        offsets={r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0},
+        placed=tuple(u.id for u in order[:placed]),
+        peak_address=int(ends[offsets >= 0].max(initial=0)),
+        failure=failure,
+    )
+
+
+def _indexes(order: tuple[Unit, ...]) -> Ints:
+    # Without sequences, a unit's index is its request's position in the capture.
+    return np.fromiter((u.index for u in order), np.int64, len(order))
+
+
+def _largest_first(hole: Interval) -> tuple[int, int]:
+    return hole[0] - hole[1], hole[0]
+
+
+def run_until_fits(
+    capture: Capture | Prepared, strategies: Iterable[Strategy | str]
+) -> tuple[Attempt, ...]:
+    """Run strategies in turn, each from an empty memory, until one fits (as production does).
+
+    The last attempt is the one that fits, or every attempt failed.
+    """
+    prepared = prepare(capture)
+    attempts: list[Attempt] = []
+    for strategy in as_strategies(strategies):
+        attempts.append(run_strategy(prepared, strategy))
+        if attempts[-1].fits:
+            break
+    return tuple(attempts)

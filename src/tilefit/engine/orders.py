@@ -1,0 +1,100 @@
+"""Orders: the sequence in which a strategy places units.
+
+An order is a name and a sort key; keys sort ascending and ties always go to
+capture order (``Unit.index``). A new order is one ``Order(...)`` line and, if
+it should join the experiment matrix, one entry in ``ORDERS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from tilefit.model.units import Unit
+
+SortKey = Callable[[Unit, int], tuple[int, ...]]
+"""A unit's sort key, given the capture's horizon; ascending, so negate for "descending"."""
+
+RESIDENT_CLASS = "resident"
+WEIGHTED_PREFIX = "weighted:"
+# size**q * alignment**p grows fast; a weight past this says nothing new and costs a lot.
+MAX_WEIGHT = Fraction(16)
+MAX_WEIGHT_DENOMINATOR = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    name: str
+    key: SortKey
+
+    def sort(self, units: Iterable[Unit], horizon: int) -> tuple[Unit, ...]:
+        key = self.key
+        # A stable sort of units in capture order leaves ties in capture order.
+        in_capture_order = sorted(units, key=_index)
+        return tuple(sorted(in_capture_order, key=lambda u: key(u, horizon)))
+
+
+def _index(unit: Unit) -> int:
+    return unit.index
+
+
+def _decimal_text(weight: Fraction) -> str:
+    # Canonical spelling, so "weighted:1.0" and "weighted:1" name the same strategy.
+    text = format(Decimal(weight.numerator) / Decimal(weight.denominator), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def weighted(weight: Fraction) -> Order:
+    """size x alignment^w descending, compared exactly: size^q x alignment^p for w = p/q."""
+    p, q = weight.numerator, weight.denominator
+    name = WEIGHTED_PREFIX + _decimal_text(weight)
+    return Order(name, lambda u, h: (-(u.size**q) * u.alignment**p,))
+
+
+ALIGNMENT = Order("alignment", lambda u, h: (-u.alignment, -u.size))
+LIFETIME = Order("lifetime", lambda u, h: (u.start, -u.size))
+SIZE = Order("size", lambda u, h: (-u.size,))
+LONG_LIVED = Order("long-lived", lambda u, h: (0 if u.end == h else 1, -u.size))
+RESIDENT_FIRST = Order(
+    "resident-first", lambda u, h: (0 if u.cls == RESIDENT_CLASS else 1, -u.size)
+)
+
+ORDERS: tuple[Order, ...] = (
+    ALIGNMENT,
+    LIFETIME,
+    SIZE,
+    weighted(Fraction(1, 2)),
+    weighted(Fraction(1)),
+    weighted(Fraction(2)),
+    LONG_LIVED,
+    RESIDENT_FIRST,
+)
+"""The orders of the experiment matrix, in the order the table lists them."""
+
+_BY_NAME = {order.name: order for order in ORDERS}
+
+
+def parse_order(text: str) -> Order:
+    """The order named ``text``; ``weighted:W`` takes any decimal weight 0 <= W <= 16."""
+    order = _BY_NAME.get(text)
+    if order is not None:
+        return order
+    if text.startswith(WEIGHTED_PREFIX):
+        return weighted(_weight(text[len(WEIGHTED_PREFIX) :]))
+    known = ", ".join(_BY_NAME)
+    raise ValueError(f"unknown order {text!r} (known: {known}, or weighted:W)")
+
+
+def _weight(text: str) -> Fraction:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite() or not text.replace(".", "", 1).isdigit():
+        raise ValueError(f"weight {text!r} is not a decimal number like 0.5 or 2")
+    weight = Fraction(value)
+    if weight > MAX_WEIGHT or weight.denominator > MAX_WEIGHT_DENOMINATOR:
+        raise ValueError(f"weight {text!r} must be at most {MAX_WEIGHT} with at most 3 decimals")
+    return weight

@@ -1,0 +1,166 @@
+"""Google MiniMalloc's CSV format: ``id,lower,upper,size[,alignment][,offset]``.
+
+Lifetimes are half-open ``[lower, upper)``; a column ``end`` instead of
+``upper`` holds an inclusive end. An imported capture has one range
+``[0, capacity)``, horizon = the latest upper, class ``default``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
+
+_CAPACITY_NAME = re.compile(r"^(?P<stem>.+)\.(?P<capacity>\d+)\.csv$", re.IGNORECASE)
+_COLUMNS = {"id", "lower", "upper", "end", "size", "alignment", "offset"}
+
+
+def capacity_from_name(file_name: str) -> int | None:
+    """The capacity in a file name of the form ``NAME.CAPACITY.csv``."""
+    match = _CAPACITY_NAME.match(file_name)
+    return int(match["capacity"]) if match else None
+
+
+def _stem(file_name: str) -> str:
+    match = _CAPACITY_NAME.match(file_name)
+    if match:
+        return match["stem"]
+    return file_name[:-4] if file_name.lower().endswith(".csv") else file_name
+
+
+def _rows(text: str, need_offset: bool) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise InputError("line 1", "empty CSV: expected a header id,lower,upper,size") from None
+    for name in header:
+        if name not in _COLUMNS:
+            raise InputError(
+                "line 1", f"unknown column {name!r} (known: {', '.join(sorted(_COLUMNS))})"
+            )
+    if len(set(header)) != len(header):
+        raise InputError("line 1", "a column appears twice")
+    required = ["id", "lower", "size"] + (["offset"] if need_offset else [])
+    for name in required:
+        if name not in header:
+            raise InputError("line 1", f"missing column {name!r}")
+    if ("upper" in header) == ("end" in header):
+        raise InputError(
+            "line 1", "needs exactly one of the columns 'upper' (exclusive) or 'end' (inclusive)"
+        )
+    rows: list[tuple[int, list[str]]] = []
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(f"line {line}", f"has {len(row)} cells, the header has {len(header)}")
+        rows.append((line, [cell.strip() for cell in row]))
+    return header, rows
+
+
+def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
+    text = cells[column]
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"line {line}", f"column {column!r}: {text!r} is not an integer") from None
+
+
+def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
+    header, rows = _rows(text, need_offset=False)
+    if capacity is None:
+        capacity = capacity_from_name(file_name)
+        if capacity is None:
+            raise InputError(
+                "",
+                "no capacity: pass --capacity N or name the file NAME.CAPACITY.csv",
+            )
+    if capacity <= 0:
+        raise InputError("--capacity", "must be > 0")
+    inclusive = "end" in header
+    requests: list[Request] = []
+    seen: set[str] = set()
+    for line, cells_list in rows:
+        cells = dict(zip(header, cells_list, strict=True))
+        ident = cells["id"]
+        if not ident:
+            raise InputError(f"line {line}", "column 'id' is empty")
+        if ident in seen:
+            raise InputError(f"line {line}", f"duplicate id {ident!r}")
+        seen.add(ident)
+        lower = _cell_int(cells, "lower", line)
+        upper = _cell_int(cells, "end" if inclusive else "upper", line) + (1 if inclusive else 0)
+        size = _cell_int(cells, "size", line)
+        alignment = _cell_int(cells, "alignment", line) if "alignment" in cells else 1
+        if lower < 0:
+            raise InputError(f"line {line}", "column 'lower' must be >= 0")
+        if upper <= lower:
+            column = "end' must be >= 'lower" if inclusive else "upper' must be > 'lower"
+            raise InputError(f"line {line}", f"column '{column}")
+        if size <= 0:
+            raise InputError(f"line {line}", "column 'size' must be > 0")
+        if alignment < 1:
+            raise InputError(f"line {line}", "column 'alignment' must be >= 1")
+        requests.append(Request(ident, size, lower, upper, alignment))
+    horizon = max((r.end for r in requests), default=1)
+    memory = Memory(size=capacity, ranges=(Range(0, capacity),))
+    return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=tuple(requests))
+
+
+def placement_from_csv(text: str, file_name: str) -> Placement:
+    header, rows = _rows(text, need_offset=True)
+    offsets: dict[str, int] = {}
+    for line, cells_list in rows:
+        cells = dict(zip(header, cells_list, strict=True))
+        ident = cells["id"]
+        if ident in offsets:
+            raise InputError(f"line {line}", f"duplicate id {ident!r}")
+        offsets[ident] = _cell_int(cells, "offset", line)
+    return Placement(capture=_stem(file_name), offsets=offsets)
+
+
+def capture_to_csv(capture: Capture, placement: Placement | None = None) -> str:
+    """The capture (and optionally its offsets) as minimalloc CSV.
+
+    The CSV knows only sizes, lifetimes, alignment and one capacity, so a capture
+    with more constraints than that cannot be written without losing meaning.
+    """
+    lost = _what_csv_loses(capture)
+    if lost:
+        raise InputError("", f"cannot write minimalloc CSV without losing {lost}")
+    with_alignment = any(r.alignment != 1 for r in capture.requests)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    header = ["id", "lower", "upper", "size"]
+    header += ["alignment"] if with_alignment else []
+    header += ["offset"] if placement is not None else []
+    writer.writerow(header)
+    for r in capture.requests:
+        row: list[object] = [r.id, r.start, r.end, r.size]
+        if with_alignment:
+            row.append(r.alignment)
+        if placement is not None:
+            row.append(placement.offsets[r.id])
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _what_csv_loses(capture: Capture) -> str:
+    memory = capture.memory
+    if capture.sequences:
+        return "its sequences"
+    if capture.conflicts:
+        return "its conflict edges"
+    if memory.ranges != (Range(0, memory.size),):
+        return "its address ranges (the CSV has one range [0, capacity))"
+    if memory.elements != (0,) or memory.interleaved_offset is not None:
+        return "its memory elements or interleaved region"
+    if any(r.cls != "default" or r.interleaved or r.label for r in capture.requests):
+        return "request classes, labels or the interleaved flag"
+    return ""

@@ -1,0 +1,107 @@
+"""Writing captures and placements: the canonical JSON form.
+
+Optional keys are written only when they differ from their default, so that
+loading what was written gives back an equal capture, and writing a loaded
+capture gives the same bytes every time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tilefit.model.capture import DEFAULT_CLASS, DEFAULT_PRODUCTION, FORMAT, VERSION, Capture
+from tilefit.model.placement import Placement
+
+
+def capture_to_json(capture: Capture) -> dict[str, Any]:
+    memory = capture.memory
+    mem: dict[str, Any] = {"size": memory.size}
+    if memory.elements != (0,):
+        mem["elements"] = list(memory.elements)
+    if memory.interleaved_offset is not None:
+        mem["interleaved_offset"] = memory.interleaved_offset
+    ranges = []
+    for r in memory.ranges:
+        item: dict[str, Any] = {"start": r.start, "end": r.end}
+        if r.name is not None:
+            item["name"] = r.name
+        if r.classes is not None:
+            item["classes"] = list(r.classes)
+        ranges.append(item)
+    mem["ranges"] = ranges
+    out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "name": capture.name}
+    if capture.tile is not None:
+        out["tile"] = capture.tile
+    out["horizon"] = capture.horizon
+    out["memory"] = mem
+    requests = []
+    for q in capture.requests:
+        req: dict[str, Any] = {"id": q.id, "size": q.size}
+        if q.alignment != 1:
+            req["alignment"] = q.alignment
+        req["start"] = q.start
+        req["end"] = q.end
+        if q.cls != DEFAULT_CLASS:
+            req["class"] = q.cls
+        if q.interleaved:
+            req["interleaved"] = True
+        if q.label is not None:
+            req["label"] = q.label
+        requests.append(req)
+    out["requests"] = requests
+    if capture.sequences:
+        seqs = []
+        for s in capture.sequences:
+            seq: dict[str, Any] = {"id": s.id, "members": list(s.members)}
+            if s.repeat is not None:
+                seq["repeat"] = s.repeat
+            seqs.append(seq)
+        out["sequences"] = seqs
+    if capture.conflicts:
+        out["conflicts"] = [[c.a, c.b] for c in capture.conflicts]
+    if capture.production != DEFAULT_PRODUCTION:
+        out["production"] = list(capture.production)
+    if capture.observed_failed is not None:
+        out["observed"] = {"failed": capture.observed_failed}
+    return out
+
+
+def dumps(obj: Any) -> str:
+    """Compact-but-readable JSON: one request per line keeps diffs of captures small."""
+    return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+
+
+def capture_text(capture: Capture) -> str:
+    return _one_item_per_line(capture_to_json(capture))
+
+
+def _one_item_per_line(obj: dict[str, Any]) -> str:
+    # A capture can hold 100,000 requests: an object per line reads well and diffs well.
+    lines = ["{"]
+    items = list(obj.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        if isinstance(value, list) and value and isinstance(value[0], dict | list):
+            lines.append(f"  {json.dumps(key)}: [")
+            for j, item in enumerate(value):
+                inner = "," if j < len(value) - 1 else ""
+                lines.append(f"    {json.dumps(item, ensure_ascii=False)}{inner}")
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_capture(capture: Capture, path: str | Path) -> None:
+    Path(path).write_text(capture_text(capture), encoding="utf-8")
+
+
+def placement_text(placement: Placement) -> str:
+    return dumps(placement.to_json())
+
+
+def write_placement(placement: Placement, path: str | Path) -> None:
+    Path(path).write_text(placement_text(placement), encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Synthetic captures: IPU-like models made reproducibly from a seed (``synth``)."""

@@ -1,0 +1,178 @@
+"""The capture: every allocation request of one tile, as plain immutable data.
+
+These types carry no behaviour beyond small derived facts that the format
+itself defines (a request's allowed set, a sequence's aligned bases). Loading
+and validation live in ``tilefit.formats.load``; writing in ``tilefit.formats.save``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from math import gcd
+
+FORMAT = "tilefit-capture"
+VERSION = 1
+DEFAULT_CLASS = "default"
+DEFAULT_PRODUCTION: tuple[str, ...] = ("lifetime/first-fit", "alignment/first-fit")
+
+Interval = tuple[int, int]
+"""A half-open address or step interval ``[start, end)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """An available address range, optionally open only to some classes."""
+
+    start: int
+    end: int
+    name: str | None = None
+    classes: tuple[str, ...] | None = None  # None: every class
+
+    def admits(self, cls: str) -> bool:
+        return self.classes is None or cls in self.classes
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """The tile's address space, its memory elements and what is available."""
+
+    size: int
+    ranges: tuple[Range, ...]
+    elements: tuple[int, ...] = (0,)
+    interleaved_offset: int | None = None  # None: no interleaved region
+
+    @property
+    def interleaved_start(self) -> int:
+        return self.size if self.interleaved_offset is None else self.interleaved_offset
+
+    @property
+    def available(self) -> int:
+        """Available storage: the total size of all ranges."""
+        return sum(r.size for r in self.ranges)
+
+    def allowed(self, cls: str, interleaved: bool = False) -> tuple[Interval, ...]:
+        """The allowed set of a request of this class, adjacent ranges joined."""
+        low = self.interleaved_start if interleaved else 0
+        parts = sorted(
+            (max(r.start, low), r.end) for r in self.ranges if r.admits(cls) and r.end > low
+        )
+        joined: list[Interval] = []
+        for start, end in parts:
+            if start >= end:
+                continue
+            if joined and joined[-1][1] == start:
+                joined[-1] = (joined[-1][0], end)
+            else:
+                joined.append((start, end))
+        return tuple(joined)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One allocation request: its bytes are occupied during steps [start, end)."""
+
+    id: str
+    size: int
+    start: int
+    end: int
+    alignment: int = 1
+    cls: str = DEFAULT_CLASS
+    interleaved: bool = False
+    label: str | None = None
+
+    def lives_with(self, other: Request) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """A contiguous (Repeat) sequence: members placed back to back, in order."""
+
+    id: str
+    members: tuple[str, ...]
+    repeat: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A bank-conflict edge: the bytes of ``a`` and ``b`` share no memory element."""
+
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class Capture:
+    """Every allocation request of one tile, exactly as the allocator saw them."""
+
+    name: str
+    horizon: int
+    memory: Memory
+    requests: tuple[Request, ...]
+    sequences: tuple[Sequence, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    production: tuple[str, ...] = DEFAULT_PRODUCTION
+    observed_failed: str | None = None
+    tile: int | None = None
+
+    @cached_property
+    def request_by_id(self) -> dict[str, Request]:
+        return {r.id: r for r in self.requests}
+
+    @cached_property
+    def sequence_by_id(self) -> dict[str, Sequence]:
+        return {s.id: s for s in self.sequences}
+
+    @cached_property
+    def sequence_of(self) -> dict[str, str]:
+        """Request id -> id of the sequence it belongs to."""
+        return {m: s.id for s in self.sequences for m in s.members}
+
+    def members(self, ident: str) -> tuple[str, ...]:
+        """The request ids an id stands for: a sequence's members, or the request."""
+        seq = self.sequence_by_id.get(ident)
+        return seq.members if seq is not None else (ident,)
+
+    @property
+    def available(self) -> int:
+        return self.memory.available
+
+
+def sequence_base(sizes: tuple[int, ...], alignments: tuple[int, ...]) -> tuple[int, int] | None:
+    """The base offsets that align every member of a back-to-back block.
+
+    Member k sits at ``base + sum(sizes[:k])`` and needs ``alignments[k]``.
+    Returns ``(residue, modulus)``: valid bases are ``base % modulus == residue``;
+    ``None`` when no base aligns every member at once.
+    """
+    residue, modulus = 0, 1
+    prefix = 0
+    for size, align in zip(sizes, alignments, strict=True):
+        # Need base ≡ -prefix (mod align); merge with base ≡ residue (mod modulus).
+        target = (-prefix) % align
+        merged = _merge_congruence(residue, modulus, target, align)
+        if merged is None:
+            return None
+        residue, modulus = merged
+        prefix += size
+    return residue, modulus
+
+
+def _merge_congruence(r1: int, m1: int, r2: int, m2: int) -> tuple[int, int] | None:
+    g = gcd(m1, m2)
+    if (r2 - r1) % g:
+        return None
+    lcm = m1 // g * m2
+    # Solve r1 + m1 * k ≡ r2 (mod m2) for k.
+    k = ((r2 - r1) // g * pow(m1 // g, -1, m2 // g)) % (m2 // g) if m2 // g > 1 else 0
+    return (r1 + m1 * k) % lcm, lcm
+
+
+def align_up(value: int, residue: int, modulus: int) -> int:
+    """The least x >= value with x % modulus == residue."""
+    return value + (residue - value) % modulus

@@ -1,0 +1,233 @@
+"""Every command's ``--json``: one function per result, one shape per concept.
+
+The keys that ``capture-v1`` lists for each command come first and never
+change; the rest is ours, and a concept has the same shape wherever it
+appears:
+
+- an attempt (``attempt_json``) in ``replay``, ``place`` and ``diagnose``;
+- the unit an attempt failed on (``failure_json``), the object under ``failed``;
+- a request live at the peak (``contributor_json``) in ``bound`` and ``diagnose``;
+- a placement (``placement_json``): the placement file's object, or null;
+- times in seconds, rounded to the millisecond.
+
+The shapes are written down as JSON Schemas in ``tilefit.schema``
+(``output_schema(command)``), and ``docs/json.md`` describes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from tilefit.batch.store import SUMMARY_TOP, Store
+
+if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
+    from tilefit.batch.row import Row
+    from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.model.placement import Placement
+    from tilefit.verdicts.bounds import BoundReport, Contributor
+    from tilefit.verdicts.check import CheckResult
+    from tilefit.verdicts.diagnose import Diagnosis
+    from tilefit.verdicts.exact import ExactResult
+    from tilefit.verdicts.experiment import ExperimentRow
+    from tilefit.verdicts.replay import ReplayResult
+    from tilefit.verdicts.retry import PlaceResult
+
+Json = dict[str, Any]
+
+
+# The shared concepts.
+
+
+def seconds_json(seconds: float) -> float:
+    return round(seconds, 3)
+
+
+def placement_json(placement: Placement | None) -> Json | None:
+    return None if placement is None else placement.to_json()
+
+
+def failure_json(failure: Failure) -> Json:
+    unit = failure.unit
+    return {
+        "id": unit.id,
+        "size": unit.size,
+        "alignment": unit.alignment,
+        "class": unit.cls,
+        "start": unit.start,
+        "end": unit.end,
+        "placed_before": failure.placed_before,
+        "members": [m.id for m in unit.members] if unit.is_sequence else None,
+    }
+
+
+def attempt_json(attempt: Attempt) -> Json:
+    failure = attempt.failure
+    return {
+        "strategy": attempt.strategy.name,
+        "status": "fits" if failure is None else "failed",
+        "failed": None if failure is None else failure_json(failure),
+        "holes": [] if failure is None else [{"start": s, "end": e} for s, e in failure.holes],
+        "peak_address": attempt.peak_address,
+    }
+
+
+def contributor_json(c: Contributor) -> Json:
+    return {"id": c.id, "size": c.size, "class": c.cls, "alignment": c.alignment, "label": c.label}
+
+
+def class_totals_json(report: BoundReport) -> list[Json]:
+    return [{"class": cls, "size": size} for cls, size in report.class_totals]
+
+
+# One function per command.
+
+
+def bound_json(report: BoundReport) -> Json:
+    s = report.support
+    return {
+        "available": report.available,
+        "lower_bound": report.lower_bound,
+        "peak_step": report.peak_step,
+        "deficit": report.deficit,
+        "support_deficit": report.support_deficit,
+        "contributors": [contributor_json(c) for c in report.contributors],
+        "class_totals": class_totals_json(report),
+        "support": {
+            "step": s.step,
+            "demand": s.demand,
+            "capacity": s.capacity,
+            "union": [{"start": start, "end": end} for start, end in s.union],
+            "classes": list(s.classes),
+            "ranges": list(s.ranges),
+            "exhaustive": s.exhaustive,
+        },
+    }
+
+
+def check_json(result: CheckResult) -> Json:
+    from tilefit.verdicts.check import KINDS
+
+    return {
+        "valid": result.valid,
+        "violations": [
+            {"kind": v.kind, "ids": list(v.ids), "detail": v.detail} for v in result.violations
+        ],
+        "counts": {kind: result.count(kind) for kind in KINDS},
+        "overlaps_not_listed": result.overlaps_not_listed,
+    }
+
+
+def replay_json(result: ReplayResult) -> Json:
+    return {
+        "capture": result.capture,
+        "attempts": [attempt_json(a) for a in result.attempts],
+        "observed": result.observed,
+        "reproduced": result.reproduced,
+    }
+
+
+def experiment_json(rows: Iterable[ExperimentRow]) -> Json:
+    return {
+        "rows": [
+            {
+                "strategy": r.strategy,
+                "fits": r.fits,
+                "failed_id": r.failed_id,
+                "peak_address": r.peak_address,
+                "seconds": seconds_json(r.seconds),
+                "split_sequences": r.split_sequences,
+            }
+            for r in rows
+        ]
+    }
+
+
+def place_json(result: PlaceResult) -> Json:
+    return {
+        "status": result.status,
+        "strategy": result.strategy,
+        "placement": placement_json(result.placement),
+        "fallback": result.fallback,
+        "attempts": [attempt_json(a) for a in result.attempts],
+    }
+
+
+def solve_json(result: ExactResult) -> Json:
+    """``top_lower_bound``, ``best_top`` and ``optimal`` are null unless minimizing."""
+    found = result.result
+    top_lower_bound = getattr(found, "lower_bound", None)
+    subset = result.irreducible_subset
+    return {
+        "status": result.status,
+        "seconds": seconds_json(result.seconds),
+        "placement": placement_json(result.placement),
+        "nodes": result.nodes,
+        "irreducible_subset": None if subset is None else list(subset),
+        "top_lower_bound": top_lower_bound,
+        "best_top": getattr(found, "best_top", None),
+        "optimal": getattr(found, "optimal", None),
+    }
+
+
+def diagnosis_json(d: Diagnosis) -> Json:
+    """The spec's stable keys first, then the evidence."""
+    return {
+        "verdict": d.verdict,
+        "strategy": d.strategy,
+        "deficit": d.deficit,
+        "support_deficit": d.support_deficit,
+        "lower_bound": d.lower_bound,
+        "available": d.available,
+        "production_failed_id": d.production_failed_id,
+        "capture": d.capture,
+        "tile": d.tile,
+        "peak_step": d.peak_step,
+        "must_leave": d.must_leave,
+        "production_failed_at_peak": d.production_failed_at_peak,
+        "reproduced": d.reproduced,
+        "production": [attempt_json(a) for a in d.production],
+        "contributors": [contributor_json(c) for c in d.contributors],
+        "class_totals": class_totals_json(d.bound),
+        "search_status": d.search_status,
+        "irreducible_subset": list(d.irreducible_subset) if d.irreducible_subset else None,
+        "placement": placement_json(d.placement),
+    }
+
+
+def synth_json(captures: int, output: str, seed: int) -> Json:
+    return {"captures": captures, "output": output, "seed": seed}
+
+
+def summary_json(store: Store, top: int = SUMMARY_TOP) -> Json:
+    """The batch summary, keys in a fixed order."""
+    settings = store.settings()
+    return {
+        "captures": store.count(),
+        "mode": settings.mode if settings else None,
+        "search": settings.search if settings else None,
+        "verdicts": dict(store.verdicts()),
+        "errors": store.error_count(),
+        "rescued": dict(store.rescued()),
+        "worst_deficits": [row_json(r) for r in store.worst_deficits(top)],
+        "slowest": [row_json(r) for r in store.slowest(top)],
+        "error_rows": [row_json(r) for r in store.errors(top)],
+    }
+
+
+def row_json(row: Row) -> Json:
+    """One batch result row."""
+    return {
+        "name": row.name,
+        "tile": row.tile,
+        "source": row.source,
+        "verdict": row.verdict,
+        "strategy": row.strategy,
+        "lower_bound": row.lower_bound,
+        "available": row.available,
+        "deficit": row.deficit,
+        "support_deficit": row.support_deficit,
+        "failed_id": row.failed_id,
+        "seconds": seconds_json(row.seconds),
+        "error": row.error,
+    }

@@ -1,0 +1,320 @@
+"""The independent checker: referee a placement against the capture's rules.
+
+It is the referee, so it shares nothing with the placement engine: allowed
+sets, element membership and overlaps are recomputed here straight from the
+spec text (section "Placement", rules 1-6). A bug in the engine's helpers
+cannot hide a bug in its placements this way.
+
+Every violation is listed, grouped by kind in rule order and, within a kind,
+in capture order. Overlapping pairs are counted exactly by a sweep over time,
+but only the first ``max_overlaps`` of them met by the sweep are listed, since
+a broken placement can have millions.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilefit.model.capture import Capture, Memory, Request
+from tilefit.model.placement import Placement
+
+KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
+MAX_OVERLAPS_LISTED = 1000
+
+Span = tuple[int, int]  # half-open [start, end): addresses, steps or element indices
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule: its kind (see ``KINDS``), the ids involved, and why."""
+
+    kind: str
+    ids: tuple[str, ...]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    violations: tuple[Violation, ...]
+    overlaps_not_listed: int = 0  # overlapping pairs beyond the listing cap
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations and not self.overlaps_not_listed
+
+    def count(self, kind: str) -> int:
+        """How many violations of this kind, including overlaps left out of the list."""
+        listed = sum(1 for v in self.violations if v.kind == kind)
+        return listed + (self.overlaps_not_listed if kind == "overlap" else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    index: int  # capture order
+    request: Request
+    offset: int
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.request.size
+
+
+def check(
+    capture: Capture, placement: Placement, max_overlaps: int = MAX_OVERLAPS_LISTED
+) -> CheckResult:
+    """Every way ``placement`` breaks the rules of ``capture``; valid when there is none.
+
+    A request without an offset is reported as ``missing`` and skipped by every
+    other rule.
+    """
+    offsets = placement.offsets
+    placed = [
+        _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
+    ]
+    by_id = {p.request.id: p for p in placed}
+    overlaps, not_listed = _overlaps(placed, max_overlaps)
+    found = [
+        *_missing(capture, offsets),
+        *_unknown(capture, offsets),
+        *_misaligned(placed),
+        *_out_of_range(capture.memory, placed),
+        *overlaps,
+        *_broken_sequences(capture, by_id),
+        *_conflicts(capture, by_id),
+    ]
+    return CheckResult(tuple(found), not_listed)
+
+
+def _missing(capture: Capture, offsets: Mapping[str, int]) -> Iterator[Violation]:
+    for r in capture.requests:
+        if r.id not in offsets:
+            detail = f"{r.id} ({r.size} B, class {r.cls}, steps [{r.start}, {r.end})) has no offset"
+            yield Violation("missing", (r.id,), detail)
+
+
+def _unknown(capture: Capture, offsets: Mapping[str, int]) -> Iterator[Violation]:
+    requests = {r.id for r in capture.requests}
+    sequences = {s.id for s in capture.sequences}
+    for ident in sorted(set(offsets) - requests):
+        if ident in sequences:
+            why = "is a sequence: its members take the offsets"
+        else:
+            why = f"is not a request of capture {capture.name}"
+        yield Violation(
+            "unknown", (ident,), f"offset {offsets[ident]} given for {ident}, which {why}"
+        )
+
+
+def _misaligned(placed: list[_Placed]) -> Iterator[Violation]:
+    for p in placed:
+        align = p.request.alignment
+        if p.offset % align:
+            detail = f"{p.request.id} at {p.offset} is not a multiple of its alignment {align}"
+            yield Violation("alignment", (p.request.id,), detail)
+
+
+def _out_of_range(memory: Memory, placed: list[_Placed]) -> Iterator[Violation]:
+    allowed: dict[tuple[str, bool], tuple[list[int], list[Span]]] = {}
+    for p in placed:
+        key = (p.request.cls, p.request.interleaved)
+        if key not in allowed:
+            spans = _allowed_set(memory, *key)
+            allowed[key] = ([s for s, _ in spans], spans)
+        starts, spans = allowed[key]
+        # The one span that could hold the request is the last starting at or below it.
+        k = bisect_right(starts, p.offset) - 1
+        if k >= 0 and p.end <= spans[k][1]:
+            continue
+        what = f"class {p.request.cls}" + (", interleaved" if p.request.interleaved else "")
+        detail = (
+            f"{p.request.id} at {_fmt(p.offset, p.end)} is not inside its allowed set "
+            f"{_fmt_spans(spans)} ({what})"
+        )
+        yield Violation("range", (p.request.id,), detail)
+
+
+def _allowed_set(memory: Memory, cls: str, interleaved: bool) -> list[Span]:
+    """The ranges admitting ``cls``, cut to the interleaved region if asked, joined."""
+    low = 0
+    if interleaved:
+        low = memory.size if memory.interleaved_offset is None else memory.interleaved_offset
+    return _union(
+        [
+            (max(r.start, low), r.end)
+            for r in memory.ranges
+            if (r.classes is None or cls in r.classes) and r.end > max(r.start, low)
+        ]
+    )
+
+
+def _overlaps(placed: list[_Placed], cap: int) -> tuple[list[Violation], int]:
+    """Pairs live at a common step with intersecting addresses: listed up to ``cap``, all counted.
+
+    Sweep requests by start step, dropping those that have ended. Among the live
+    ones, those intersecting [lo, hi) number #(live lo' < hi) - #(live hi' <= lo),
+    two bisections in sorted lists of live low and high addresses. Pairs are
+    then enumerated only for the requests that have some, until the cap.
+    """
+    order = sorted(placed, key=lambda p: (p.request.start, p.index))
+    by_end = sorted(placed, key=lambda p: p.request.end)
+    live_lo: list[int] = []
+    live_hi: list[int] = []
+    hits: list[int] = []  # positions in ``order`` of requests overlapping an earlier one
+    total = gone = 0
+    for pos, p in enumerate(order):
+        while gone < len(by_end) and by_end[gone].request.end <= p.request.start:
+            q = by_end[gone]
+            del live_lo[bisect_left(live_lo, q.offset)]
+            del live_hi[bisect_left(live_hi, q.end)]
+            gone += 1
+        count = bisect_left(live_lo, p.end) - bisect_right(live_hi, p.offset)
+        if count:
+            hits.append(pos)
+            total += count
+        insort(live_lo, p.offset)
+        insort(live_hi, p.end)
+    listed = _list_overlaps(order, hits, cap)
+    return listed, total - len(listed)
+
+
+def _list_overlaps(order: list[_Placed], hits: list[int], cap: int) -> list[Violation]:
+    if not hits or cap <= 0:
+        return []
+    # Python ints may exceed int64 in a broken placement; object arrays stay exact.
+    wide = max(max(abs(p.offset), abs(p.end)) for p in order) >= 2**62
+    dtype: type = object if wide else np.int64
+    ends: NDArray[Any] = np.array([p.request.end for p in order], dtype=dtype)
+    lows: NDArray[Any] = np.array([p.offset for p in order], dtype=dtype)
+    highs: NDArray[Any] = np.array([p.end for p in order], dtype=dtype)
+    pairs: list[tuple[_Placed, _Placed]] = []
+    for pos in hits:
+        p = order[pos]
+        # Earlier in the sweep (so started no later), still live, addresses intersect.
+        mask = (ends[:pos] > p.request.start) & (lows[:pos] < p.end) & (highs[:pos] > p.offset)
+        partners = sorted((order[int(k)] for k in np.flatnonzero(mask)), key=lambda q: q.index)
+        pairs.extend((q, p) for q in partners)
+        if len(pairs) >= cap:
+            break
+    listed = sorted((sorted((a, b), key=lambda p: p.index) for a, b in pairs[:cap]), key=_indices)
+    return [_overlap(a, b) for a, b in listed]
+
+
+def _indices(pair: list[_Placed]) -> tuple[int, int]:
+    return pair[0].index, pair[1].index
+
+
+def _overlap(a: _Placed, b: _Placed) -> Violation:
+    ra, rb = a.request, b.request
+    detail = (
+        f"{ra.id} at {_fmt(a.offset, a.end)} steps {_fmt(ra.start, ra.end)} and "
+        f"{rb.id} at {_fmt(b.offset, b.end)} steps {_fmt(rb.start, rb.end)} share addresses "
+        f"{_fmt(max(a.offset, b.offset), min(a.end, b.end))} during steps "
+        f"{_fmt(max(ra.start, rb.start), min(ra.end, rb.end))}"
+    )
+    return Violation("overlap", (ra.id, rb.id), detail)
+
+
+def _broken_sequences(capture: Capture, by_id: Mapping[str, _Placed]) -> Iterator[Violation]:
+    for seq in capture.sequences:
+        for before, after in pairwise(seq.members):
+            a, b = by_id.get(before), by_id.get(after)
+            if a is None or b is None or b.offset == a.end:
+                continue
+            detail = (
+                f"in sequence {seq.id}, {after} is at {b.offset} but must start at {a.end}, "
+                f"right after {before} at {_fmt(a.offset, a.end)}"
+            )
+            yield Violation("sequence", (seq.id, before, after), detail)
+
+
+def _conflicts(capture: Capture, by_id: Mapping[str, _Placed]) -> Iterator[Violation]:
+    memory = capture.memory
+    members = {s.id: s.members for s in capture.sequences}
+    sides: dict[str, tuple[list[tuple[Span, _Placed]], list[Span]]] = {}
+
+    def side(ident: str) -> tuple[list[tuple[Span, _Placed]], list[Span]]:
+        """Each placed member of ``ident`` with the element indices it touches, and their union."""
+        if ident not in sides:
+            touched = []
+            for m in members.get(ident, (ident,)):
+                p = by_id.get(m)
+                span = None if p is None else _elements_touched(memory, p.offset, p.end)
+                if p is not None and span is not None:
+                    touched.append((span, p))
+            sides[ident] = touched, _union([s for s, _ in touched])
+        return sides[ident]
+
+    for edge in capture.conflicts:
+        (a, a_union), (b, b_union) = side(edge.a), side(edge.b)
+        shared = _intersect(a_union, b_union)
+        if not shared:
+            continue
+        first = shared[0][0]
+        pa = next(p for s, p in a if s[0] <= first < s[1])
+        pb = next(p for s, p in b if s[0] <= first < s[1])
+        lo = memory.elements[first]
+        hi = memory.elements[first + 1] if first + 1 < len(memory.elements) else memory.size
+        detail = (
+            f"{edge.a} and {edge.b} share memory element(s) {_fmt_elements(shared)}: "
+            f"{pa.request.id} at {_fmt(pa.offset, pa.end)} and "
+            f"{pb.request.id} at {_fmt(pb.offset, pb.end)} both touch element {first} "
+            f"{_fmt(lo, hi)}"
+        )
+        yield Violation("conflict", (edge.a, edge.b), detail)
+
+
+def _elements_touched(memory: Memory, lo: int, hi: int) -> Span | None:
+    """Indices [first, last + 1) of the elements that bytes [lo, hi) touch inside memory."""
+    lo, hi = max(lo, 0), min(hi, memory.size)
+    if lo >= hi:
+        return None
+    first = bisect_right(memory.elements, lo) - 1
+    last = bisect_right(memory.elements, hi - 1) - 1
+    return first, last + 1
+
+
+def _union(spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _intersect(xs: list[Span], ys: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    i = j = 0
+    while i < len(xs) and j < len(ys):
+        lo, hi = max(xs[i][0], ys[j][0]), min(xs[i][1], ys[j][1])
+        if lo < hi:
+            out.append((lo, hi))
+        if xs[i][1] <= ys[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _fmt(start: int, end: int) -> str:
+    return f"[{start}, {end})"
+
+
+def _fmt_spans(spans: list[Span], limit: int = 4) -> str:
+    if not spans:
+        return "(empty)"
+    shown = " ".join(_fmt(s, e) for s, e in spans[:limit])
+    more = len(spans) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _fmt_elements(spans: list[Span]) -> str:
+    return ", ".join(str(s) if e == s + 1 else f"{s}-{e - 1}" for s, e in spans)

@@ -1,0 +1,200 @@
+"""Diagnose: fits, fragmentation or a capacity deficit, with the evidence.
+
+The order of questions follows the seed investigation: replay production
+exactly; if it fails, ask the cheap bounds whether any placement can exist;
+if they cannot rule it out, try the other strategies, then the exact search.
+Every placement reported has passed the independent checker.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+from tilefit.verdicts.bounds import BoundReport, Contributor, bound
+from tilefit.verdicts.check import check
+from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
+from tilefit.verdicts.replay import replay
+from tilefit.verdicts.retry import DEFAULT_FALLBACKS
+
+VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    capture: str
+    tile: int | None
+    verdict: str  # one of VERDICTS
+    strategy: str | None  # what fits: a strategy name, "exact-search", or None
+    bound: BoundReport
+    must_leave: int  # bytes that must leave the peak before any placement can exist
+    production: tuple[Attempt, ...]  # the production attempts, in order
+    reproduced: bool | None  # against capture.observed_failed; None when not observed
+    placement: Placement | None  # checked valid by the referee, when one was found
+    search_status: str | None  # the exact search's answer, when it ran
+    irreducible_subset: tuple[str, ...] | None  # for "infeasible"
+    seconds: float
+
+    @property
+    def lower_bound(self) -> int:
+        return self.bound.lower_bound
+
+    @property
+    def available(self) -> int:
+        return self.bound.available
+
+    @property
+    def deficit(self) -> int:
+        return self.bound.deficit
+
+    @property
+    def support_deficit(self) -> int:
+        return self.bound.support_deficit
+
+    @property
+    def peak_step(self) -> int:
+        return self.bound.peak_step
+
+    @property
+    def contributors(self) -> tuple[Contributor, ...]:
+        return self.bound.contributors
+
+    @property
+    def production_failed_id(self) -> str | None:
+        """The unit named by the last production attempt's failure (the error users see)."""
+        last = self.production[-1] if self.production else None
+        return last.failure.unit.id if last is not None and last.failure else None
+
+    @property
+    def production_failed_members(self) -> tuple[str, ...]:
+        last = self.production[-1] if self.production else None
+        if last is None or last.failure is None:
+            return ()
+        return tuple(m.id for m in last.failure.unit.members)
+
+    @property
+    def production_failed_at_peak(self) -> bool:
+        """Is the request named in the production error among those live at the peak?"""
+        at_peak = {c.id for c in self.contributors}
+        return any(m in at_peak for m in self.production_failed_members)
+
+
+def diagnose(
+    capture: Capture,
+    *,
+    time_limit: float = 10.0,
+    search: bool = True,
+    fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS,
+) -> Diagnosis:
+    """One verdict for a capture, with its evidence.
+
+    ``time_limit`` bounds the exact search (the strategies and bounds are cheap);
+    ``search=False`` stops after the strategies (verdict ``undetermined`` when
+    they all fail and no bound proves a deficit). ``fallbacks`` are tried first
+    among the strategies, so the retry chain's choice is the one reported.
+    """
+    started = time.monotonic()
+    report = bound(capture)
+    prepared = Prepared.of(capture)
+    replayed = replay(prepared)  # the production attempts, as production runs them
+    production = replayed.attempts
+    outcome = _Outcome()
+    fitting = production[-1] if production[-1].fits else None
+    if fitting is not None:
+        outcome = _Outcome("fits", fitting.strategy.name, _checked(capture, fitting))
+    elif report.lower_bound > report.available or report.support.deficit > 0:
+        outcome = _Outcome("capacity")
+    else:
+        outcome = _other_strategies(capture, prepared, fallbacks)
+        if outcome.verdict is None and search:
+            remaining = max(0.0, time_limit - (time.monotonic() - started))
+            outcome = _exact(capture, remaining)
+        if outcome.verdict is None:
+            outcome = _Outcome("undetermined", search_status=outcome.search_status)
+    return Diagnosis(
+        capture=capture.name,
+        tile=capture.tile,
+        verdict=outcome.verdict or "undetermined",
+        strategy=outcome.strategy,
+        bound=report,
+        must_leave=_must_leave(report),
+        production=production,
+        reproduced=replayed.reproduced,
+        placement=outcome.placement,
+        search_status=outcome.search_status,
+        irreducible_subset=outcome.subset,
+        seconds=time.monotonic() - started,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    verdict: str | None = None
+    strategy: str | None = None
+    placement: Placement | None = None
+    search_status: str | None = None
+    subset: tuple[str, ...] | None = None
+
+
+def _other_strategies(
+    capture: Capture, prepared: Prepared, fallbacks: Sequence[Strategy | str]
+) -> _Outcome:
+    tried = set(capture.production)
+    for strategy in (*as_strategies(fallbacks), *STRATEGIES):
+        name = format_strategy(strategy)
+        if name in tried:
+            continue
+        tried.add(name)
+        attempt = run_strategy(prepared, strategy)
+        if attempt.fits:
+            return _Outcome("fragmentation", name, _checked(capture, attempt))
+    return _Outcome()
+
+
+def _exact(capture: Capture, time_limit: float) -> _Outcome:
+    result = search_exact(capture, time_limit)
+    if result.status == "solved" and result.placement is not None:
+        return _Outcome(
+            "fragmentation",
+            EXACT_SEARCH,
+            _referee(capture, result.placement, EXACT_SEARCH),
+            search_status="solved",
+        )
+    if result.status == "infeasible":
+        return _Outcome("infeasible", search_status="infeasible", subset=result.irreducible_subset)
+    return _Outcome(search_status=result.status)
+
+
+def _checked(capture: Capture, attempt: Attempt) -> Placement:
+    placement = attempt.placement
+    assert placement is not None
+    return _referee(capture, placement, attempt.strategy.name)
+
+
+def _referee(capture: Capture, placement: Placement, source: str) -> Placement:
+    verdict = check(capture, placement)
+    if not verdict.valid:
+        first = verdict.violations[0]
+        raise RuntimeError(
+            f"internal error: the placement from {source} fails the checker "
+            f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
+        )
+    return placement
+
+
+def _must_leave(report: BoundReport) -> int:
+    """Bytes that must leave the peak: the larger deficit, plus the contributors' alignment padding.
+
+    Padding is what the peak's requests occupy beyond their sizes when each is
+    rounded up to its own alignment: a margin, since packed blocks lose about that.
+    """
+    deficit = max(report.lower_bound - report.available, report.support.deficit, 0)
+    if deficit == 0:
+        return 0
+    padding = sum(-c.size % c.alignment for c in report.contributors)
+    return deficit + padding

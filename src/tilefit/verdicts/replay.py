@@ -1,0 +1,64 @@
+"""Exact-request replay: the production allocator's attempts on a capture.
+
+The production strategies run in order, each from an empty memory, until one
+fits, as the production allocator does. When the capture records the id in
+the compiler's final error (``observed``), the replay says whether its own
+last failure names the same unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
+from tilefit.engine.strategy import Strategy
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    capture: str
+    attempts: tuple[Attempt, ...]  # in the order run; the last fits, or all failed
+    observed: str | None  # the id in the production compiler's final error
+
+    @property
+    def fits(self) -> bool:
+        return bool(self.attempts) and self.attempts[-1].fits
+
+    @property
+    def placement(self) -> Placement | None:
+        """The placement of the attempt that fits, if one does."""
+        return self.attempts[-1].placement if self.attempts else None
+
+    @property
+    def failure(self) -> Failure | None:
+        """The final failure: that of the last attempt, when every attempt failed."""
+        return self.attempts[-1].failure if self.attempts else None
+
+    @property
+    def reproduced(self) -> bool | None:
+        """Whether the final failure names the observed id (or a member of it); None
+        when nothing was observed."""
+        if self.observed is None:
+            return None
+        failure = self.failure
+        if failure is None:
+            return False
+        unit = failure.unit
+        return self.observed == unit.id or any(m.id == self.observed for m in unit.members)
+
+
+def replay(
+    capture: Capture | Prepared, strategies: Iterable[Strategy | str] | None = None
+) -> ReplayResult:
+    """The production attempts (or ``strategies`` instead), until one fits.
+
+    >>> result = replay(read_capture("examples/0-0.json"))  # doctest: +SKIP
+    >>> result.fits, result.reproduced, result.failure.unit.id  # doctest: +SKIP
+    """
+    prepared = prepare(capture)
+    cap = prepared.capture
+    chosen = cap.production if strategies is None else strategies
+    return ReplayResult(cap.name, run_until_fits(prepared, chosen), cap.observed_failed)

@@ -1,0 +1,118 @@
+"""The package layout: imports run downward only, docs/architecture.md names every
+package, and commands that never search never load numba."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SOURCE = ROOT / "src" / "tilefit"
+
+# Lowest first: a package may import its own modules and those of lower layers only.
+LAYERS = {
+    "model": 0,
+    "schema": 0,
+    "engine": 1,
+    "formats": 2,
+    "search": 2,
+    "generate": 2,
+    "verdicts": 3,
+    "batch": 4,
+    "output": 5,
+    "plot": 5,
+    "report": 6,
+    "cli": 7,
+}
+
+
+def _package(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "tilefit" else None
+
+
+def _imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "tilefit":  # the package face: only its version, from below
+                found += [f"tilefit.{alias.name}" for alias in node.names]
+            else:
+                found.append(node.module)
+    return found
+
+
+def test_every_package_has_a_layer_and_the_root_keeps_only_the_face() -> None:
+    packages = {p.name for p in SOURCE.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(LAYERS)
+    modules = {p.name for p in SOURCE.glob("*.py")}
+    assert modules == {"__init__.py", "__main__.py"}
+
+
+def test_imports_never_run_upward() -> None:
+    upward = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        here = path.relative_to(SOURCE).parts
+        if len(here) == 1:
+            continue  # the package face and __main__ may name anything
+        layer = LAYERS[here[0]]
+        for module in _imports(path):
+            if module == "tilefit.__version__":
+                continue
+            target = _package(module)
+            if target is None or target == here[0]:
+                continue
+            if target not in LAYERS or LAYERS[target] >= layer:
+                upward.append(f"{'/'.join(here)} imports {module}")
+    assert upward == []
+
+
+def test_architecture_doc_names_every_package() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    for package in LAYERS:
+        assert f"tilefit/{package}/" in text or f"`{package}/`" in text, package
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    return set(out.split())
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import tilefit",
+        "import tilefit; tilefit.check; tilefit.diagnose; tilefit.read_capture",
+        "from tilefit.cli import main; main(['bound', 'examples/0-0.json', '--json'])",
+        "from tilefit.cli import main; main(['replay', 'examples/0-0.json'])",
+    ],
+)
+def test_no_numba_without_a_search(code: str) -> None:
+    loaded = _modules_after(code)
+    assert "numba" not in loaded
+    assert "tilefit.search.jit" not in loaded
+
+
+def test_import_tilefit_loads_neither_numpy_nor_the_engine() -> None:
+    loaded = _modules_after("import tilefit")
+    assert "numpy" not in loaded and "tilefit.engine.attempt" not in loaded
+
+
+def test_module_names_are_not_hidden_by_functions() -> None:
+    import importlib
+
+    import tilefit
+
+    for name in ("check", "diagnose", "replay", "experiment", "bound", "place"):
+        assert callable(getattr(tilefit, name))
+    verdicts = importlib.import_module("tilefit.verdicts.check")
+    assert verdicts.__name__ == "tilefit.verdicts.check"  # a module, under its own name
