@@ -20,13 +20,13 @@ LAYERS = {
     "engine": 1,
     "formats": 2,
     "search": 2,
-    "generate": 2,
     "verdicts": 3,
-    "batch": 4,
-    "output": 5,
-    "plot": 5,
-    "report": 6,
-    "cli": 7,
+    "generate": 4,  # the infeasible tiles are thinned until the bounds show nothing
+    "batch": 5,
+    "output": 6,
+    "plot": 6,
+    "report": 7,
+    "cli": 8,
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,9 @@ from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement
 from tilefit.search.steps import loaded_steps, prove_by_steps, step_model
 from tilefit.verdicts.check import check
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+# TILEFIT_EXAMPLES=1500 for a longer local run; CI keeps to the default.
+EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _sub_capture(capture: Capture, ids: tuple[str, ...]) -> Capture:

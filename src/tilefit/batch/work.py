@@ -91,7 +91,8 @@ def work(job: Job, settings: Settings) -> Row:
 def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
     from tilefit.verdicts.diagnose import diagnose
 
-    found = diagnose(capture, time_limit=settings.time_limit, search=settings.search)
+    # One process per capture: the batch runs captures side by side already.
+    found = diagnose(capture, time_limit=settings.time_limit, search=settings.search, workers=1)
     return ModeResult(
         verdict=found.verdict,
         strategy=found.strategy,

@@ -19,13 +19,14 @@ EXAMPLE = """example:
 
 verdicts:
   fits           the production attempts succeed
-  fragmentation  they fail, but another strategy or the exact search finds a
+  fragmentation  they fail, but another strategy or the search finds a
                  valid placement (checked by the independent checker; -o writes it)
   capacity       a bound proves no placement exists: the deficit, the peak and
                  who makes it, and how many bytes must leave
-  infeasible     the exact search proves no placement exists (with a small
+  infeasible     the search proves no placement exists (with a small
                  set of requests that cannot be placed together)
-  undetermined   neither proven within --time-limit
+  undetermined   neither proven within --time-limit; the closest placement
+                 found says how many bytes more than available it needs
 
 exit code: 0 for fits or fragmentation, 1 otherwise, 2 on bad input.
 """
@@ -42,10 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=10.0,
         metavar="S",
-        help="seconds for the exact search when the strategies fail (default 10)",
+        help="seconds for the search when the strategies fail (default 10)",
     )
     parser.add_argument(
-        "--no-search", action="store_true", help="stop after the strategies (no exact search)"
+        "--no-search", action="store_true", help="stop after the strategies (no search)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes the search races on (default: up to 2 cores; 1: in turn, in-process)",
     )
 
 
@@ -55,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.time_limit < 0:
         raise InputError("--time-limit", "must be >= 0")
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers", "must be >= 1")
     capture = common.read_capture_arg(args)
-    result = diagnose(capture, time_limit=args.time_limit, search=not args.no_search)
+    result = diagnose(
+        capture, time_limit=args.time_limit, search=not args.no_search, workers=args.workers
+    )
     common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(diagnosis_json(result))
@@ -135,21 +147,33 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
         return lines
     if d.verdict == "infeasible":
         lines = [
-            "infeasible: the exact search proves that no placement exists, "
-            "although no storage bound shows it",
+            "infeasible: no placement exists, although no storage bound shows it",
+            f"  proof: {_PROOFS.get(d.search_route or '', 'the search was exhausted')}",
             f"  {avail}",
         ]
         if d.irreducible_subset:
+            kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
             lines.append(
-                "  these cannot be placed together (an irreducible subset): "
-                + ", ".join(d.irreducible_subset)
+                f"  these cannot be placed together ({kind}): " + ", ".join(d.irreducible_subset)
             )
         return lines
-    searched = f" (exact search: {d.search_status})" if d.search_status else ""
-    return [
-        f"undetermined: no strategy fits and no bound proves a deficit{searched}",
-        f"  {avail}; try a larger --time-limit",
-    ]
+    searched = f" (search: {d.search_status})" if d.search_status else ""
+    lines = [f"undetermined: no strategy fits and no bound proves a deficit{searched}"]
+    c = d.closest
+    if c is not None:
+        lines.append(
+            f"  closest placement found: fits in {c.storage} B, {c.overflow} B more than "
+            f"available ({c.strategy}, checked in memory extended by {c.overflow} B)"
+        )
+    lines.append(f"  {avail}; try a larger --time-limit")
+    return lines
+
+
+_PROOFS = {
+    "steps": "the requests alive at one step cannot be placed together",
+    "relaxation": "no placement exists even with every sequence split into its members",
+    "exact": "the exact search was exhausted",
+}
 
 
 def _peak_lines(d: Diagnosis) -> list[str]:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.batch.row import Row
     from tilefit.engine.attempt import Attempt, Failure
     from tilefit.model.placement import Placement
+    from tilefit.search.closest import Closest
     from tilefit.verdicts.bounds import BoundReport, Contributor
     from tilefit.verdicts.check import CheckResult
     from tilefit.verdicts.diagnose import Diagnosis
@@ -192,6 +193,20 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "search_status": d.search_status,
         "irreducible_subset": list(d.irreducible_subset) if d.irreducible_subset else None,
         "placement": placement_json(d.placement),
+        "search_route": d.search_route,
+        "subset_irreducible": d.subset_irreducible,
+        "closest": closest_json(d.closest),
+    }
+
+
+def closest_json(c: Closest | None) -> Json | None:
+    if c is None:
+        return None
+    return {
+        "overflow": c.overflow,
+        "storage": c.storage,
+        "strategy": c.strategy,
+        "placement": placement_json(c.placement),
     }
 
 

@@ -7,9 +7,12 @@ the capture, piece by piece:
 - overlaps at other steps are dropped (two pieces alive at t still overlap);
 - a block keeps its valid bases (range, class, interleaved region, alignment,
   sequence contiguity and the conflicts inside it are properties of the base,
-  whatever the step), so a sequence stays one rigid block;
-- conflict edges between two blocks are kept when both sides start at their
-  block's base, and dropped otherwise (dropping asks less).
+  whatever the step), so a sequence stays one rigid block: of its alive
+  pieces, the longest run lying back to back, its bases shifted to the run's
+  first piece (the kernel takes a rigid block to fill its whole span);
+- conflict edges between two blocks are kept when both sides start where
+  their block now starts, and dropped otherwise (dropping asks less; a side
+  keeps its own byte span, since conflicts hold whatever the step).
 
 So every placement of the capture gives one of the step relaxation, and when
 the canonical kernel (complete here: every block is rigid, every side starts
@@ -23,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from tilefit.search.model import Block, Model
+from tilefit.search.model import Block, Model, Piece
 from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
 
 FIRST_NODES = 500
@@ -33,21 +36,55 @@ FIRST_NODES = 500
 def step_model(model: Model, step: int) -> Model:
     """The step relaxation of ``model`` at ``step`` (blocks renumbered in model order)."""
     keep: list[int] = []
+    shift: dict[int, int] = {}
     blocks: list[Block] = []
     for k, block in enumerate(model.blocks):
-        pieces = tuple(
-            replace(p, start=step, end=step + 1) for p in block.pieces if p.start <= step < p.end
+        run = _longest_run([p for p in block.pieces if p.start <= step < p.end])
+        if not run:
+            continue
+        at = run[0].offset
+        moved = tuple(replace(p, offset=p.offset - at, start=step, end=step + 1) for p in run)
+        keep.append(k)
+        shift[k] = at
+        blocks.append(
+            replace(
+                block,
+                pieces=moved,
+                size=sum(p.size for p in run),
+                start=step,
+                end=step + 1,
+                residue=(block.residue + at) % block.modulus,
+                bases=tuple((lo + at, hi + at) for lo, hi in block.bases),
+            )
         )
-        if pieces:
-            keep.append(k)
-            blocks.append(replace(block, pieces=pieces, start=step, end=step + 1))
     new = {old: k for k, old in enumerate(keep)}
     edges = tuple(
         replace(e, a=replace(e.a, block=new[e.a.block]), b=replace(e.b, block=new[e.b.block]))
         for e in model.edges
-        if e.a.block in new and e.b.block in new and e.a.offset == 0 and e.b.offset == 0
+        if e.a.block in new
+        and e.b.block in new
+        and e.a.offset == shift[e.a.block]
+        and e.b.offset == shift[e.b.block]
     )
     return Model(model.name, tuple(blocks), edges, model.elements, model.top)
+
+
+def _longest_run(pieces: list[Piece]) -> list[Piece]:
+    """The alive pieces that lie back to back and hold the most bytes (ties: the lowest).
+
+    The kernel takes a rigid block to occupy all of ``[base, base + size)``, so a
+    block may keep only pieces without a gap between them: the others are
+    dropped, which asks less again.
+    """
+    best: list[Piece] = []
+    run: list[Piece] = []
+    for p in sorted(pieces, key=lambda p: p.offset):
+        if run and p.offset != run[-1].offset + run[-1].size:
+            run = []
+        run.append(p)
+        if sum(q.size for q in run) > sum(q.size for q in best):
+            best = list(run)
+    return best
 
 
 def loaded_steps(model: Model) -> list[int]:

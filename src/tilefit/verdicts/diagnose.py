@@ -2,15 +2,19 @@
 
 The order of questions follows the seed investigation: replay production
 exactly; if it fails, ask the cheap bounds whether any placement can exist;
-if they cannot rule it out, try the other strategies, then the exact search.
-Every placement reported has passed the independent checker.
+if they cannot rule it out, try the other strategies, then the search
+portfolio (``tilefit.search.portfolio``: fast placements and proofs racing on
+the machine's cores). When nothing decides, the closest placement found
+(``tilefit.search.closest``) says how many bytes short the tile is. Every
+placement reported has passed the independent checker.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
@@ -18,9 +22,12 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import check
-from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
+from tilefit.verdicts.exact import EXACT_SEARCH
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
+
+if TYPE_CHECKING:
+    from tilefit.search.closest import Closest
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
 
@@ -36,9 +43,12 @@ class Diagnosis:
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
     placement: Placement | None  # checked valid by the referee, when one was found
-    search_status: str | None  # the exact search's answer, when it ran
-    irreducible_subset: tuple[str, ...] | None  # for "infeasible"
+    search_status: str | None  # the search's answer, when it ran
+    irreducible_subset: tuple[str, ...] | None  # for "infeasible": ids that cannot fit together
     seconds: float
+    search_route: str | None = None  # the search route that decided (see SEARCH_ROUTES)
+    subset_irreducible: bool = False  # dropping any one id of the subset makes it placeable
+    closest: Closest | None = None  # for "undetermined": the best placement in more memory
 
     @property
     def lower_bound(self) -> int:
@@ -90,13 +100,16 @@ def diagnose(
     time_limit: float = 10.0,
     search: bool = True,
     fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS,
+    workers: int | None = None,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence.
 
-    ``time_limit`` bounds the exact search (the strategies and bounds are cheap);
+    ``time_limit`` bounds the search (the strategies and bounds are cheap);
     ``search=False`` stops after the strategies (verdict ``undetermined`` when
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
     among the strategies, so the retry chain's choice is the one reported.
+    ``workers`` caps the processes the search races on (default: up to 2 of
+    the machine's cores; 1 runs its members in turn, in this process).
     """
     started = time.monotonic()
     report = bound(capture)
@@ -113,9 +126,11 @@ def diagnose(
         outcome = _other_strategies(capture, prepared, fallbacks)
         if outcome.verdict is None and search:
             remaining = max(0.0, time_limit - (time.monotonic() - started))
-            outcome = _exact(capture, remaining)
+            outcome = _search(capture, remaining, workers)
         if outcome.verdict is None:
-            outcome = _Outcome("undetermined", search_status=outcome.search_status)
+            outcome = replace(
+                outcome, verdict="undetermined", closest=_closest(capture, time_limit)
+            )
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -129,6 +144,9 @@ def diagnose(
         search_status=outcome.search_status,
         irreducible_subset=outcome.subset,
         seconds=time.monotonic() - started,
+        search_route=outcome.route,
+        subset_irreducible=outcome.irreducible,
+        closest=outcome.closest,
     )
 
 
@@ -139,6 +157,9 @@ class _Outcome:
     placement: Placement | None = None
     search_status: str | None = None
     subset: tuple[str, ...] | None = None
+    route: str | None = None
+    irreducible: bool = False
+    closest: Closest | None = None
 
 
 def _other_strategies(
@@ -156,18 +177,52 @@ def _other_strategies(
     return _Outcome()
 
 
-def _exact(capture: Capture, time_limit: float) -> _Outcome:
-    result = search_exact(capture, time_limit)
-    if result.status == "solved" and result.placement is not None:
+def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcome:
+    from tilefit.search.portfolio import decide  # compiles the search kernel on first use
+
+    decision = decide(capture, time_limit, workers=workers)
+    route = decision.member
+    if decision.status == "solved" and decision.placement is not None:
+        name = search_strategy(route)
         return _Outcome(
             "fragmentation",
-            EXACT_SEARCH,
-            _referee(capture, result.placement, EXACT_SEARCH),
+            name,
+            _referee(capture, decision.placement, name),
             search_status="solved",
+            route=route,
         )
-    if result.status == "infeasible":
-        return _Outcome("infeasible", search_status="infeasible", subset=result.irreducible_subset)
-    return _Outcome(search_status=result.status)
+    if decision.status == "infeasible":
+        return _Outcome(
+            "infeasible",
+            search_status="infeasible",
+            subset=decision.subset,
+            route=route,
+            irreducible=decision.irreducible,
+        )
+    return _Outcome(search_status=decision.status)
+
+
+def search_strategy(route: str | None) -> str:
+    """The strategy name a placement found by the search carries: ``exact-search`` from
+    the exact search, ``search:ROUTE`` from the heuristic layer's routes."""
+    return EXACT_SEARCH if route in EXACT_ROUTES else f"search:{route}"
+
+
+EXACT_ROUTES = ("exact", "relaxation")
+SEARCH_ROUTES = ("restriction", "greedy", "completion", "repair", "steps", *EXACT_ROUTES)
+"""Routes of the search portfolio (see ``tilefit.search.portfolio``)."""
+
+CLOSEST_SECONDS = 2.0
+"""At most this long, or the time limit if shorter, for the closest placement."""
+
+
+def _closest(capture: Capture, time_limit: float) -> Closest | None:
+    from tilefit.search.closest import closest, extended
+
+    found = closest(capture, min(CLOSEST_SECONDS, max(time_limit, 0.1)))
+    if found is not None:
+        _referee(extended(capture, found.overflow), found.placement, "the closest placement")
+    return found
 
 
 def _checked(capture: Capture, attempt: Attempt) -> Placement:
