@@ -91,7 +91,7 @@ def run(tb: Tables, st: State, budget: int) -> int:
     m = len(tb.size)
     # The room one step needs: a placement's and a re-ranking's trail entries,
     # and a part's candidate list (a child's is built in place when short of it).
-    trail_room = len(st.trail.kind) - cnt[C_STEP]
+    trail_room = len(st.trail.tag) - cnt[C_STEP]
     cand_room = len(cand) - m
     nsec = len(st.floor)
     if cnt[C_STARTED] == 0:

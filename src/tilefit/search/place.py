@@ -95,8 +95,7 @@ def space_above(s: int, lo: int, regions: Regions) -> int:
 def record(trail: Trail, cnt: Any, kind: int, i: int, value: int) -> None:
     """Push (kind, index, old value) on the trail, for ``undo_to``."""
     t = cnt[C_TRAIL]
-    trail.kind[t] = kind
-    trail.idx[t] = i
+    trail.tag[t] = i * 4 + kind
     trail.val[t] = value
     cnt[C_TRAIL] = t + 1
 
@@ -283,8 +282,9 @@ def undo_to(h: int, tb: Tables, st: State) -> None:
         mk = st.placed_mark[pl]
         while t > mk:
             t -= 1
-            kind = trail.kind[t]
-            i = trail.idx[t]
+            tag = trail.tag[t]
+            kind = tag & 3
+            i = tag >> 2
             if kind == T_LOW:
                 low[i] = trail.val[t]
             elif kind == T_FLOOR:

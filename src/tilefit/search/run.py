@@ -49,7 +49,7 @@ class Run:
             total=problem.totals(),
             cuts=problem.cuts.copy(),
             edge_alive=np.ones(max(problem.n_edges, 1), dtype=np.int64),
-            trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(3))),
+            trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(2))),
             placed=zeros(m + 1),
             placed_mark=zeros(m + 1),
             frames=zeros((m + 2) * state.NF),
@@ -92,16 +92,14 @@ class Run:
         """Double the trail or cand, whichever lacks room for the kernel's next step."""
         search = self.state
         cnt = search.cnt
-        trail = search.trail
         need = int(cnt[state.C_TRAIL] + cnt[state.C_STEP])
-        if need > len(trail.kind):
-            n = _doubled(len(trail.kind), need)
-            trail = Trail(*(_longer(a, n) for a in trail))
-        cand = search.cand
+        length = len(search.trail.tag)
+        if need > length:
+            for values in search.trail:
+                _lengthen(values, _doubled(length, need))
         need = int(cnt[state.C_CAND]) + len(self.problem.blocks)
-        if need > len(cand):
-            cand = _longer(cand, _doubled(len(cand), need))
-        self.state = search._replace(trail=trail, cand=cand)
+        if need > len(search.cand):
+            _lengthen(search.cand, _doubled(len(search.cand), need))
 
     def bases(self) -> dict[int, int]:
         """Model block index -> base, once FOUND."""
@@ -118,13 +116,16 @@ def _doubled(length: int, need: int) -> int:
     return length
 
 
-def _longer(values: Any, length: int) -> Any:
-    """The same values (array, or list in plain Python) followed by zeros, ``length`` in all."""
+def _lengthen(values: Any, length: int) -> None:
+    """Lengthen an array (or, in plain Python, a list) in place with zeros.
+
+    In place, so the State keeps its arrays, and the allocator can extend a
+    large block rather than hold the old and the new one at once.
+    """
     if isinstance(values, list):
-        return values + [0] * (length - len(values))
-    out = np.zeros(length, dtype=np.int64)
-    out[: len(values)] = values
-    return out
+        values.extend([0] * (length - len(values)))
+    else:
+        values.resize(length, refcheck=False)
 
 
 def _lists(arrays: Group) -> Group:

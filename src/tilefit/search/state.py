@@ -100,10 +100,11 @@ class Regions(NamedTuple):
 
 
 class Trail(NamedTuple):
-    """Entry t: (kind, index, old value); its height is the counter C_TRAIL."""
+    """Entry t: tag[t] = index * 4 + kind, and the old value; its height is the
+    counter C_TRAIL. (Kind and index share one array: the trail is the state's
+    largest part when long-lived blocks lift many others.)"""
 
-    kind: Any
-    idx: Any
+    tag: Any
     val: Any
 
 
