@@ -11,8 +11,8 @@ sizes, one range, capacity 10% above the live peak) and *constrained* (a
 conflicts; pressure 0.8). Each search runs in a fresh subprocess, so each
 peak RSS (``ru_maxrss`` of that process) is its own. Printed per capture: the
 search's status, nodes and seconds (numba compiled and cached beforehand, not
-counted), peak RSS, RSS before the search (Python, numpy, numba, the capture),
-and the largest bytes that the kernel's State and Tables arrays reached in
+counted), peak RSS, RSS before the search (Python, numpy, numba, the loaded
+kernel, the capture), and the largest bytes that the kernel's State and Tables arrays reached in
 any one run, with the largest array of each.
 """
 
@@ -94,6 +94,7 @@ class Measured(Run):
                 peak[kind + "_top"] = f"{{top}} {{sizes[top] / 2**20:.1f}}"
         return status
 
+solve(unconstrained(20), 60)  # loads the compiled kernel: counted in "before"
 solver.Run = Measured
 capture = {kind}({units})
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
