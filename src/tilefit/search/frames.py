@@ -12,6 +12,7 @@ from tilefit.search.ordering import rerank
 from tilefit.search.place import element_of, section_limit
 from tilefit.search.state import (
     C_CAND,
+    C_COPY,
     C_FRAMES,
     C_PEND,
     F_CE,
@@ -26,6 +27,7 @@ from tilefit.search.state import (
     F_PLEN,
     F_POS,
     F_ROOT,
+    F_SHARED,
     F_SPLIT,
     FOUND,
     INF,
@@ -46,23 +48,21 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
     s0, s1, partners, edge_lo, edge_hi = tb.s0, tb.s1, tb.partners, tb.edge_lo, tb.edge_hi
     frames, cand, cuts, cutp, off = st.frames, st.cand, st.cuts, st.cutp, st.off
     x = off[c]
-    # The boundaries inside [lo, hi) that c or its edges crossed and nothing crosses now.
-    ncut = _freed(s0[c], s1[c], lo, hi, cuts, cutp, 0)
+    # The boundaries inside [lo, hi) that c or its edges crossed and nothing
+    # crosses now, ascending. Each edge's span holds c's, so together they
+    # cross one run of boundaries: each is found once, and cutp stays short.
+    first = s0[c]
+    last = s1[c]
     for p in range(partners.ptr[c], partners.ptr[c + 1]):
         if off[partners.idx[p]] < 0:
             e = partners.edge[p]
-            ncut = _freed(edge_lo[e], edge_hi[e], lo, hi, cuts, cutp, ncut)
+            first = min(first, edge_lo[e])
+            last = max(last, edge_hi[e])
+    ncut = _freed(first, last, lo, hi, cuts, cutp, 0)
     cs = frames[fb + F_CS]
     ce = frames[fb + F_CE]
     if ncut > 0:
-        # Sort and deduplicate the cut points, then keep the parts that hold blocks.
-        for i in range(1, ncut):
-            v = cutp[i]
-            j = i - 1
-            while j >= 0 and cutp[j] > v:
-                cutp[j + 1] = cutp[j]
-                j -= 1
-            cutp[j + 1] = v
+        # Keep the parts between the cut points that hold blocks.
         n = 0
         prev = lo
         for i in range(ncut + 1):
@@ -80,7 +80,12 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
                 k = ncut + 2 * q
                 push_part(st.pend, st.cnt, cutp[k], cutp[k + 1], fb // NF, x, st.rank[c])
             return open_parts(tb, st)
+    # The child's list: the unplaced blocks of this one, re-sorted. A copy above
+    # it while cand stays short; else written over this list (safe: each block
+    # moves down or stays), which the search rebuilds when it backs up here.
     ns = st.cnt[C_CAND]
+    if ns + (ce - cs) > st.cnt[C_COPY]:
+        ns = cs
     ne = ns
     for i in range(cs, ce):
         v = cand[i]
@@ -90,8 +95,24 @@ def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
     if ne == ns:
         # This part is complete: go on with the next pending one.
         return open_parts(tb, st)
+    frames[fb + F_SHARED] = 1 if ns == cs else 0
     _open_frame(lo, hi, x, st.rank[c], ns, ne, 0, -1, tb, st)
     return RUNNING
+
+
+@jit
+def restore(fb: int, c: int, cand: Any, frames: Any, low: Any, rank: Any) -> None:
+    """Rebuild frame fb's list after its child's, built over it, was taken back.
+
+    cand[cs:ce - 1] holds the child's blocks, which are this frame's but c;
+    sorted again by (low, rank), a total order within a part (ranks are unique
+    there), they fall exactly where they stood, so F_POS still points right.
+    """
+    cs = frames[fb + F_CS]
+    ce = frames[fb + F_CE]
+    cand[ce - 1] = c
+    _sort_candidates(cand, cs, ce, low, rank)
+    frames[fb + F_SHARED] = 0
 
 
 @jit
@@ -179,10 +200,17 @@ def open_parts(tb: Tables, st: State) -> int:
 
 
 @jit
-def forced(c: int, overlaps: Rows, partners: Partners, off: Any) -> bool:
-    """Whether block c meets no unplaced block in time or by conflict."""
-    for p in range(overlaps.ptr[c], overlaps.ptr[c + 1]):
-        if off[overlaps.idx[p]] < 0:
+def forced(
+    c: int, first: int, last: int, members: Rows, starts: Rows, partners: Partners, off: Any
+) -> bool:
+    """Whether block c, over sections [first, last), meets no unplaced block in
+    time or by conflict (see ``place`` for the blocks living with c)."""
+    for p in range(members.ptr[first], members.ptr[first + 1]):
+        v = members.idx[p]
+        if v != c and off[v] < 0:
+            return False
+    for p in range(starts.ptr[first + 1], starts.ptr[last]):
+        if off[starts.idx[p]] < 0:
             return False
     for p in range(partners.ptr[c], partners.ptr[c + 1]):  # noqa: SIM110 (numba: no generators)
         if off[partners.idx[p]] < 0:
@@ -228,6 +256,7 @@ def _open_frame(
     frames[fb + F_PEND] = -1
     frames[fb + F_MINH] = minh
     frames[fb + F_CHOSEN] = -1
+    frames[fb + F_SHARED] = 0
     st.cnt[C_FRAMES] += 1
     st.cnt[C_CAND] = ce
 

@@ -28,12 +28,18 @@ lowered into one. Pruning, each sound under every capture constraint:
   subtree fails, the node fails.
 
 The whole search state lives in arrays, so a run stops after a node budget and
-resumes later exactly where it was (deadline checks happen between runs).
+resumes later exactly where it was (deadline checks happen between runs). So
+it does when it runs out of room: the trail and the candidate lists start
+short, and before each step the kernel returns GROW unless one more step fits;
+the driver (``tilefit.search.run``) lengthens them and calls again. Candidate
+lists are copied per frame only while they stay short; beyond that a child's
+list is written over its parent's and rebuilt on backing up, so that a deep
+path does not hold the square of the blocks.
 """
 
 from __future__ import annotations
 
-from tilefit.search.frames import descend, forced, has_block, open_parts, push_part
+from tilefit.search.frames import descend, forced, has_block, open_parts, push_part, restore
 from tilefit.search.jit import jit
 from tilefit.search.ordering import rank_all
 from tilefit.search.place import lowest_valid, place, undo_to
@@ -44,6 +50,8 @@ from tilefit.search.state import (
     C_PEND,
     C_PLACED,
     C_STARTED,
+    C_STEP,
+    C_TRAIL,
     EXHAUSTED,
     F_CE,
     F_CHOSEN,
@@ -56,8 +64,10 @@ from tilefit.search.state import (
     F_PLEN,
     F_POS,
     F_ROOT,
+    F_SHARED,
     F_SPLIT,
     FOUND,
+    GROW,
     INF,
     NF,
     RUNNING,
@@ -70,14 +80,19 @@ from tilefit.search.state import (
 def run(tb: Tables, st: State, budget: int) -> int:
     """Search until a placement is found, the search is exhausted, or ``budget`` nodes.
 
-    Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists) or
-    RUNNING (call again with a larger budget to go on).
+    Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists),
+    RUNNING (call again with a larger budget to go on) or GROW (lengthen the
+    trail or cand, see ``tilefit.search.run``, and call again).
     """
     # Fields read once, before the loops (see tilefit.search.state).
     s0, s1, elem = tb.s0, tb.s1, tb.elem
-    bases, overlaps, partners = tb.bases, tb.overlaps, tb.partners
+    bases, members, starts, partners = tb.bases, tb.members, tb.starts, tb.partners
     cnt, frames, cand, low, rank, off = st.cnt, st.frames, st.cand, st.low, st.rank, st.off
     m = len(tb.size)
+    # The room one step needs: a placement's and a re-ranking's trail entries,
+    # and a part's candidate list (a child's is built in place when short of it).
+    trail_room = len(st.trail.tag) - cnt[C_STEP]
+    cand_room = len(cand) - m
     nsec = len(st.floor)
     if cnt[C_STARTED] == 0:
         cnt[C_STARTED] = 1
@@ -107,6 +122,8 @@ def run(tb: Tables, st: State, budget: int) -> int:
             return RUNNING
 
     while True:
+        if cnt[C_TRAIL] > trail_room or cnt[C_CAND] > cand_room:
+            return GROW
         fb = (cnt[C_FRAMES] - 1) * NF
         f = frames[fb + F_FOFF]
         fr = frames[fb + F_FRANK]
@@ -157,7 +174,9 @@ def run(tb: Tables, st: State, budget: int) -> int:
             undo_to(frames[bb + F_PLEN], tb, st)
             cnt[C_PEND] = frames[bb + F_PEND]
             frames[bb + F_CHOSEN] = -1
-            if forced(c, overlaps, partners, off):
+            if frames[bb + F_SHARED] == 1:
+                restore(bb, c, cand, frames, low, rank)
+            if forced(c, s0[c], s1[c], members, starts, partners, off):
                 frames[bb + F_POS] = frames[bb + F_CE]
                 continue
             break

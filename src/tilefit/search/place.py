@@ -95,8 +95,7 @@ def space_above(s: int, lo: int, regions: Regions) -> int:
 def record(trail: Trail, cnt: Any, kind: int, i: int, value: int) -> None:
     """Push (kind, index, old value) on the trail, for ``undo_to``."""
     t = cnt[C_TRAIL]
-    trail.kind[t] = kind
-    trail.idx[t] = i
+    trail.tag[t] = i * 4 + kind
     trail.val[t] = value
     cnt[C_TRAIL] = t + 1
 
@@ -118,7 +117,7 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     """
     # Fields read once, before the loops (see tilefit.search.state).
     size, s0, s1, elem = tb.size, tb.s0, tb.s1, tb.elem
-    bases, overlaps, members, partners = tb.bases, tb.overlaps, tb.members, tb.partners
+    bases, members, starts, partners = tb.bases, tb.members, tb.starts, tb.partners
     cnt, off, low, floor, total, cuts = st.cnt, st.off, st.low, st.floor, st.total, st.cuts
     trail, edge_alive, aff = st.trail, st.edge_alive, st.aff
     pl = cnt[C_PLACED]
@@ -136,9 +135,12 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     stamp = cnt[C_STAMP]
     naff = 0
     ok = True
-    # Blocks living with c now start above it.
-    for p in range(overlaps.ptr[c], overlaps.ptr[c + 1]):
-        v = overlaps.idx[p]
+    # Blocks living with c now start above it: those alive in c's first section
+    # (c among them, placed), then those starting during c's lifetime. The
+    # order does not matter: each new low depends only on the placed blocks.
+    first = s0[c]
+    for p in range(members.ptr[first], members.ptr[first + 1]):
+        v = members.idx[p]
         if off[v] >= 0 or low[v] >= top:
             continue
         nl = lowest_valid(v, top, bases, partners, elem, off)
@@ -146,6 +148,16 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
         if nl >= INF:
             ok = False
             break
+    if ok:
+        for p in range(starts.ptr[first + 1], starts.ptr[s1[c]]):
+            v = starts.idx[p]
+            if off[v] >= 0 or low[v] >= top:
+                continue
+            nl = lowest_valid(v, top, bases, partners, elem, off)
+            naff = _lift(v, nl, stamp, naff, tb, st)
+            if nl >= INF:
+                ok = False
+                break
     # Conflict partners now avoid c's elements; their edges no longer bind.
     if ok:
         for p in range(partners.ptr[c], partners.ptr[c + 1]):
@@ -270,8 +282,9 @@ def undo_to(h: int, tb: Tables, st: State) -> None:
         mk = st.placed_mark[pl]
         while t > mk:
             t -= 1
-            kind = trail.kind[t]
-            i = trail.idx[t]
+            tag = trail.tag[t]
+            kind = tag & 3
+            i = tag >> 2
             if kind == T_LOW:
                 low[i] = trail.val[t]
             elif kind == T_FLOOR:

@@ -44,7 +44,7 @@ class FreeProblem:
     nsec: int
     n_edges: int
     max_cut_points: int
-    trail_size: int
+    trail_size: int  # the trail a run starts with at least: one search step's entries
     infeasible: bool  # some free block has no valid base at all
 
     def totals(self) -> Array:
@@ -99,7 +99,6 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             allowed = subtract(allowed, lo, hi)
         bases.append(allowed)
 
-    overlaps = [sections.overlapping(i) for i in range(len(blocks))]
     regions = _regions(blocks, sections.members, sections.points, obstacles)
 
     cuts = np.zeros(nsec + 1, dtype=np.int64)
@@ -120,8 +119,8 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             lo=_ints([lo for bs in bases for lo, _ in bs]),
             hi=_ints([hi for bs in bases for _, hi in bs]),
         ),
-        overlaps=_rows(overlaps),
         members=_rows(sections.members),
+        starts=_starts([s[0] for s in sections.spans], nsec),
         partners=Partners(
             ptr=_pointers(partners),
             idx=_ints([p[0] for ps in partners for p in ps]),
@@ -139,24 +138,25 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
     )
-    max_pdeg = max((len(ps) for ps in partners), default=0)
-    spans = [last - first for first, last in sections.spans]
-    # One placement per block at most on the trail: its floors, the lows it
-    # raises, the edges it ends, and the floors those raised lows lift.
-    trail = 0
-    for i, o in enumerate(overlaps):
-        near = [*o, *(p[0] for p in partners[i])]
-        trail += spans[i] + len(near) + len(partners[i])
-        trail += min(nsec, sum(spans[v] for v in near))
-    trail += len(blocks) * (len(blocks) + 1) // 2  # ranks of parts split off on one path
+    # One step of the search pushes on the trail at most one placement's entries
+    # (its floors, the lows it raises, the edges it ends, the floors those lows
+    # lift) and the ranks of one part split off. The trail grows on demand, so
+    # only this much room is kept free; the path's total is not bounded here.
+    first, last = tables.s0, tables.s1
+    degree = np.diff(tables.partners.ptr)
+    near = np.zeros(len(blocks), dtype=np.int64)
+    if len(blocks):
+        alive = np.diff(tables.members.ptr)[first] - 1
+        near = alive + tables.starts.ptr[last] - tables.starts.ptr[np.minimum(first + 1, last)]
+    step = int(np.max(last - first + near + 2 * degree, initial=0)) + nsec + len(blocks)
     return FreeProblem(
         blocks=tuple(free),
         tables=tables,
         cuts=cuts,
         nsec=nsec,
         n_edges=len(edge_spans),
-        max_cut_points=3 * (nsec + 2) * (1 + max_pdeg),
-        trail_size=trail + 16,
+        max_cut_points=3 * (nsec + 2),  # cut points, then the parts between them
+        trail_size=step + 16,
         infeasible=any(not bs for bs in bases),
     )
 
@@ -174,6 +174,14 @@ def _ints(values: Sequence[int]) -> Array:
 
 def _rows(rows: Sequence[Sequence[int]]) -> Rows:
     return Rows(_pointers(rows), _ints([x for r in rows for x in r]))
+
+
+def _starts(first: Sequence[int], nsec: int) -> Rows:
+    """Per section, the blocks whose first section it is, ascending."""
+    s0 = _ints(first)
+    ptr = np.zeros(nsec + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.bincount(s0, minlength=nsec))
+    return Rows(ptr, np.argsort(s0, kind="stable").astype(np.int64))
 
 
 def _forbidden(

@@ -1,4 +1,10 @@
-"""One ordering's search over a free problem: the kernel's state, resumable by node budget."""
+"""One ordering's search over a free problem: the kernel's state, resumable by node budget.
+
+The state is sized by what the search needs, not by its worst case: the trail
+and the candidate lists start short and double when the kernel reports GROW
+(it stops before a step that might not fit, so it resumes exactly where it
+was). Everything else is linear in the blocks and sections.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,14 @@ from tilefit.search.jit import COMPILED
 from tilefit.search.problem import Array, FreeProblem
 from tilefit.search.state import State, Trail
 
+COPY_LIMIT = 1 << 20
+"""Candidate-list entries (8 MB) within which each frame gets its own copy of
+its list; beyond, a child's list is built over its parent's (see
+``tilefit.search.frames.descend``). Small problems never reach it."""
+
+TRAIL_START = 1 << 16
+"""Trail entries a run starts with (at least one step's)."""
+
 
 class Run:
     """One ordering's search over a free problem; resumable by node budget."""
@@ -23,6 +37,8 @@ class Run:
         def zeros(n: int) -> Array:
             return np.zeros(max(n, 1), dtype=np.int64)
 
+        # Copying every frame's list needs at most m(m+1)/2 entries on one path.
+        copy = min(COPY_LIMIT, m * (m + 1) // 2 + m + 1)
         tables = problem.tables
         search = State(
             rank=zeros(m),  # the kernel ranks the blocks when it starts
@@ -33,11 +49,11 @@ class Run:
             total=problem.totals(),
             cuts=problem.cuts.copy(),
             edge_alive=np.ones(max(problem.n_edges, 1), dtype=np.int64),
-            trail=Trail(*(zeros(problem.trail_size) for _ in range(3))),
+            trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(2))),
             placed=zeros(m + 1),
             placed_mark=zeros(m + 1),
             frames=zeros((m + 2) * state.NF),
-            cand=zeros(m * (m + 1) // 2 + m + 1),
+            cand=zeros(copy + 2 * m + 1),
             pend=zeros((2 * nsec + 2) * state.NP),
             cnt=zeros(state.NC),
             mark=zeros(nsec),
@@ -45,6 +61,8 @@ class Run:
             cutp=zeros(problem.max_cut_points),
             tmp=zeros(m),
         )
+        search.cnt[state.C_COPY] = copy
+        search.cnt[state.C_STEP] = problem.trail_size
         if not COMPILED:  # plain Python indexes lists much faster than arrays
             tables = _lists(tables)
             search = _lists(search)
@@ -61,10 +79,27 @@ class Run:
         """Search on until ``budget`` nodes in all; returns the kernel's status."""
         if self.status == state.RUNNING and self.problem.blocks:
             search_kernel: Any = kernel.run
-            self.status = int(search_kernel(self.tables, self.state, budget))
+            status = int(search_kernel(self.tables, self.state, budget))
+            while status == state.GROW:
+                self._grow()
+                status = int(search_kernel(self.tables, self.state, budget))
+            self.status = status
         elif not self.problem.blocks:
             self.status = state.FOUND
         return self.status
+
+    def _grow(self) -> None:
+        """Double the trail or cand, whichever lacks room for the kernel's next step."""
+        search = self.state
+        cnt = search.cnt
+        need = int(cnt[state.C_TRAIL] + cnt[state.C_STEP])
+        length = len(search.trail.tag)
+        if need > length:
+            for values in search.trail:
+                _lengthen(values, _doubled(length, need))
+        need = int(cnt[state.C_CAND]) + len(self.problem.blocks)
+        if need > len(search.cand):
+            _lengthen(search.cand, _doubled(len(search.cand), need))
 
     def bases(self) -> dict[int, int]:
         """Model block index -> base, once FOUND."""
@@ -73,6 +108,24 @@ class Run:
 
 
 Group = TypeVar("Group", bound=tuple[Any, ...])
+
+
+def _doubled(length: int, need: int) -> int:
+    while length < need:
+        length *= 2
+    return length
+
+
+def _lengthen(values: Any, length: int) -> None:
+    """Lengthen an array (or, in plain Python, a list) in place with zeros.
+
+    In place, so the State keeps its arrays, and the allocator can extend a
+    large block rather than hold the old and the new one at once.
+    """
+    if isinstance(values, list):
+        values.extend([0] * (length - len(values)))
+    else:
+        values.resize(length, refcheck=False)
 
 
 def _lists(arrays: Group) -> Group:

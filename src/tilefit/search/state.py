@@ -18,6 +18,7 @@ INF = 1 << 62
 RUNNING = 0
 FOUND = 1
 EXHAUSTED = 2
+GROW = 3  # out of room: the driver lengthens the trail or cand and calls again
 
 # Frame fields (frames is flat: frame k starts at k * NF).
 F_LO = 0  # the part's section range [lo, hi)
@@ -33,7 +34,8 @@ F_SPLIT = 9  # for a part's first frame: the frame that split it off (-1: none)
 F_PEND = 10  # pending-part stack height before this frame's choice
 F_MINH = 11  # dominance height
 F_CHOSEN = 12  # block placed by this frame, or -1
-NF = 13
+F_SHARED = 13  # 1: its child's list was built over this one's (rebuilt on backing up)
+NF = 14
 
 # Counters.
 C_TRAIL = 0
@@ -44,7 +46,9 @@ C_CAND = 4
 C_NODES = 5
 C_STAMP = 6
 C_STARTED = 7
-NC = 8
+C_COPY = 8  # a child's candidate list is copied while cand stays this short, else built in place
+C_STEP = 9  # trail entries one search step may push (the room kept free)
+NC = 10
 
 # Pending parts: (lo, hi, split frame, frontier offset, frontier rank).
 NP = 5
@@ -96,10 +100,11 @@ class Regions(NamedTuple):
 
 
 class Trail(NamedTuple):
-    """Entry t: (kind, index, old value); its height is the counter C_TRAIL."""
+    """Entry t: tag[t] = index * 4 + kind, and the old value; its height is the
+    counter C_TRAIL. (Kind and index share one array: the trail is the state's
+    largest part when long-lived blocks lift many others.)"""
 
-    kind: Any
-    idx: Any
+    tag: Any
     val: Any
 
 
@@ -111,8 +116,11 @@ class Tables(NamedTuple):
     s1: Any
     width: Any  # per block: its lifetime's length
     bases: ValidBases
-    overlaps: Rows  # per block: the blocks sharing a section with it
-    members: Rows  # per section: the blocks alive in it
+    # Block c shares a section with the members of section s0[c] and the blocks
+    # starting in sections s0[c] + 1 .. s1[c] - 1: no table of pairs, which
+    # would grow with the square of the blocks for long-lived ones.
+    members: Rows  # per section: the blocks alive in it, ascending
+    starts: Rows  # per section: the blocks whose first section it is, ascending
     partners: Partners
     edge_lo: Any  # per conflict edge between free blocks: the sections it spans
     edge_hi: Any
@@ -131,11 +139,11 @@ class State(NamedTuple):
     total: Any  # per section: bytes of the unplaced blocks alive there
     cuts: Any  # per section boundary: unplaced blocks and live edges crossing it
     edge_alive: Any
-    trail: Trail
+    trail: Trail  # grows on demand (GROW)
     placed: Any  # the placed stack, and the trail height at each placement
     placed_mark: Any
     frames: Any
-    cand: Any  # candidate lists of the frames
+    cand: Any  # candidate lists of the frames; grows on demand (GROW)
     pend: Any  # pending parts
     cnt: Any  # counters
     mark: Any  # per section: stamp of the last placement that touched it
