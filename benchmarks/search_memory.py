@@ -7,7 +7,7 @@ Run from the repository root:
 Two kinds of capture per size, both deterministic from a seed and feasible
 with slack, so the search ends quickly: *unconstrained* (random lifetimes and
 sizes, one range, capacity 10% above the live peak) and *constrained* (a
-``tilefit.synth`` tile: classes, alignment, sequences, interleaving, bank
+``tilefit.generate.synth`` tile: classes, alignment, sequences, interleaving, bank
 conflicts; pressure 0.8). Each search runs in a fresh subprocess, so each
 peak RSS (``ru_maxrss`` of that process) is its own. Printed per capture: the
 search's status, nodes and seconds (numba compiled and cached beforehand, not
@@ -26,8 +26,8 @@ import sys
 import time
 from typing import Any
 
-from tilefit.capture import Capture, Memory, Range, Request
-from tilefit.synth import Recipe, make_tile
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.capture import Capture, Memory, Range, Request
 
 SEED = 1
 MB = 1 << 20
@@ -71,7 +71,7 @@ import numpy as np
 from search_memory import constrained, unconstrained
 from tilefit.search import solve, solver
 from tilefit.search.run import Run
-from tilefit.units import units
+from tilefit.model.units import units
 
 def arrays(group, prefix=""):
     for name, value in zip(group._fields, group):

@@ -7,13 +7,13 @@ import hashlib
 import json
 import random
 
-from tilefit.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.generate.synth import Recipe, make_tile
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
 from tilefit.search.model import build_model
 from tilefit.search.problem import free_problem
 from tilefit.search.run import Run
 from tilefit.search.solver import KEYS, ORDERINGS
-from tilefit.synth import Recipe, make_tile
 
 
 def _kernel_case(seed: int) -> Capture:

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from search_captures import tiny_captures
 from search_growth_cases import CASES, outcome, trajectory
 
-from tilefit.capture import Capture, Memory, Range, Request
+from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search import run, solve
 from tilefit.search.jit import COMPILED
 from tilefit.search.model import build_model
