@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.attempt import Attempt, Prepared, fill, run_strategy
 from tilefit.engine.fits import BEST_FIT, FIRST_FIT
 from tilefit.engine.orders import Order
 from tilefit.engine.strategy import Strategy
@@ -42,6 +42,9 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
+
+REINSERT_SECONDS = 0.5
+"""Time for the reinsertion route in round 0; round r gets r + 1 times as much."""
 
 WINDOW = 24
 """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
@@ -97,6 +100,11 @@ def find_placement(
             if bases is not None:
                 return found(placement_of(capture, model, bases), "completion", rounds)
         if not over():
+            slice_end = min(deadline, time.monotonic() + REINSERT_SECONDS * (rounds + 1))
+            by_unit = _reinsert(prepared, features, attempt, rng, slice_end, stop)
+            if by_unit is not None:
+                return found(_placement(capture, prepared, by_unit), "reinsert", rounds)
+        if not over():
             window = _window(model, attempt, at, WINDOW << min(rounds // 2, 8))
             fixed = {k: b for k, b in at.items() if k not in window}
             bases = _complete(model, fixed, deadline, nodes)
@@ -104,6 +112,60 @@ def find_placement(
                 return found(placement_of(capture, model, bases), "repair", rounds)
         rounds += 1
     return Found(None, None, rounds, time.monotonic() - started)
+
+
+def _reinsert(
+    prepared: Prepared,
+    features: Features,
+    attempt: Attempt,
+    rng: random.Random,
+    deadline: float,
+    stop: Callable[[], bool] | None,
+) -> dict[str, int] | None:
+    """Ruin and recreate with the engine: unit id -> base for every unit, or None.
+
+    From the pass's order with every unit that fits kept, repeatedly take an
+    unplaced unit, free a few placed units alive beside it (those nearest a
+    random address it may use), and place it first, then them, then the other
+    unplaced, with a fit drawn at random. A move is kept when the bytes left
+    unplaced do not grow, so the search wanders along plateaus too.
+    """
+    order = [u for u in features.units if u.id in set(attempt.placed)]
+    if attempt.failure is not None:
+        order.append(attempt.failure.unit)
+    placed = set(attempt.placed)
+    order += [u for u in features.units if u.id not in placed and u not in order]
+    fits = (FIRST_FIT, BEST_FIT)
+    current = fill(prepared, {}, order, FIRST_FIT)
+    missing = sum(u.size for u in current.unplaced)
+    sizes = {u.id: u for u in features.units}
+    while current.unplaced:
+        if time.monotonic() >= deadline or (stop is not None and stop()):
+            return None
+        unit = current.unplaced[rng.randrange(len(current.unplaced))]
+        beside = [
+            v for v in current.bases if sizes[v].start < unit.end and unit.start < sizes[v].end
+        ]
+        anchor = rng.choice(features.reach[features.index[unit.id]])
+        address = rng.randint(anchor[0], anchor[1])
+        beside.sort(key=lambda v: abs(current.bases[v] + sizes[v].size // 2 - address))
+        window = beside[: rng.randint(1, max(1, min(WINDOW, len(beside))))]
+        rng.shuffle(window)
+        fixed = {v: b for v, b in current.bases.items() if v not in set(window)}
+        rest = [u for u in current.unplaced if u.id != unit.id]
+        trial = fill(prepared, fixed, [unit, *(sizes[v] for v in window), *rest], rng.choice(fits))
+        lost = sum(u.size for u in trial.unplaced)
+        if lost <= missing:
+            current, missing = trial, lost
+    return current.bases
+
+
+def _placement(capture: Capture, prepared: Prepared, bases: dict[str, int]) -> Placement:
+    offsets: dict[str, int] = {}
+    for unit in prepared.units:
+        for member, offset in zip(unit.members, unit.offsets, strict=True):
+            offsets[member.id] = bases[unit.id] + offset
+    return Placement(capture.name, {r.id: offsets[r.id] for r in capture.requests})
 
 
 def _budget(deadline: float, nodes: int) -> Budget:
@@ -184,6 +246,8 @@ class Features:
     """Per unit: how hard it is to place, for the constraint-aware orders."""
 
     units: tuple[Unit, ...]
+    index: dict[str, int]  # unit id -> its position in units
+    reach: tuple[tuple[tuple[int, int], ...], ...]  # its valid bases, as closed intervals
     room: tuple[int, ...]  # bytes of its allowed bases' reach
     partners: tuple[int, ...]
     pinned: frozenset[int]
@@ -198,6 +262,8 @@ class Features:
             partners[edge.b.block] += 1
         return cls(
             prepared.units,
+            {u.id: k for k, u in enumerate(prepared.units)},
+            tuple(b.bases or ((0, 0),) for b in model.blocks),
             room,
             tuple(partners),
             frozenset(model.pinned),
