@@ -170,6 +170,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
 
 
 _PROOFS = {
+    "elements": "requests in conflict with each other need more memory elements than they reach",
     "steps": "the requests alive at one step cannot be placed together",
     "relaxation": "no placement exists even with every sequence split into its members",
     "exact": "the exact search was exhausted",

@@ -3,7 +3,9 @@
 Two members share the time limit:
 
 - **find** (``tilefit.search.heuristic``): fast placements, never a proof;
-- **prove**: the exact search. It first asks the step relaxations
+- **prove**: the exact search. It first asks the memory elements (a clique
+  of conflicting requests needing more elements than they can reach:
+  ``tilefit.search.cliques``), then the step relaxations
   (``tilefit.search.steps``): the requests alive at one step must fit on
   their own. When the capture has pinned blocks (see
   ``tilefit.search.model``), it then asks the split relaxation
@@ -33,13 +35,14 @@ from multiprocessing.connection import Connection, wait
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.placement import Placement
 from tilefit.search.bracket import split_relaxation
+from tilefit.search.cliques import clique_core
 from tilefit.search.heuristic import find_placement
 from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
 
-STEP_SHARE = 0.2
+STEP_SHARE = 0.4
 """Of the prove member's time, what the step relaxations may take first."""
 
 RELAXATION_SHARE = 0.3
@@ -166,6 +169,9 @@ def _prove(capture: Capture, time_limit: float) -> Decision:
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
+    clique = clique_core(model)
+    if clique is not None:
+        return _infeasible(model.restricted(clique), "elements", started, deadline)
     core = prove_by_steps(model, started + time_limit * STEP_SHARE)
     if core is not None:
         return _infeasible(core, "steps", started, deadline)

@@ -130,53 +130,47 @@ def groups(model: Model) -> list[frozenset[int]]:
 def prove_by_steps(model: Model, deadline: float) -> Model | None:
     """A step relaxation (or a part of one) proven infeasible before ``deadline``, or None.
 
-    First the usual suspects of every loaded step (``groups``), then rounds
-    over the whole steps with node allowances that double. A step whose
-    relaxation is solved is not asked again, nor any step whose live pieces
-    are a subset of a solved step's (a subset of a placeable set is
-    placeable: the same bases keep fewer pieces apart).
+    The candidates are the usual suspects of every loaded step (``groups``),
+    then the whole steps, most loaded first; rounds go over those still
+    undecided with node allowances that double. A candidate whose live pieces
+    are a subset of a solved one's is not asked (a subset of a placeable set
+    is placeable: the same bases keep fewer pieces apart).
     """
-    steps = loaded_steps(model)
-    tried_parts: set[object] = set()
-    for step in steps:
-        sub = step_model(model, step)
-        for group in groups(sub):
-            part = sub.restricted(group)
-            # The same blocks with the same live pieces recur from step to step.
-            signature = frozenset((b.id, tuple(p.request for p in b.pieces)) for b in part.blocks)
-            if signature in tried_parts:
-                continue
-            tried_parts.add(signature)
-            budget = Budget(max(0.0, deadline - time.monotonic()), FIRST_NODES)
-            if search(part, budget).status == INFEASIBLE:
-                return part
-            if time.monotonic() >= deadline:
-                return None
-    pending = steps
-    solved: list[frozenset[tuple[int, int]]] = []  # the live (block, piece) pairs of solved steps
+    pending: list[Model] = []
+    seen: set[frozenset[tuple[str, tuple[str, ...]]]] = set()
+    wholes: list[Model] = []
+    for step in loaded_steps(model):
+        whole = step_model(model, step)
+        wholes.append(whole)
+        for group in groups(whole):
+            part = whole.restricted(group)
+            if _signature(part) not in seen:
+                seen.add(_signature(part))
+                pending.append(part)
+    pending += wholes
+    solved: list[frozenset[tuple[str, tuple[str, ...]]]] = []
     nodes = FIRST_NODES
     while pending and time.monotonic() < deadline:
-        left: list[int] = []
-        for step in pending:
-            alive = frozenset(
-                (k, i)
-                for k, b in enumerate(model.blocks)
-                for i, p in enumerate(b.pieces)
-                if p.start <= step < p.end
-            )
-            if any(alive <= done for done in solved):
+        left: list[Model] = []
+        for candidate in pending:
+            signature = _signature(candidate)
+            if any(signature <= done for done in solved):
                 continue
-            sub = step_model(model, step)
             budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
-            status = search(sub, budget).status
+            status = search(candidate, budget).status
             if status == INFEASIBLE:
-                return sub
+                return candidate
             if status == SOLVED:
-                solved.append(alive)
+                solved.append(signature)
             else:
-                left.append(step)
+                left.append(candidate)
             if time.monotonic() >= deadline:
                 return None
         pending = left
         nodes *= 2
     return None
+
+
+def _signature(model: Model) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """The blocks and the live pieces they keep (the same recur from step to step)."""
+    return frozenset((b.id, tuple(p.request for p in b.pieces)) for b in model.blocks)

@@ -209,7 +209,16 @@ def search_strategy(route: str | None) -> str:
 
 
 EXACT_ROUTES = ("exact", "relaxation")
-SEARCH_ROUTES = ("restriction", "greedy", "completion", "repair", "steps", *EXACT_ROUTES)
+SEARCH_ROUTES = (
+    "restriction",
+    "greedy",
+    "completion",
+    "reinsert",
+    "repair",
+    "elements",
+    "steps",
+    *EXACT_ROUTES,
+)
 """Routes of the search portfolio (see ``tilefit.search.portfolio``)."""
 
 CLOSEST_SECONDS = 2.0
