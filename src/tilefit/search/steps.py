@@ -59,7 +59,11 @@ def step_model(model: Model, step: int) -> Model:
         )
     new = {old: k for k, old in enumerate(keep)}
     edges = tuple(
-        replace(e, a=replace(e.a, block=new[e.a.block]), b=replace(e.b, block=new[e.b.block]))
+        replace(
+            e,
+            a=replace(e.a, block=new[e.a.block], offset=0),
+            b=replace(e.b, block=new[e.b.block], offset=0),
+        )
         for e in model.edges
         if e.a.block in new
         and e.b.block in new
