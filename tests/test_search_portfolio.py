@@ -11,6 +11,7 @@ from search_captures import tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.bracket import rigid_restriction, split_relaxation
+from tilefit.search.cliques import clique_core
 from tilefit.search.closest import closest, extended
 from tilefit.search.heuristic import find_placement
 from tilefit.search.iis import shrink
@@ -64,6 +65,8 @@ def test_relaxations_infeasible_only_when_the_capture_is(capture: Capture) -> No
         if search(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
             assert not feasible
     if prove_by_steps(model, time.monotonic() + 30) is not None:
+        assert not feasible
+    if clique_core(model) is not None:
         assert not feasible
 
 
@@ -130,6 +133,18 @@ def test_step_proof_finds_a_pigeonhole_core() -> None:
     core = prove_by_steps(build_model(capture), time.monotonic() + 10)
     assert core is not None
     assert decide(capture, 10, workers=1).status == INFEASIBLE
+
+
+def test_clique_proof_and_its_subset() -> None:
+    # Three requests in conflict pairwise, two elements, lifetimes that never meet.
+    memory = Memory(8, (Range(0, 8),), elements=(0, 4))
+    requests = tuple(Request(f"r{k}", 1, k, k + 1) for k in range(3))
+    conflicts = (Conflict("r0", "r1"), Conflict("r1", "r2"), Conflict("r0", "r2"))
+    capture = Capture("apart", 3, memory, requests, conflicts=conflicts)
+    assert clique_core(build_model(capture)) == frozenset({0, 1, 2})
+    decision = decide(capture, 5, workers=1)
+    assert decision.member == "elements"
+    assert decision.subset == ("r0", "r1", "r2") and decision.irreducible
 
 
 def test_portfolio_races_on_two_processes() -> None:

@@ -18,6 +18,7 @@ the real one and have only such blocks:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from tilefit.model.capture import Capture
@@ -25,17 +26,22 @@ from tilefit.model.units import split_sequences
 from tilefit.search.model import Edge, Model, Side, build_model
 
 
-def rigid_restriction(model: Model) -> Model:
-    """The model with every block rigid over its hull and every conflict side whole."""
+def rigid_restriction(model: Model, exact: Collection[int] = ()) -> Model:
+    """The model with every block rigid over its hull and every conflict side whole,
+    except the blocks numbered in ``exact`` and the edges touching them, kept as they are
+    (blocks standing at fixed bases, around which the others are searched)."""
     blocks = tuple(
         b
-        if b.rigid
+        if k in exact or b.rigid
         else replace(b, pieces=tuple(replace(p, start=b.start, end=b.end) for p in b.pieces))
-        for b in model.blocks
+        for k, b in enumerate(model.blocks)
     )
     seen: set[tuple[int, int]] = set()
     edges: list[Edge] = []
     for edge in model.edges:
+        if edge.a.block in exact or edge.b.block in exact:
+            edges.append(edge)  # a side at a fixed base only forbids bases: exact
+            continue
         a, b = sorted((edge.a.block, edge.b.block))
         if (a, b) in seen:  # two member edges of the same blocks become one whole edge
             continue

@@ -27,7 +27,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tilefit.engine.attempt import Attempt, Prepared, fill, run_strategy
 from tilefit.engine.fits import BEST_FIT, FIRST_FIT
@@ -37,7 +37,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit
 from tilefit.search.bracket import rigid_restriction
-from tilefit.search.model import Edge, Model, Side, build_model
+from tilefit.search.model import Model, build_model
 from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, search
 
 FIRST_NODES = 2_000
@@ -189,34 +189,11 @@ def _complete(
     """Bases for every block, with ``fixed`` kept where they are and the rest searched.
 
     The blocks searched are made rigid among themselves (``rigid_restriction``
-    on them alone), which only asks more: every answer is valid.
+    with the fixed ones exact), which only asks more: every answer is valid.
     """
     free = [k for k in range(len(model.blocks)) if k not in fixed]
-    outcome = _search_free(_rigid_except(model, fixed), free, fixed, _budget(deadline, nodes))
+    outcome = _search_free(rigid_restriction(model, fixed), free, fixed, _budget(deadline, nodes))
     return outcome.bases if outcome.status == SOLVED else None
-
-
-def _rigid_except(model: Model, fixed: dict[int, int]) -> Model:
-    blocks = tuple(
-        b
-        if k in fixed or b.rigid
-        else replace(b, pieces=tuple(replace(p, start=b.start, end=b.end) for p in b.pieces))
-        for k, b in enumerate(model.blocks)
-    )
-    edges: list[Edge] = []
-    seen: set[tuple[int, int]] = set()
-    for edge in model.edges:
-        a, b = edge.a, edge.b
-        if a.block in fixed or b.block in fixed:
-            edges.append(edge)  # a fixed side only forbids bases: exact
-            continue
-        key = (min(a.block, b.block), max(a.block, b.block))
-        if key not in seen:
-            seen.add(key)
-            edges.append(
-                Edge(Side(a.block, 0, blocks[a.block].size), Side(b.block, 0, blocks[b.block].size))
-            )
-    return replace(model, blocks=blocks, edges=tuple(edges))
 
 
 def _window(model: Model, attempt: Attempt, at: dict[int, int], size: int) -> set[int]:
