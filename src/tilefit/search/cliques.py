@@ -67,5 +67,7 @@ def _reach(model: Model, side: SideKey) -> set[int]:
 def _need(model: Model, side: SideKey, reach: set[int]) -> int:
     """Elements the side touches at least: one, or two when no element it reaches holds it."""
     size = side[2]
+    if not reach:  # no valid base at all: it still needs one
+        return 1
     widest = max(model.elements[e + 1] - model.elements[e] for e in reach)
     return 1 if size <= widest else 2
