@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tilefit.engine.attempt import Attempt, Prepared, fill, run_strategy
+from tilefit.engine.attempt import Attempt, Fill, Prepared, fill, run_strategy
 from tilefit.engine.fits import BEST_FIT, FIRST_FIT
 from tilefit.engine.orders import Order
 from tilefit.engine.strategy import Strategy
@@ -42,6 +42,12 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
+
+EVICT_SHARE = 0.5
+"""Of the reinsertion moves, those that evict what stands where the unit goes."""
+
+EVICT_CANDIDATES = 24
+"""Valid bases sampled for an eviction; the one displacing the fewest bytes wins."""
 
 REINSERT_SECONDS = 0.5
 """Time for the reinsertion route in round 0; round r gets r + 1 times as much."""
@@ -143,10 +149,17 @@ def _reinsert(
         if time.monotonic() >= deadline or (stop is not None and stop()):
             return None
         unit = current.unplaced[rng.randrange(len(current.unplaced))]
+        if rng.random() < EVICT_SHARE:
+            trial = _evict(prepared, features, current, unit, rng)
+            lost = sum(u.size for u in trial.unplaced)
+            if lost <= missing:
+                current, missing = trial, lost
+            continue
         beside = [
             v for v in current.bases if sizes[v].start < unit.end and unit.start < sizes[v].end
         ]
-        anchor = rng.choice(features.reach[features.index[unit.id]])
+        reach = features.reach[features.index[unit.id]] or ((0, 0),)
+        anchor = rng.choice(reach)
         address = rng.randint(anchor[0], anchor[1])
         beside.sort(key=lambda v: abs(current.bases[v] + sizes[v].size // 2 - address))
         window = beside[: rng.randint(1, max(1, min(WINDOW, len(beside))))]
@@ -158,6 +171,75 @@ def _reinsert(
         if lost <= missing:
             current, missing = trial, lost
     return current.bases
+
+
+def _evict(
+    prepared: Prepared, features: Features, current: Fill, unit: Unit, rng: random.Random
+) -> Fill:
+    """Put ``unit`` where it displaces the fewest bytes among a few of its valid bases,
+    take out what it displaces, and place those again around it."""
+    units = features.by_id
+    block = features.index[unit.id]
+    residue, modulus = features.congruence[block]
+    if not features.reach[block]:  # no valid base at all
+        return current
+    candidates: set[int] = set()
+    for _ in range(EVICT_CANDIDATES):
+        lo, hi = rng.choice(features.reach[block])
+        x = rng.randint(lo, hi)
+        x += (residue - x) % modulus
+        if x <= hi:
+            candidates.add(x)
+    if not candidates:
+        return current
+    scored = []
+    for x in sorted(candidates):
+        out = _displaced(prepared, features, current.bases, unit, x)
+        scored.append((sum(units[v].size for v in out), rng.random(), x, out))
+    _, _, base, out = min(scored)
+    fixed = {v: b for v, b in current.bases.items() if v not in out}
+    fixed[unit.id] = base
+    again = sorted((units[v] for v in out), key=lambda u: -u.size)
+    rest = [u for u in current.unplaced if u.id != unit.id]
+    return fill(prepared, fixed, [*again, *rest], rng.choice((FIRST_FIT, BEST_FIT)))
+
+
+def _displaced(
+    prepared: Prepared, features: Features, bases: dict[str, int], unit: Unit, base: int
+) -> set[str]:
+    """The placed units that ``unit`` at ``base`` would overlap or share an element with."""
+    units = features.by_id
+    out: set[str] = set()
+    for v, at in bases.items():
+        other = units[v]
+        if other.start >= unit.end or unit.start >= other.end:
+            continue
+        for m, mo in zip(unit.members, unit.offsets, strict=True):
+            lo = base + mo
+            if any(
+                m.start < q.end
+                and q.start < m.end
+                and lo < at + qo + q.size
+                and at + qo < lo + m.size
+                for q, qo in zip(other.members, other.offsets, strict=True)
+            ):
+                out.add(v)
+                break
+    constraints = prepared.constraints
+    for m, mo in zip(unit.members, unit.offsets, strict=True):
+        partners = constraints.partners.get(m.id, ())
+        if not partners:
+            continue
+        mine = constraints.element_span(base + mo, base + mo + m.size)
+        for partner in partners:
+            v, offset = features.unit_of[partner]
+            if v not in bases or v == unit.id:
+                continue
+            at = bases[v] + offset
+            theirs = constraints.element_span(at, at + prepared.capture.request_by_id[partner].size)
+            if mine[0] < theirs[1] and theirs[0] < mine[1]:
+                out.add(v)
+    return out
 
 
 def _placement(capture: Capture, prepared: Prepared, bases: dict[str, int]) -> Placement:
@@ -226,6 +308,9 @@ class Features:
     index: dict[str, int]  # unit id -> its position in units
     reach: tuple[tuple[tuple[int, int], ...], ...]  # its valid bases, as closed intervals
     room: tuple[int, ...]  # bytes of its allowed bases' reach
+    congruence: tuple[tuple[int, int], ...]  # its valid bases: x % modulus == residue
+    by_id: dict[str, Unit]
+    unit_of: dict[str, tuple[str, int]]  # request id -> its unit's id and its offset there
     partners: tuple[int, ...]
     pinned: frozenset[int]
     horizon: int
@@ -240,8 +325,15 @@ class Features:
         return cls(
             prepared.units,
             {u.id: k for k, u in enumerate(prepared.units)},
-            tuple(b.bases or ((0, 0),) for b in model.blocks),
+            tuple(b.bases for b in model.blocks),
             room,
+            tuple((b.residue, b.modulus) for b in model.blocks),
+            {u.id: u for u in prepared.units},
+            {
+                m.id: (u.id, o)
+                for u in prepared.units
+                for m, o in zip(u.members, u.offsets, strict=True)
+            },
             tuple(partners),
             frozenset(model.pinned),
             prepared.capture.horizon,
