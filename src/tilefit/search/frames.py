@@ -9,7 +9,7 @@ from typing import Any
 
 from tilefit.search.jit import jit
 from tilefit.search.ordering import rerank
-from tilefit.search.place import element_of, group_limit, section_limit
+from tilefit.search.place import element_of, section_limit
 from tilefit.search.state import (
     C_CAND,
     C_COPY,
@@ -238,13 +238,9 @@ def _open_frame(
     """
     _sort_candidates(st.cand, cs, ce, st.low, st.rank)
     minh = _min_height(cs, ce, tb, st)
-    limit = section_limit(lo, hi, st.total, tb.regions, 0)
+    limit = section_limit(lo, hi, st.total, tb.regions)
     if limit < minh:
         minh = limit
-    if len(tb.gregions.ptr) > 1:  # some region group
-        limit = group_limit(lo, hi, len(st.floor), st.gtotal, tb.gregions)
-        if limit < minh:
-            minh = limit
     frames = st.frames
     fb = st.cnt[C_FRAMES] * NF
     frames[fb + F_LO] = lo

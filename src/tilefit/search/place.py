@@ -130,7 +130,6 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
         record(trail, cnt, T_FLOOR, s, floor[s])
         floor[s] = top
         total[s] -= size[c]
-    _count_groups(c, -size[c], len(floor), tb, st)
     cross(cuts, s0[c], s1[c], -1)
     cnt[C_STAMP] += 1
     stamp = cnt[C_STAMP]
@@ -222,30 +221,14 @@ def _lift(v: int, nl: int, stamp: int, naff: int, tb: Tables, st: State) -> int:
 
 
 @jit
-def _count_groups(c: int, delta: int, nsec: int, tb: Tables, st: State) -> None:
-    """Add delta to the unplaced bytes of c's groups in c's sections."""
-    groups, gtotal = tb.groups, st.gtotal
-    for q in range(groups.ptr[c], groups.ptr[c + 1]):
-        base = groups.idx[q] * nsec
-        for s in range(tb.s0[c], tb.s1[c]):
-            gtotal[base + s] += delta
-
-
-@jit
 def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State) -> bool:
     """Whether section inference passes in c's sections and the noted ones."""
     floor, total, aff, regions = st.floor, st.total, st.aff, tb.regions
-    gtotal, gregions = st.gtotal, tb.gregions
-    ng = (len(gregions.ptr) - 1) // len(floor)  # G rows of nsec sections (0: no groups)
     for s in range(tb.s0[c], tb.s1[c]):
         if not fits_above(s, x, floor, total, regions):
             return False
-        if ng > 0 and not _groups_fit(s, x, ng, floor, gtotal, gregions):
-            return False
-    for i in range(naff):
+    for i in range(naff):  # noqa: SIM110 (numba compiles loops, not generators)
         if not fits_above(aff[i], x, floor, total, regions):
-            return False
-        if ng > 0 and not _groups_fit(aff[i], x, ng, floor, gtotal, gregions):
             return False
     return True
 
@@ -260,31 +243,15 @@ def fits_above(s: int, x: int, floor: Any, total: Any, regions: Regions) -> bool
 
 
 @jit
-def _groups_fit(s: int, x: int, ng: int, floor: Any, gtotal: Any, gregions: Regions) -> bool:
-    """Whether every group's unplaced members in section s fit into its region there
-    at or above the floor (and x)."""
-    nsec = len(floor)
-    fl = floor[s] if floor[s] > x else x
-    for g in range(ng):
-        k = g * nsec + s
-        need = gtotal[k]
-        if need > 0 and need > space_above(k, fl, gregions):
-            return False
-    return True
-
-
-@jit
-def section_limit(lo: int, hi: int, total: Any, regions: Regions, row: int) -> int:
+def section_limit(lo: int, hi: int, total: Any, regions: Regions) -> int:
     """The lowest offset at which placing any block fails section inference.
 
     If section s's unplaced total no longer fits at or above x, it does not at
     any higher x either, and a block placed at x' >= x inside s leaves its own
     bytes in s's region: so every candidate at or above this limit fails.
-    Section s's total and region are row ``row + s`` (row 0: the sections';
-    g * nsec: group g's, see ``group_limit``).
     """
     limit = INF
-    for s in range(row + lo, row + hi):
+    for s in range(lo, hi):
         need = total[s]
         if need == 0:
             continue
@@ -299,19 +266,6 @@ def section_limit(lo: int, hi: int, total: Any, regions: Regions, row: int) -> i
         highest = regions.hi[k] - (need - after)
         if highest + 1 < limit:
             limit = highest + 1
-    return limit
-
-
-@jit
-def group_limit(lo: int, hi: int, nsec: int, gtotal: Any, gregions: Regions) -> int:
-    """``section_limit`` for the region groups: a group's unplaced members in a
-    section must fit into its region there above the offset placed."""
-    ng = (len(gregions.ptr) - 1) // nsec
-    limit = INF
-    for g in range(ng):
-        got = section_limit(lo, hi, gtotal, gregions, g * nsec)
-        if got < limit:
-            limit = got
     return limit
 
 
@@ -343,7 +297,6 @@ def undo_to(h: int, tb: Tables, st: State) -> None:
         cnt[C_TRAIL] = t
         for s in range(s0[c], s1[c]):
             st.total[s] += size[c]
-        _count_groups(c, size[c], len(floor), tb, st)
         cross(cuts, s0[c], s1[c], 1)
         st.off[c] = -1
         cnt[C_PLACED] = pl

@@ -5,18 +5,6 @@ free block they only remove bases: those where it would overlap a pinned piece
 that lives with it, or touch an element that a pinned conflict partner
 touches. What is left for each section (for section inference) is the union
 of the addresses its free blocks may use, less the pinned pieces living there.
-
-Region groups refine section inference where blocks may use different
-addresses (classes, the interleaved region, large blocks that fit only some
-ranges). A block's *reach* is the set of addresses its valid bases let it
-cover. For each distinct reach R, the blocks whose reach lies inside R form a
-group; every group of more than one block but not all of them is kept, the
-most restricted first (smallest R), at most ``MAX_GROUPS`` (none by default).
-A group's region in a section is the union of the reaches of its members
-alive there, less the pinned pieces living there; the kernel checks that the
-unplaced members of each group fit into that region above the section's
-floor, as it does for all the blocks. Captures where every block may go
-everywhere have no group and pay nothing.
 """
 
 from __future__ import annotations
@@ -46,17 +34,6 @@ class Obstacle:
     end: int
 
 
-MAX_GROUPS = 0
-"""At most this many region groups (0: none, the search as without them).
-
-Off by default: on the planted tiles' split relaxations (density 0.8-0.97)
-groups decided no more tiles within 5 s than without them, and cost about
-twice the time per node (see the branch's commit message). 8 turns them on."""
-
-GROUP_SCAN = 64
-"""Regions considered for groups: the smallest this many distinct reaches."""
-
-
 @dataclass
 class FreeProblem:
     """Kernel inputs for the free blocks ``blocks`` (model indices), in that order."""
@@ -66,7 +43,6 @@ class FreeProblem:
     cuts: Array
     nsec: int
     n_edges: int
-    n_groups: int
     max_cut_points: int
     trail_size: int  # the trail a run starts with at least: one search step's entries
     infeasible: bool  # some free block has no valid base at all
@@ -77,17 +53,6 @@ class FreeProblem:
         total = np.zeros(max(self.nsec, 1), dtype=np.int64)
         for i in range(len(self.blocks)):
             total[tables.s0[i] : tables.s1[i]] += tables.size[i]
-        return total
-
-    def group_totals(self) -> Array:
-        """Per (group g, section s), at g * nsec + s: the bytes of g's free members alive in s."""
-        tables = self.tables
-        nsec = self.nsec
-        total = np.zeros(max(self.n_groups * nsec, 1), dtype=np.int64)
-        ptr, idx = tables.groups
-        for i in range(len(self.blocks)):
-            for g in idx[ptr[i] : ptr[i + 1]]:
-                total[g * nsec + tables.s0[i] : g * nsec + tables.s1[i]] += tables.size[i]
         return total
 
 
@@ -134,17 +99,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             allowed = subtract(allowed, lo, hi)
         bases.append(allowed)
 
-    regions = _regions(
-        blocks, [b.bases for b in blocks], sections.members, sections.points, obstacles
-    )
-    groups = _groups(blocks, bases)
-    of_block: list[list[int]] = [[] for _ in blocks]
-    gregions: list[list[tuple[int, int]]] = []
-    for g, group in enumerate(groups):
-        for i in group:
-            of_block[i].append(g)
-        alive = [[i for i in row if i in group] for row in sections.members]
-        gregions += _regions(blocks, bases, alive, sections.points, obstacles)
+    regions = _regions(blocks, sections.members, sections.points, obstacles)
 
     cuts = np.zeros(nsec + 1, dtype=np.int64)
     for first, last in sections.spans:
@@ -183,13 +138,6 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
         twin=_ints(_twins(blocks, sections.spans, bases, partners)),
-        groups=_rows(of_block),
-        gregions=Regions(
-            ptr=_pointers(gregions),
-            lo=_ints([lo for rs in gregions for lo, _ in rs]),
-            hi=_ints([hi for rs in gregions for _, hi in rs]),
-            suf=_ints([n for rs in gregions for n in _suffix(rs)]),
-        ),
     )
     # One step of the search pushes on the trail at most one placement's entries
     # (its floors, the lows it raises, the edges it ends, the floors those lows
@@ -208,7 +156,6 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         cuts=cuts,
         nsec=nsec,
         n_edges=len(edge_spans),
-        n_groups=len(groups),
         max_cut_points=3 * (nsec + 2),  # cut points, then the parts between them
         trail_size=step + 16,
         infeasible=any(not bs for bs in bases),
@@ -277,50 +224,14 @@ def _forbidden(
     return elem[first] - mine.offset - mine.size + 1, elem[last + 1] - 1 - mine.offset
 
 
-def _reach(block: Block, bases: Bases) -> tuple[tuple[int, int], ...]:
-    """The addresses a block at its valid bases may cover, as ascending disjoint intervals."""
-    starts, ends = merge([(lo, hi + block.size) for lo, hi in bases])
-    return tuple(zip(starts, ends, strict=True))
-
-
-def _within(inner: Sequence[tuple[int, int]], outer: Sequence[tuple[int, int]]) -> bool:
-    """Whether every interval of ``inner`` lies inside one of ``outer`` (both merged)."""
-    k = 0
-    for lo, hi in inner:
-        while k < len(outer) and outer[k][1] < hi:
-            k += 1
-        if k == len(outer) or outer[k][0] > lo:
-            return False
-    return True
-
-
-def _groups(blocks: Sequence[Block], bases: Sequence[Bases]) -> list[frozenset[int]]:
-    """The region groups (see the module text), the most restricted first."""
-    if MAX_GROUPS <= 0 or len(blocks) < 2:
-        return []
-    reach = [_reach(b, bs) for b, bs in zip(blocks, bases, strict=True)]
-    distinct = sorted(set(reach), key=lambda r: (sum(hi - lo for lo, hi in r), r))
-    if len(distinct) < 2:
-        return []
-    out: list[frozenset[int]] = []
-    for region in distinct[:GROUP_SCAN]:
-        group = frozenset(i for i, r in enumerate(reach) if _within(r, region))
-        if 1 < len(group) < len(blocks) and group not in out:
-            out.append(group)
-            if len(out) == MAX_GROUPS:
-                break
-    return out
-
-
 def _regions(
     blocks: Sequence[Block],
-    bases: Sequence[Bases],
     members: Sequence[Sequence[int]],
     points: Sequence[int],
     obstacles: Sequence[Obstacle],
 ) -> list[list[tuple[int, int]]]:
     """Per section: the addresses its free blocks may use, less pinned pieces living there."""
-    reach = [tuple((lo, hi + b.size) for lo, hi in bs) for b, bs in zip(blocks, bases, strict=True)]
+    reach = [tuple((lo, hi + b.size) for lo, hi in b.bases) for b in blocks]
     out: list[list[tuple[int, int]]] = []
     cache: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for s, alive in enumerate(members):

@@ -47,7 +47,6 @@ class Run:
             low=zeros(m),
             floor=zeros(nsec),
             total=problem.totals(),
-            gtotal=problem.group_totals(),
             cuts=problem.cuts.copy(),
             edge_alive=np.ones(max(problem.n_edges, 1), dtype=np.int64),
             trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(2))),

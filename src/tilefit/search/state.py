@@ -127,10 +127,6 @@ class Tables(NamedTuple):
     elem: Any  # element start addresses, then the memory size
     regions: Regions
     twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.problem)
-    # Region groups (see tilefit.search.problem): G groups of blocks whose
-    # allowed addresses lie within a smaller region than the others'.
-    groups: Rows  # per block: the groups it belongs to
-    gregions: Regions  # per (group g, section s), row g * nsec + s: g's region in s
 
 
 class State(NamedTuple):
@@ -142,7 +138,6 @@ class State(NamedTuple):
     low: Any  # per block: its lowest feasible base
     floor: Any  # per section: no unplaced block there starts below it
     total: Any  # per section: bytes of the unplaced blocks alive there
-    gtotal: Any  # per (group g, section s), at g * nsec + s: bytes of g's unplaced members there
     cuts: Any  # per section boundary: unplaced blocks and live edges crossing it
     edge_alive: Any
     trail: Trail  # grows on demand (GROW)
