@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
@@ -26,6 +29,37 @@ def test_same_verdict_as_brute_force(capture: Capture) -> None:
         assert valid(capture, dict(result.placement.offsets))
     else:
         assert result.placement is None
+
+
+@st.composite
+def captures_with_twins(draw: st.DrawFn) -> Capture:
+    """A tiny capture with a request copied once or twice (its conflicts too)."""
+    capture = draw(tiny_captures(max_requests=3))
+    in_seq = {m for seq in capture.sequences for m in seq.members}
+    plain = [r for r in capture.requests if r.id not in in_seq]
+    if not plain:
+        return capture
+    request = draw(st.sampled_from(plain))
+    copies = [replace(request, id=f"{request.id}c{k}") for k in range(draw(st.integers(1, 2)))]
+    conflicts = list(capture.conflicts)
+    for c in capture.conflicts:
+        for copy in copies:
+            if c.a == request.id:
+                conflicts.append(Conflict(copy.id, c.b))
+            if c.b == request.id:
+                conflicts.append(Conflict(c.a, copy.id))
+    return replace(capture, requests=(*capture.requests, *copies), conflicts=tuple(conflicts))
+
+
+@SETTINGS
+@given(captures_with_twins())
+def test_twins_same_verdict_as_brute_force(capture: Capture) -> None:
+    expected = brute_force(capture)
+    result = solve(capture, time_limit=60, node_limit=200_000)
+    assert result.status != TIMEOUT
+    assert (result.status == SOLVED) == (expected is not None)
+    if result.placement is not None:
+        assert check(capture, result.placement).valid
 
 
 def _capture(requests: list[Request], size: int, **kw: object) -> Capture:
@@ -85,3 +119,19 @@ def test_node_limit_reached_is_a_timeout_not_infeasible() -> None:
     result = solve(_capture(reqs, 29), time_limit=60, node_limit=1)
     assert result.status in (TIMEOUT, INFEASIBLE)
     assert result.nodes <= 1 or result.status == INFEASIBLE
+
+
+def test_interchangeable_blocks_are_not_permuted() -> None:
+    # Six identical 8 KiB blocks aligned to 32 KiB in five aligned slots: without
+    # symmetry breaking the search tries every order of the identical blocks.
+    kib = 1024
+    reqs = [Request(f"b{k}", 8 * kib, 0, 4, 32 * kib) for k in range(6)]
+    capture = Capture("six-in-five", 4, Memory(160 * kib, (Range(0, 160 * kib),)), tuple(reqs))
+    result = solve(capture, time_limit=30)
+    assert result.status == INFEASIBLE
+    assert result.nodes <= 10
+    # One block fewer fits, one per slot.
+    fits = solve(replace(capture, requests=tuple(reqs[:5])), time_limit=30)
+    assert fits.status == SOLVED
+    assert fits.placement is not None
+    assert check(replace(capture, requests=tuple(reqs[:5])), fits.placement).valid

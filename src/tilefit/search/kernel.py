@@ -25,7 +25,27 @@ lowered into one. Pruning, each sound under every capture constraint:
   blocks) crosses a section boundary, both sides are solved apart, and a side
   that fails fails the whole choice;
 - a block that meets no unplaced block in time or by conflict is forced: if its
-  subtree fails, the node fails.
+  subtree fails, the node fails;
+- symmetry: of interchangeable blocks (*twins*, see
+  ``tilefit.search.problem._twins``), one is chosen only once its twin of
+  lower rank is placed.
+
+Why the twin rule loses no placement. Exchanging twins u and v (rank u <
+rank v) maps placements to placements, and also every node of the search to
+a node with the same geometry: the same occupied rectangles, conflict
+sides, lows, floors and section totals, only with u and v's names swapped.
+While both are unplaced their lows are equal (computed from the same placed
+blocks with the same sizes, sections, bases and partners), and u sorts first.
+Now take any placement P that the search without the rule reaches, choosing
+its blocks in (offset, rank) order. Twins live together, so their offsets in
+P differ; exchange twins in P until in every class of twins the offsets rise
+with the rank: that gives a placement P' made of exactly the same rectangles,
+whose path visits nodes of the same geometry as P's, offset for offset, so
+every pruning (each decided by that geometry, the frontier offset and the
+ranks among blocks at one offset, where the blocks are pairwise apart in
+time and not partners, so their order changes no low) lets P' through when
+it lets P through. On P''s path a twin is always chosen after its twins of
+lower rank, which sit lower: the rule cuts nothing from it.
 
 The whole search state lives in arrays, so a run stops after a node budget and
 resumes later exactly where it was (deadline checks happen between runs). So
@@ -86,7 +106,7 @@ def run(tb: Tables, st: State, budget: int) -> int:
     """
     # Fields read once, before the loops (see tilefit.search.state).
     s0, s1, elem = tb.s0, tb.s1, tb.elem
-    bases, members, starts, partners = tb.bases, tb.members, tb.starts, tb.partners
+    bases, members, starts, partners, twin = tb.bases, tb.members, tb.starts, tb.partners, tb.twin
     cnt, frames, cand, low, rank, off = st.cnt, st.frames, st.cand, st.low, st.rank, st.off
     m = len(tb.size)
     # The room one step needs: a placement's and a re-ranking's trail entries,
@@ -141,6 +161,8 @@ def run(tb: Tables, st: State, budget: int) -> int:
                 pos = ce
                 break
             if x < f or (x == f and rank[c] < fr):
+                continue
+            if twin[c] >= 0 and off[twin[c]] < 0:
                 continue
             if place(c, x, tb, st):
                 chosen = c

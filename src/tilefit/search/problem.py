@@ -137,6 +137,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             hi=_ints([hi for rs in regions for _, hi in rs]),
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
+        twin=_ints(_twins(blocks, sections.spans, bases, partners)),
     )
     # One step of the search pushes on the trail at most one placement's entries
     # (its floors, the lows it raises, the edges it ends, the floors those lows
@@ -159,6 +160,34 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         trail_size=step + 16,
         infeasible=any(not bs for bs in bases),
     )
+
+
+def _twins(
+    blocks: Sequence[Block],
+    spans: Sequence[tuple[int, int]],
+    bases: Sequence[Bases],
+    partners: Sequence[Sequence[tuple[int, int, int, int]]],
+) -> list[int]:
+    """Per free block, its twin of next lower index, or -1.
+
+    Two free blocks are twins when exchanging them maps every placement to a
+    placement: the same size, lifetime (sections), residue, modulus and valid
+    bases, and the same conflict partners with the same side spans (so no
+    edge between the two). Blocks of one problem are rigid with their sides at
+    the base, so these are all the kernel knows of a block. Twins have equal
+    ordering keys, so the lower index is the lower rank, in every part.
+
+    The kernel chooses a block only once its twin of lower rank is placed
+    (``tilefit.search.kernel`` says why that loses no placement).
+    """
+    prev: dict[tuple[object, ...], int] = {}
+    out: list[int] = []
+    for i, block in enumerate(blocks):
+        sides = tuple(sorted((w, mine, theirs) for w, mine, theirs, _ in partners[i]))
+        key = (block.size, spans[i], block.residue, block.modulus, bases[i], sides)
+        out.append(prev.get(key, -1))
+        prev[key] = i
+    return out
 
 
 def _pointers(rows: Sequence[Sequence[object]]) -> Array:
