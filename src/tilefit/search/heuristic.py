@@ -13,7 +13,11 @@ double from round to round:
    (pinned: sequences with per-member lifetimes, conflict sides inside a
    sequence) stay where the pass put them, and the kernel searches every
    other block exactly around them;
-4. **repair** of the pass: every block it placed stays, except those alive
+4. **segments**: the same blocks stay, the others are assigned to the
+   stretches of memory between reserved gaps and each stretch is searched
+   alone (``tilefit.search.segments``);
+5. **reinsert**: ruin and recreate with the engine (and eviction moves);
+6. **repair** of the pass: every block it placed stays, except those alive
    beside the unit it failed on (nearest first in address, a window that
    grows with r); the kernel re-places that window with the units left over.
 
@@ -38,6 +42,7 @@ from tilefit.model.placement import Placement
 from tilefit.model.units import Unit
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.model import Model, build_model
+from tilefit.search.segments import Assigner
 from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, search
 
 FIRST_NODES = 2_000
@@ -82,6 +87,7 @@ def find_placement(
     pinned = model.pinned
     restriction = rigid_restriction(model) if pinned else None
     rng = random.Random(seed)
+    segments = Assigner.of(model, capture.memory)
 
     def over() -> bool:
         return time.monotonic() >= deadline or (stop is not None and stop())
@@ -100,11 +106,15 @@ def find_placement(
         if attempt.fits and attempt.placement is not None:
             return found(attempt.placement, "greedy", rounds)
         at = _bases(model, attempt)
+        fixed = {k: at[k] for k in pinned if k in at}
         if pinned and not over():
-            fixed = {k: at[k] for k in pinned if k in at}
             bases = _complete(model, fixed, deadline, nodes)
             if bases is not None:
                 return found(placement_of(capture, model, bases), "completion", rounds)
+        if not over():
+            bases = segments.solve(fixed, rng, deadline, nodes)
+            if bases is not None:
+                return found(placement_of(capture, model, bases), "segments", rounds)
         if not over():
             slice_end = min(deadline, time.monotonic() + REINSERT_SECONDS * (rounds + 1))
             by_unit = _reinsert(prepared, features, attempt, rng, slice_end, stop)
