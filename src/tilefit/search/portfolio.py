@@ -42,6 +42,9 @@ from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
 
+EXACT_FIRST_SHARE = 0.2
+"""Of the prove member's time, what the exact search may take first."""
+
 STEP_SHARE = 0.4
 """Of the prove member's time, what the step relaxations may take first."""
 
@@ -165,14 +168,21 @@ def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
 
 
 def _prove(capture: Capture, time_limit: float) -> Decision:
-    """The exact search, led by the split relaxation when the capture has pinned blocks."""
+    """The proofs in turn: memory elements, a first look by the exact search when no
+    block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
+    relaxations, the split relaxation when some are, then the exact search to the end."""
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
     clique = clique_core(model)
     if clique is not None:
         return _infeasible(model.restricted(clique), "elements", started, deadline)
-    core = prove_by_steps(model, started + time_limit * STEP_SHARE)
+    if not model.pinned:  # complete without enumeration: often decides at once
+        budget = Budget(time_limit * EXACT_FIRST_SHARE)
+        first = _exact(capture, model, started, budget, deadline)
+        if first is not None:
+            return first
+    core = prove_by_steps(model, time.monotonic() + time_limit * STEP_SHARE)
     if core is not None:
         return _infeasible(core, "steps", started, deadline)
     if model.pinned:
@@ -186,13 +196,22 @@ def _prove(capture: Capture, time_limit: float) -> Decision:
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    outcome = search(model, Budget(max(0.0, deadline - time.monotonic())))
+    budget = Budget(max(0.0, deadline - time.monotonic()))
+    last = _exact(capture, model, started, budget, deadline)
+    return last or Decision(TIMEOUT, None, None, None, False, time.monotonic() - started)
+
+
+def _exact(
+    capture: Capture, model: Model, started: float, budget: Budget, deadline: float
+) -> Decision | None:
+    """The exact search within ``budget``: a decision, or None when it ran out."""
+    outcome = search(model, budget)
     if outcome.status == INFEASIBLE:
         return _infeasible(model, "exact", started, deadline)
     if outcome.bases is not None:
         found = placement_of(capture, model, outcome.bases)
         return Decision(SOLVED, found, "exact", None, False, time.monotonic() - started)
-    return Decision(TIMEOUT, None, None, None, False, time.monotonic() - started)
+    return None
 
 
 def _infeasible(core: Model, member: str, started: float, deadline: float) -> Decision:
