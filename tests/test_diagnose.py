@@ -106,3 +106,22 @@ def test_production_failure_contrasted_with_peak() -> None:
     assert [a.failure.unit.id for a in d.production if a.failure] == ["b", "a"]
     assert d.production_failed_id == "a"
     assert d.production_failed_at_peak
+
+
+def test_search_routes_agree_with_the_schema() -> None:
+    from tilefit.schema import output_schema
+    from tilefit.verdicts.diagnose import SEARCH_ROUTES
+
+    diagnosis = output_schema("diagnose")["$defs"]["diagnose"]
+    route = diagnosis["properties"]["search_route"]["anyOf"][0]["enum"]
+    assert set(route) == set(SEARCH_ROUTES)
+
+
+def test_undetermined_reports_the_closest_placement() -> None:
+    from tilefit.search.closest import extended
+    from tilefit.verdicts.check import check
+
+    d = diagnose(conflicted(), search=False)
+    assert d.closest is not None and d.closest.overflow > 0
+    assert d.closest.storage == d.available + d.closest.overflow
+    assert check(extended(conflicted(), d.closest.overflow), d.closest.placement).valid

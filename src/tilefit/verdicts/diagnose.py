@@ -213,6 +213,7 @@ SEARCH_ROUTES = (
     "restriction",
     "greedy",
     "completion",
+    "segments",
     "reinsert",
     "repair",
     "elements",
