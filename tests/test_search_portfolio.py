@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
+from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.bracket import rigid_restriction, split_relaxation
 from tilefit.search.cliques import clique_core
 from tilefit.search.closest import closest, extended
-from tilefit.search.heuristic import find_placement
+from tilefit.search.heuristic import Features, _placement, _reinsert, find_placement
 from tilefit.search.iis import shrink
 from tilefit.search.model import build_model
 from tilefit.search.portfolio import decide
+from tilefit.search.segments import Assigner
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import loaded_steps, prove_by_steps, step_model
 from tilefit.verdicts.check import check
@@ -164,3 +168,21 @@ def test_portfolio_races_on_two_processes() -> None:
     assert decision.status == INFEASIBLE
     assert decision.subset == ("r0", "r1", "r2")
     assert decision.irreducible
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=5), st.integers(0, 3))
+def test_segments_and_reinsertion_answers_are_placements(capture: Capture, seed: int) -> None:
+    model = build_model(capture)
+    rng = random.Random(seed)
+    bases = Assigner.of(model, capture.memory).solve({}, rng, time.monotonic() + 5, 10_000)
+    if bases is not None:
+        assert valid(capture, dict(placement_of(capture, model, bases).offsets))
+    prepared = Prepared.of(capture)
+    features = Features.of(model, prepared)
+    attempt = run_strategy(prepared, features.strategy(seed, rng))
+    by_unit = _reinsert(prepared, features, attempt, rng, time.monotonic() + 0.2, None)
+    if by_unit is not None:
+        placement = _placement(capture, prepared, by_unit)
+        assert valid(capture, dict(placement.offsets))
+        assert len(placement.offsets) == len(capture.requests)
