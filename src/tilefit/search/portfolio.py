@@ -42,7 +42,7 @@ from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
 
-EXACT_FIRST_SHARE = 0.2
+EXACT_FIRST_SHARE = 0.4
 """Of the prove member's time, what the exact search may take first."""
 
 STEP_SHARE = 0.4
