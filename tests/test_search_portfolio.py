@@ -16,10 +16,12 @@ from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.bracket import rigid_restriction, split_relaxation
 from tilefit.search.cliques import clique_core
 from tilefit.search.closest import closest, extended
-from tilefit.search.heuristic import Features, _placement, _reinsert, find_placement
+from tilefit.search.contention import Features
+from tilefit.search.heuristic import find_placement
 from tilefit.search.iis import shrink
 from tilefit.search.model import build_model
 from tilefit.search.portfolio import decide
+from tilefit.search.reinsert import placement_of_units, reinsert
 from tilefit.search.segments import Assigner
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import loaded_steps, prove_by_steps, step_model
@@ -181,8 +183,8 @@ def test_segments_and_reinsertion_answers_are_placements(capture: Capture, seed:
     prepared = Prepared.of(capture)
     features = Features.of(model, prepared)
     attempt = run_strategy(prepared, features.strategy(seed, rng))
-    by_unit = _reinsert(prepared, features, attempt, rng, time.monotonic() + 0.2, None)
+    by_unit = reinsert(prepared, features, attempt, rng, time.monotonic() + 0.2, None)
     if by_unit is not None:
-        placement = _placement(capture, prepared, by_unit)
+        placement = placement_of_units(capture, prepared, by_unit)
         assert valid(capture, dict(placement.offsets))
         assert len(placement.offsets) == len(capture.requests)

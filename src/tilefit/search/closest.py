@@ -21,7 +21,7 @@ from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.placement import Placement
-from tilefit.search.heuristic import Features
+from tilefit.search.contention import Features
 from tilefit.search.model import build_model
 
 OVERFLOW_RANGE = "overflow"
