@@ -6,6 +6,7 @@ import os
 import random
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
@@ -188,3 +189,14 @@ def test_segments_and_reinsertion_answers_are_placements(capture: Capture, seed:
         placement = placement_of_units(capture, prepared, by_unit)
         assert valid(capture, dict(placement.offsets))
         assert len(placement.offsets) == len(capture.requests)
+
+
+def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tilefit.search import portfolio
+
+    def broken(capture: Capture, time_limit: float) -> portfolio.Decision:
+        raise RuntimeError("internal error: a member broke")
+
+    monkeypatch.setattr(portfolio, "_prove", broken)
+    with pytest.raises(RuntimeError, match="a member broke"):
+        decide(_identical(6, 5), 5, workers=2)

@@ -126,7 +126,8 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
         ours.close()
         pipes.append(theirs)
         processes.append(process)
-    deadline = time.monotonic() + time_limit + 1.0  # members keep the limit themselves
+    # Members keep the limit themselves; a proof may take SUBSET_FLOOR more for its subset.
+    deadline = time.monotonic() + time_limit + SUBSET_FLOOR + 1.0
     answer = Decision(TIMEOUT, None, None, None, False, 0.0)
     try:
         waiting = list(pipes)
@@ -137,9 +138,11 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
             for pipe in [p for p in waiting if p in ready]:
                 waiting.remove(pipe)
                 try:
-                    decision: Decision = pipe.recv()
+                    decision: Decision | Exception = pipe.recv()
                 except EOFError:  # the member died; the other may still answer
                     continue
+                if isinstance(decision, Exception):  # a bug in a member: say so, as in-process
+                    raise decision
                 if decision.status != TIMEOUT:
                     return decision
     finally:
@@ -156,6 +159,8 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
 def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection) -> None:
     try:
         pipe.send(member(capture, time_limit))
+    except Exception as error:  # sent to the parent, which raises it
+        pipe.send(error)
     finally:
         pipe.close()
 
