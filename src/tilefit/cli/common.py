@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -15,6 +17,16 @@ if TYPE_CHECKING:
 EXIT_OK = 0  # success, or fits
 EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined
 EXIT_USAGE = 2  # bad input or usage
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_BROKEN_PIPE = 141  # stdout closed by its reader (128 + SIGPIPE), quietly
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again."""
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def add_capture_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,150 @@
+"""Issue 13: every bad input, signal and pipe gets a clear answer."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tilefit.cli import main
+from tilefit.formats.load import capture_from_json, parse_json, read_capture
+from tilefit.formats.minimalloc import capture_from_csv
+from tilefit.model.errors import INT_LIMIT, InputError
+
+GOOD: dict[str, Any] = {
+    "format": "tilefit-capture",
+    "version": 1,
+    "horizon": 4,
+    "memory": {"size": 64, "ranges": [{"start": 0, "end": 64}]},
+    "requests": [{"id": "a", "size": 8, "start": 0, "end": 4}],
+}
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- limits
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("memory", "size"), 2**70),
+        (("horizon",), 2**65),
+        (("requests", 0, "size"), 2**66),
+        (("requests", 0, "alignment"), 2**62),
+        (("requests", 0, "end"), 10**400),
+        (("memory", "size"), "-1" + "0" * 5000),
+        (("tile",), 2**62),
+    ],
+)
+def test_integers_from_2_62_up_are_located_bad_input(
+    path: tuple[Any, ...], value: int | str
+) -> None:
+    obj = json.loads(json.dumps(GOOD))
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = "HUGE"
+    text = json.dumps(obj).replace('"HUGE"', str(value))  # a number past 4300 digits too
+    with pytest.raises(InputError) as info:
+        capture_from_json(parse_json(text))
+    place = ".".join(str(k) for k in path).replace(".0.", "[0].")
+    assert info.value.place == place
+    assert "2^62" in info.value.rule
+
+
+def test_largest_valid_integer_is_accepted() -> None:
+    obj = json.loads(json.dumps(GOOD))
+    obj["memory"]["size"] = INT_LIMIT - 1
+    obj["memory"]["ranges"][0]["end"] = INT_LIMIT - 1
+    assert capture_from_json(parse_json(json.dumps(obj))).memory.size == INT_LIMIT - 1
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("id,lower,upper,size\na,0,1,73786976294838206464\n", "line 2: column 'size'"),
+        ("id,lower,upper,size\na,0,4611686018427387904,1\n", "line 2: column 'upper'"),
+        ("id,lower,upper,size\na,0,1," + "9" * 5000 + "\n", "line 2: column 'size'"),
+    ],
+)
+def test_csv_integers_from_2_62_up_are_located_bad_input(text: str, where: str) -> None:
+    with pytest.raises(InputError) as info:
+        capture_from_csv(text, "t.64.csv")
+    assert info.value.message.startswith(where)
+    assert "2^62" in info.value.message
+
+
+def test_csv_capacity_from_2_62_up_is_bad_input() -> None:
+    with pytest.raises(InputError, match="2\\^62"):
+        capture_from_csv("id,lower,upper,size\na,0,1,1\n", "t.csv", capacity=2**62)
+
+
+def test_csv_order_message_quotes_both_columns() -> None:
+    with pytest.raises(InputError) as info:
+        capture_from_csv("id,lower,upper,size\nx,4,4,4\n", "t.64.csv")
+    assert info.value.message == "line 2: column 'upper' must be > 'lower'"
+
+
+@pytest.mark.parametrize("command", ["diagnose", "solve", "bound", "replay", "plot"])
+def test_huge_numbers_exit_2_with_one_line(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    obj = json.loads(json.dumps(GOOD))
+    obj["requests"][0]["size"] = 2**66
+    obj["memory"]["size"] = 2**70
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(obj))
+    extra = ["-o", str(tmp_path / "x.svg")] if command == "plot" else []
+    assert main([command, str(path), *extra]) == 2
+    assert "2^62" in one_error_line(capsys)
+
+
+def _spread(horizon: int, n: int = 1000) -> dict[str, Any]:
+    rnd = random.Random(7)
+    scale = horizon // 1000
+    requests = []
+    for k in range(n):
+        a = rnd.randrange(0, 1000)
+        b = rnd.randrange(a + 1, 1001)
+        size = rnd.randrange(1, 64) * 16
+        requests.append({"id": f"r{k}", "size": size, "start": a * scale, "end": b * scale})
+    size = 1 << 15  # tight: the strategies and bounds all have work to do
+    return {
+        "format": "tilefit-capture",
+        "version": 1,
+        "horizon": horizon,
+        "memory": {"size": size, "ranges": [{"start": 0, "end": size}]},
+        "requests": requests,
+    }
+
+
+@pytest.mark.parametrize("command", ["bound", "replay", "diagnose"])
+def test_horizon_1e15_runs_as_fast_as_1e3(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    times = []
+    codes = []
+    for horizon in (10**3, 10**15):
+        path = tmp_path / f"h{horizon}.json"
+        path.write_text(json.dumps(_spread(horizon)))
+        read_capture(path)  # warm the imports
+        argv = [command, str(path), "--json"]
+        if command == "diagnose":
+            argv += ["--time-limit", "2", "--workers", "1"]
+        began = time.perf_counter()
+        codes.append(main(argv))
+        times.append(time.perf_counter() - began)
+        capsys.readouterr()
+    assert codes[0] == codes[1]
+    assert times[1] < 3 * times[0] + 1.0, times
