@@ -148,3 +148,73 @@ def test_horizon_1e15_runs_as_fast_as_1e3(
         capsys.readouterr()
     assert codes[0] == codes[1]
     assert times[1] < 3 * times[0] + 1.0, times
+
+
+# --------------------------------------------------------------------------- options and paths
+
+
+def _good(tmp_path: Path) -> str:
+    path = tmp_path / "good.json"
+    path.write_text(json.dumps(GOOD))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["diagnose", "{c}", "--time-limit", "nan"],
+        ["diagnose", "{c}", "--time-limit", "inf"],
+        ["diagnose", "{c}", "--time-limit", "-1"],
+        ["diagnose", "{c}", "--workers", "100000000000000000000"],
+        ["solve", "{c}", "--time-limit", "nan"],
+        ["solve", "{c}", "--time-limit", "1e300"],
+        ["report", "{c}", "-o", "{t}/r.html", "--time-limit", "nan"],
+        ["batch", "{c}", "--db", "{t}/r.sqlite", "--time-limit", "nan"],
+        ["batch", "{c}", "--db", "{t}/r.sqlite", "--jobs", "99999999999"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "inf"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "nan"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", "-1"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", str(2**64)],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", str(2**64)],
+        ["synth", "-o", "{t}/m.jsonl", "--requests", str(2**64)],
+    ],
+)
+def test_numeric_options_reject_nan_inf_and_huge(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = _good(tmp_path)
+    filled = [a.format(c=cap, t=tmp_path) for a in argv]
+    assert main(filled) == 2
+    line = one_error_line(capsys)
+    assert line.startswith("tilefit: --"), line
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_missing_file_names_file_and_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "missing.json"]) == 2
+    assert one_error_line(capsys) == "tilefit: missing.json: no such file"
+
+
+def test_a_folder_given_as_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bound", str(tmp_path)]) == 2
+    assert one_error_line(capsys) == f"tilefit: {tmp_path}: is a folder, not a file"
+
+
+@pytest.mark.parametrize("name", ["s.txt", "s.csv", "s.JSONL.bak"])
+def test_synth_refuses_an_output_with_a_file_suffix(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / name
+    assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
+    assert "--output" in one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_synth_refuses_an_existing_file_as_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "plain"
+    out.write_text("keep me")
+    assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
+    assert "not a folder" in one_error_line(capsys)
+    assert out.read_text() == "keep me"
