@@ -218,3 +218,40 @@ def test_synth_refuses_an_existing_file_as_folder(
     assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
     assert "not a folder" in one_error_line(capsys)
     assert out.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- check
+
+
+def test_check_a_capture_given_as_placement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = _good(tmp_path)
+    assert main(["check", cap, cap]) == 2
+    line = one_error_line(capsys)
+    assert "this is a capture, not a placement" in line
+    assert line.startswith(f"tilefit: {cap}: format:")
+
+
+def test_a_placement_given_as_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    placement = tmp_path / "p.json"
+    placement.write_text(json.dumps({"format": "tilefit-placement", "version": 1, "offsets": {}}))
+    assert main(["diagnose", str(placement)]) == 2
+    assert "this is a placement, not a capture" in one_error_line(capsys)
+
+
+def test_check_flags_a_placement_for_another_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = tmp_path / "tile7.json"
+    cap.write_text(json.dumps({**GOOD, "name": "tile7"}))
+    placement = tmp_path / "p.json"
+    body = {"format": "tilefit-placement", "version": 1, "offsets": {"a": 0}}
+    placement.write_text(json.dumps({**body, "capture": "tile8"}))
+    assert main(["check", str(cap), str(placement)]) == 2
+    line = one_error_line(capsys)
+    assert "for capture 'tile8', not 'tile7'" in line
+    placement.write_text(json.dumps({**body, "capture": "tile7"}))
+    assert main(["check", str(cap), str(placement)]) == 0
+    placement.write_text(json.dumps(body))  # no name: nothing to compare
+    assert main(["check", str(cap), str(placement)]) == 0

@@ -61,6 +61,8 @@ _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 
 def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
     """Build a Capture from decoded JSON, enforcing every rule of the format."""
+    if isinstance(obj, dict) and obj.get("format") == PLACEMENT_FORMAT:
+        fail("format", f'"{PLACEMENT_FORMAT}": this is a placement, not a capture')
     top = as_object(obj, "", _TOP_KEYS, ("format", "version", "horizon", "memory", "requests"))
     if top["format"] != FORMAT:
         fail("format", f'must be "{FORMAT}"')
@@ -326,6 +328,8 @@ def read_placement(path: str | Path) -> Placement:
 
 
 def placement_from_json(obj: object) -> Placement:
+    if isinstance(obj, dict) and obj.get("format") == FORMAT:
+        fail("format", f'"{FORMAT}": this is a capture, not a placement')
     top = as_object(obj, "", _PLACEMENT_KEYS, ("format", "version", "offsets"))
     if top["format"] != PLACEMENT_FORMAT:
         fail("format", f'must be "{PLACEMENT_FORMAT}"')
