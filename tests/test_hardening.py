@@ -255,3 +255,19 @@ def test_check_flags_a_placement_for_another_capture(
     assert main(["check", str(cap), str(placement)]) == 0
     placement.write_text(json.dumps(body))  # no name: nothing to compare
     assert main(["check", str(cap), str(placement)]) == 0
+
+
+def test_a_sequence_whose_alignments_combine_past_2_62(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz tests: an OverflowError in the search's problem tables."""
+    obj = json.loads(json.dumps(GOOD))
+    obj["requests"] = [
+        {"id": "a", "size": 16, "alignment": 2**62 - 1, "start": 0, "end": 4},
+        {"id": "b", "size": 16, "alignment": 8, "start": 0, "end": 4},
+    ]
+    obj["sequences"] = [{"id": "S", "members": ["a", "b"]}]
+    path = tmp_path / "seq.json"
+    path.write_text(json.dumps(obj))
+    assert main(["solve", str(path), "--time-limit", "1"]) == 2
+    assert "sequences[0].members" in one_error_line(capsys)
