@@ -43,17 +43,17 @@ def test_summary_text(tmp_path: Path) -> None:
         "  size/best-fit         1",
         "",
         "worst deficits (bytes):",
-        "  name  tile  lower bound  available  deficit  support deficit",
-        "  t2    2     1,100        1,000      100      150",
-        "  t6    6     1,050        1,000      50       50",
+        "  name  tile  lower bound  available  deficit  support deficit  source",
+        "  t2    2     1,100        1,000      100      150              /m.jsonl:t2",
+        "  t6    6     1,050        1,000      50       50               /m.jsonl:t6",
         "",
         "slowest tiles:",
-        "  t1  2.00 s  fragmentation",
-        "  t3  0.50 s  fits",
-        "  t4  0.50 s  fragmentation",
+        "  t1  2.00 s  fragmentation  /m.jsonl:t1",
+        "  t3  0.50 s  fits           /m.jsonl:t3",
+        "  t4  0.50 s  fragmentation  /m.jsonl:t4",
         "",
         "errors (1):",
-        "  m-line7: line 1 column 2: malformed JSON",
+        "  m-line7 (/m.jsonl:7): line 1 column 2: malformed JSON",
     ]
 
 
@@ -69,7 +69,7 @@ def test_more_errors_than_shown(tmp_path: Path) -> None:
         store.record(error_row("/x", "zz", "diagnose", "bad"))
         lines = summary_lines(store, top=1)
     assert lines[-2:] == [
-        "  m-line7: line 1 column 2: malformed JSON",
+        "  m-line7 (/m.jsonl:7): line 1 column 2: malformed JSON",
         "  ... and 1 more (see --csv)",
     ]
 
@@ -85,3 +85,15 @@ def test_summary_json(tmp_path: Path) -> None:
     assert found["rescued"] == {"long-lived/first-fit": 2, "size/best-fit": 1}
     assert [r["name"] for r in found["worst_deficits"]] == ["t2", "t6"]
     assert found["error_rows"][0]["error"] == "line 1 column 2: malformed JSON"
+
+
+def test_two_tiles_with_one_name_are_told_apart_by_source(tmp_path: Path) -> None:
+    twins = [
+        Row("/a/x.json", "x", 0, "diagnose", "fits", None, 10, 20, 0, 0, None, 3.0),
+        Row("/b/x.json", "x", 0, "diagnose", "fits", None, 10, 20, 0, 0, None, 2.0),
+    ]
+    with _store(tmp_path, twins) as store:
+        lines = summary_lines(store)
+    slow = lines[lines.index("slowest tiles:") + 1 :]
+    assert any("/a/x.json" in line for line in slow)
+    assert any("/b/x.json" in line for line in slow)

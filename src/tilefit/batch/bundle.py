@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tilefit.formats.save import capture_to_json, write_capture
+from tilefit.formats.save import atomic_path, capture_to_json, write_capture
 from tilefit.model.capture import Capture
 
 BUNDLE_SUFFIX = ".jsonl"
@@ -25,7 +25,7 @@ def bundle_line(capture: Capture) -> str:
 def write_bundle(captures: Iterable[Capture], path: str | Path) -> int:
     """Write captures as a ``.jsonl`` bundle; returns how many."""
     count = 0
-    with Path(path).open("w", encoding="utf-8", newline="\n") as out:
+    with atomic_path(path) as temp, temp.open("w", encoding="utf-8", newline="\n") as out:
         for capture in captures:
             out.write(bundle_line(capture))
             out.write("\n")

@@ -68,14 +68,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"tilefit: {error.message}", file=sys.stderr)
         return common.EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (``tilefit ... | head``): nothing to say, nobody to hear it.
+        return common.EXIT_BROKEN_PIPE
     except OSError as error:
-        print(f"tilefit: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        where = [str(part) for part in (error.filename,) if part]
+        print(
+            "tilefit: " + ": ".join([*where, error.strerror or str(error)]),
+            file=sys.stderr,
+        )
         return common.EXIT_USAGE
     except KeyboardInterrupt:
         print("tilefit: interrupted", file=sys.stderr)
-        return 130
+        return common.EXIT_INTERRUPTED
     return code
 
 
 def entry() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = common.EXIT_BROKEN_PIPE
+    if code == common.EXIT_BROKEN_PIPE:
+        common.silence_stdout()
+    sys.exit(code)

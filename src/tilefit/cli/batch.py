@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sqlite3
 import sys
 
@@ -112,10 +111,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise InputError("INPUT", "name at least one capture, folder or .jsonl bundle")
     if not args.db:
         raise InputError("--db", "is required: the SQLite file that receives the rows")
-    if not 0 < args.time_limit < math.inf:
-        raise InputError("--time-limit", "must be a number of seconds > 0")
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("--jobs", "must be at least 1")
+    common.check_seconds(args.time_limit, "--time-limit")
+    common.check_count(args.jobs, "--jobs", 1, common.MAX_PROCESSES)
     if args.jobs is not None and args.scheduler:
         raise InputError("--jobs", "applies to local workers, not with --scheduler")
     if args.no_search and args.mode != "diagnose":

@@ -19,7 +19,8 @@ EXAMPLE = """example:
   tilefit check tile0.json tile0.placement.json
   tilefit check A.1048576.csv A.placement.csv --json
 
-PLACEMENT is a placement JSON or a minimalloc CSV with an offset column.
+PLACEMENT is a placement JSON or a minimalloc CSV with an offset column. A
+placement JSON whose "capture" names another capture is bad input (exit 2).
 Violation kinds: missing, unknown, alignment, range, overlap, sequence, conflict.
 """
 
@@ -36,11 +37,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tilefit.formats.load import read_placement
+    from tilefit.model.errors import InputError
     from tilefit.output.jsonout import check_json
     from tilefit.verdicts.check import check
 
     capture = common.read_capture_arg(args)
-    result = check(capture, read_placement(args.placement))
+    placement = read_placement(args.placement)
+    # A placement JSON names its capture; a CSV's name is only its file's stem.
+    named = placement.capture and not args.placement.lower().endswith(".csv")
+    if named and placement.capture != capture.name:
+        raise InputError(
+            "capture",
+            f"this placement is for capture {placement.capture!r}, not {capture.name!r}",
+            args.placement,
+        )
+    result = check(capture, placement)
     if args.json:
         common.print_json(check_json(result))
     else:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -15,6 +17,47 @@ if TYPE_CHECKING:
 EXIT_OK = 0  # success, or fits
 EXIT_NO = 1  # a domain "no": invalid, does not fit, infeasible, undetermined
 EXIT_USAGE = 2  # bad input or usage
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_BROKEN_PIPE = 141  # stdout closed by its reader (128 + SIGPIPE), quietly
+
+
+# Worker processes (--workers, --jobs): more than this is a typo that would fork a storm.
+MAX_PROCESSES = 1024
+
+# A time limit past this many seconds (about 31 years) is a typo, and it overflows timers.
+MAX_SECONDS = 1e9
+
+
+def check_seconds(value: float, option: str, *, allow_zero: bool = False) -> float:
+    """A time limit: a finite number of seconds, > 0 (or >= 0); nan and inf are bad input."""
+    from tilefit.model.errors import InputError
+
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not (low_ok and value <= MAX_SECONDS):  # false for nan too
+        bound = ">= 0" if allow_zero else "> 0"
+        raise InputError(option, f"must be a number of seconds {bound} and <= {MAX_SECONDS:.0e}")
+    return value
+
+
+def check_count(value: int | None, option: str, minimum: int, maximum: int | None = None) -> None:
+    """An integer option: at least ``minimum``, below 2^62 (or at most ``maximum``)."""
+    from tilefit.model.errors import INT_LIMIT, InputError
+
+    if value is None:
+        return
+    if value < minimum:
+        raise InputError(option, f"must be at least {minimum}")
+    top = INT_LIMIT - 1 if maximum is None else maximum
+    if value > top:
+        raise InputError(option, f"must be at most {top}")
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again."""
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def add_capture_argument(parser: argparse.ArgumentParser) -> None:

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tilefit.formats.load import read_placement
     from tilefit.formats.minimalloc import capture_to_csv
-    from tilefit.formats.save import capture_text
+    from tilefit.formats.save import capture_text, write_text_atomic
 
     capture = common.read_capture_arg(args)
     out = Path(args.output)
@@ -44,5 +44,5 @@ def run(args: argparse.Namespace) -> int:
         text = capture_text(capture)
     else:
         raise InputError("--output", "must end in .json or .csv")
-    out.write_text(text, encoding="utf-8")
+    write_text_atomic(out, text)
     return common.EXIT_OK

@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
     from tilefit.verdicts.diagnose import Diagnosis
@@ -61,10 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.verdicts.diagnose import diagnose
 
-    if args.time_limit < 0:
-        raise InputError("--time-limit", "must be >= 0")
-    if args.workers is not None and args.workers < 1:
-        raise InputError("--workers", "must be >= 1")
+    common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
+    common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
     result = diagnose(
         capture, time_limit=args.time_limit, search=not args.no_search, workers=args.workers

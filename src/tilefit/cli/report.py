@@ -33,11 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.model.errors import InputError
     from tilefit.report.html import write_report
 
-    if args.time_limit < 0:
-        raise InputError("--time-limit", "must be >= 0 seconds")
+    common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     content = write_report(common.read_capture_arg(args), args.output, time_limit=args.time_limit)
     print(f"wrote {args.output}: verdict {content.diagnosis.verdict}")
     return common.EXIT_OK

@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
-from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
@@ -53,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.output.jsonout import solve_json
     from tilefit.verdicts.exact import search_exact
 
-    if args.time_limit <= 0:
-        raise InputError("--time-limit", "must be > 0")
+    common.check_seconds(args.time_limit, "--time-limit")
     capture = common.read_capture_arg(args)
     result = search_exact(
         capture, args.time_limit, minimize=args.minimize, subset_time_limit=args.time_limit

@@ -43,18 +43,18 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
     worst = store.worst_deficits(top)
     if worst:
         lines += ["", "worst deficits (bytes):"]
-        head = ["name", "tile", "lower bound", "available", "deficit", "support deficit"]
+        head = ["name", "tile", "lower bound", "available", "deficit", "support deficit", "source"]
         lines += table([head, *(_deficit_cells(r) for r in worst)], indent="  ")
 
     slowest = store.slowest(top)
     if slowest:
         lines += ["", "slowest tiles:"]
-        cells = [[r.name, f"{r.seconds:.2f} s", r.verdict or "error"] for r in slowest]
+        cells = [[r.name, f"{r.seconds:.2f} s", r.verdict or "error", r.source] for r in slowest]
         lines += table(cells, indent="  ")
 
     if errors:
         lines += ["", f"errors ({errors}):"]
-        lines += [f"  {r.name}: {r.error}" for r in store.errors(top)]
+        lines += [f"  {r.name} ({r.source}): {r.error}" for r in store.errors(top)]
         if errors > top:
             lines.append(f"  ... and {errors - top} more (see --csv)")
     return lines
@@ -93,6 +93,7 @@ def _deficit_cells(row: Row) -> list[str]:
         _bytes(row.available),
         _bytes(row.deficit),
         _bytes(row.support_deficit),
+        row.source,  # two tiles may share a name; their sources tell them apart
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,9 @@ better order fits) and some are over capacity. The same arguments write the
 same bytes.
 """
 _BASE = Recipe()
+# Beyond these a run is a typo that would fill the disk or memory, not a model.
+MAX_TILES = 1_000_000
+MAX_REQUESTS = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,20 +54,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.tiles < 1:
-        raise InputError("--tiles", "must be at least 1")
-    if args.requests < 1 or args.layers < 1:
-        raise InputError("--requests", "and --layers must be at least 1")
+    common.check_count(args.tiles, "--tiles", 1, MAX_TILES)
+    common.check_count(args.seed, "--seed", 0)
+    common.check_count(args.requests, "--requests", 1, MAX_REQUESTS)
+    common.check_count(args.layers, "--layers", 1, MAX_REQUESTS)
     base = replace(_BASE, requests=args.requests, layers=args.layers)
     mix = Mix()
     if args.pressure is not None:
-        if not args.pressure > 0:
-            raise InputError("--pressure", "must be > 0")
+        if not 0 < args.pressure < math.inf:
+            raise InputError("--pressure", "must be a finite number > 0")
         band = (args.pressure, args.pressure)
         mix = replace(mix, fits=band, tight=band, over=band)
-    captures = synth_model(args.tiles, args.seed, mix=mix, base=base, prefix=args.prefix)
     out = Path(args.output)
     suffix = out.suffix.lower()
+    if suffix not in (BUNDLE_SUFFIX, ".json"):
+        if suffix:
+            raise InputError(
+                "--output",
+                f"{out}: a {suffix} file is neither a .jsonl bundle nor a .json capture "
+                "(a folder's name has no suffix)",
+            )
+        if out.exists() and not out.is_dir():
+            raise InputError("--output", f"{out}: exists and is not a folder")
+    captures = synth_model(args.tiles, args.seed, mix=mix, base=base, prefix=args.prefix)
     if suffix == BUNDLE_SUFFIX:
         count = write_bundle(captures, out)
     elif suffix == ".json":

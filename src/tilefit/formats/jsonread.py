@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
-from tilefit.model.errors import InputError
+from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 
 
 def fail(place: str, rule: str) -> NoReturn:
@@ -35,7 +35,20 @@ def type_name(value: object) -> str:
 def as_int(value: object, place: str) -> int:
     if type(value) is not int:
         fail(place, f"must be an integer, got {type_name(value)}")
+    if not -INT_LIMIT < value < INT_LIMIT:
+        fail(place, f"must be below {INT_LIMIT_TEXT} in magnitude (capture-v1)")
     return value
+
+
+def _parse_int(text: str) -> int:
+    """A JSON integer; one with more digits than any valid one is clamped to the limit.
+
+    Clamping keeps the error located (``as_int`` names the JSON path) and keeps
+    Python from converting (or refusing, past 4300 digits) a huge number.
+    """
+    if len(text) > 20:
+        return -INT_LIMIT if text.startswith("-") else INT_LIMIT
+    return int(text)
 
 
 def as_str(value: object, place: str) -> str:
@@ -88,7 +101,7 @@ class _DuplicateKey(Exception):
 def parse_json(text: str) -> Any:
     """Decode JSON text; malformed text or a repeated key is an InputError with its position."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_int=_parse_int)
     except json.JSONDecodeError as error:
         fail(f"line {error.lineno} column {error.colno}", f"malformed JSON: {error.msg}")
     except _DuplicateKey as error:

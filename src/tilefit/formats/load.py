@@ -32,7 +32,7 @@ from tilefit.model.capture import (
     Sequence,
     sequence_base,
 )
-from tilefit.model.errors import InputError
+from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import PLACEMENT_FORMAT, Placement
 
 _TOP_KEYS = {
@@ -61,6 +61,8 @@ _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 
 def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
     """Build a Capture from decoded JSON, enforcing every rule of the format."""
+    if isinstance(obj, dict) and obj.get("format") == PLACEMENT_FORMAT:
+        fail("format", f'"{PLACEMENT_FORMAT}": this is a placement, not a capture')
     top = as_object(obj, "", _TOP_KEYS, ("format", "version", "horizon", "memory", "requests"))
     if top["format"] != FORMAT:
         fail("format", f'must be "{FORMAT}"')
@@ -238,7 +240,13 @@ def _sequences(value: object, requests: tuple[Request, ...], ids: set[str]) -> t
             members.append(member)
         repeat = as_str(s["repeat"], f"{place}.repeat") if "repeat" in s else None
         reqs = [by_id[m] for m in members]
-        if sequence_base(tuple(r.size for r in reqs), tuple(r.alignment for r in reqs)) is None:
+        base = sequence_base(tuple(r.size for r in reqs), tuple(r.alignment for r in reqs))
+        if base is not None and base[1] >= INT_LIMIT:
+            fail(
+                f"{place}.members",
+                f"the members' alignments combine to a period of {INT_LIMIT_TEXT} or more",
+            )
+        if base is None:
             fail(
                 f"{place}.members",
                 "no base offset aligns every member at once (sizes "
@@ -326,6 +334,8 @@ def read_placement(path: str | Path) -> Placement:
 
 
 def placement_from_json(obj: object) -> Placement:
+    if isinstance(obj, dict) and obj.get("format") == FORMAT:
+        fail("format", f'"{FORMAT}": this is a capture, not a placement')
     top = as_object(obj, "", _PLACEMENT_KEYS, ("format", "version", "offsets"))
     if top["format"] != PLACEMENT_FORMAT:
         fail("format", f'must be "{PLACEMENT_FORMAT}"')

@@ -12,7 +12,7 @@ import io
 import re
 
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.model.errors import InputError
+from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import Placement
 
 _CAPACITY_NAME = re.compile(r"^(?P<stem>.+)\.(?P<capacity>\d+)\.csv$", re.IGNORECASE)
@@ -66,10 +66,14 @@ def _rows(text: str, need_offset: bool) -> tuple[list[str], list[tuple[int, list
 
 def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
     text = cells[column]
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"line {line}", f"column {column!r}: {text!r} is not an integer") from None
+    digits = text[1:] if text[:1] in "+-" else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise InputError(f"line {line}", f"column {column!r}: {text!r} is not an integer")
+    if len(digits) > 20 or not -INT_LIMIT < int(text) < INT_LIMIT:
+        raise InputError(
+            f"line {line}", f"column {column!r}: must be below {INT_LIMIT_TEXT} in magnitude"
+        )
+    return int(text)
 
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
@@ -83,6 +87,8 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
             )
     if capacity <= 0:
         raise InputError("--capacity", "must be > 0")
+    if capacity >= INT_LIMIT:
+        raise InputError("--capacity", f"must be below {INT_LIMIT_TEXT}")
     inclusive = "end" in header
     requests: list[Request] = []
     seen: set[str] = set()
@@ -96,13 +102,15 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
         seen.add(ident)
         lower = _cell_int(cells, "lower", line)
         upper = _cell_int(cells, "end" if inclusive else "upper", line) + (1 if inclusive else 0)
+        if upper >= INT_LIMIT:
+            raise InputError(f"line {line}", f"column 'end': must be below {INT_LIMIT_TEXT} - 1")
         size = _cell_int(cells, "size", line)
         alignment = _cell_int(cells, "alignment", line) if "alignment" in cells else 1
         if lower < 0:
             raise InputError(f"line {line}", "column 'lower' must be >= 0")
         if upper <= lower:
-            column = "end' must be >= 'lower" if inclusive else "upper' must be > 'lower"
-            raise InputError(f"line {line}", f"column '{column}")
+            column = "'end' must be >= 'lower'" if inclusive else "'upper' must be > 'lower'"
+            raise InputError(f"line {line}", f"column {column}")
         if size <= 0:
             raise InputError(f"line {line}", "column 'size' must be > 0")
         if alignment < 1:

@@ -8,6 +8,9 @@ capture gives the same bytes every time.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +98,32 @@ def _one_item_per_line(obj: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path``, renamed to it only when the block completes.
+
+    An error or Ctrl-C (KeyboardInterrupt) part-way leaves no partial file: the
+    temporary one is removed and ``path`` is untouched.
+    """
+    final = Path(path)
+    temp = final.with_name(f".{final.name}.{os.getpid()}.partial")
+    try:
+        yield temp
+        os.replace(temp, final)
+    except BaseException:
+        with suppress(OSError):
+            temp.unlink()
+        raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all."""
+    with atomic_path(path) as temp:
+        temp.write_text(text, encoding="utf-8")
+
+
 def write_capture(capture: Capture, path: str | Path) -> None:
-    Path(path).write_text(capture_text(capture), encoding="utf-8")
+    write_text_atomic(path, capture_text(capture))
 
 
 def placement_text(placement: Placement) -> str:
@@ -104,4 +131,4 @@ def placement_text(placement: Placement) -> str:
 
 
 def write_placement(placement: Placement, path: str | Path) -> None:
-    Path(path).write_text(placement_text(placement), encoding="utf-8")
+    write_text_atomic(path, placement_text(placement))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+# Every integer of the input is below 2^62 (capture-v1), so that a sum of two
+# fits in 64 bits; a larger one (or one at or below -2^62) is bad input.
+INT_LIMIT = 1 << 62
+INT_LIMIT_TEXT = "2^62"
+
 
 class InputError(Exception):
     """Bad input. ``place`` names where (a JSON path or ``line N``), ``rule`` what is wrong."""
@@ -14,7 +19,7 @@ class InputError(Exception):
 
     @property
     def message(self) -> str:
-        where = f"{self.source}: {self.place}" if self.source else self.place
+        where = ": ".join(part for part in (self.source, self.place) if part)
         return f"{where}: {self.rule}" if where else self.rule
 
     def located(self, source: str) -> InputError:

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from tilefit.formats.save import atomic_path
 from tilefit.model.errors import InputError
 from tilefit.plot.colors import class_colors
 from tilefit.plot.layout import MemoryMap
@@ -70,4 +71,5 @@ def save_figure(fig: Figure, path: str | Path) -> None:
         raise InputError(str(path), "the output must end in .png or .svg")
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tilefit"}):
         metadata = {"Date": None} if suffix == "svg" else {"Software": None}
-        fig.savefig(path, format=suffix, dpi=DPI, metadata=metadata)
+        with atomic_path(path) as temp:
+            fig.savefig(temp, format=suffix, dpi=DPI, metadata=metadata)

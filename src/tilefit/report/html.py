@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tilefit import __version__
+from tilefit.formats.save import write_text_atomic
 from tilefit.model.capture import Capture
 from tilefit.plot.colors import FAILED, HOLE, class_colors
 from tilefit.report import sections
@@ -26,7 +27,7 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 def write_report(capture: Capture, path: str | Path, *, time_limit: float = 10.0) -> ReportContent:
     """Diagnose ``capture`` and write its report to ``path``; returns what it shows."""
     content = gather(capture, time_limit=time_limit)
-    Path(path).write_text(render(content), encoding="utf-8")
+    write_text_atomic(path, render(content))
     return content
 
 

@@ -1,0 +1,273 @@
+"""Issue 13: every bad input, signal and pipe gets a clear answer."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tilefit.cli import main
+from tilefit.formats.load import capture_from_json, parse_json, read_capture
+from tilefit.formats.minimalloc import capture_from_csv
+from tilefit.model.errors import INT_LIMIT, InputError
+
+GOOD: dict[str, Any] = {
+    "format": "tilefit-capture",
+    "version": 1,
+    "horizon": 4,
+    "memory": {"size": 64, "ranges": [{"start": 0, "end": 64}]},
+    "requests": [{"id": "a", "size": 8, "start": 0, "end": 4}],
+}
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- limits
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("memory", "size"), 2**70),
+        (("horizon",), 2**65),
+        (("requests", 0, "size"), 2**66),
+        (("requests", 0, "alignment"), 2**62),
+        (("requests", 0, "end"), 10**400),
+        (("memory", "size"), "-1" + "0" * 5000),
+        (("tile",), 2**62),
+    ],
+)
+def test_integers_from_2_62_up_are_located_bad_input(
+    path: tuple[Any, ...], value: int | str
+) -> None:
+    obj = json.loads(json.dumps(GOOD))
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = "HUGE"
+    text = json.dumps(obj).replace('"HUGE"', str(value))  # a number past 4300 digits too
+    with pytest.raises(InputError) as info:
+        capture_from_json(parse_json(text))
+    place = ".".join(str(k) for k in path).replace(".0.", "[0].")
+    assert info.value.place == place
+    assert "2^62" in info.value.rule
+
+
+def test_largest_valid_integer_is_accepted() -> None:
+    obj = json.loads(json.dumps(GOOD))
+    obj["memory"]["size"] = INT_LIMIT - 1
+    obj["memory"]["ranges"][0]["end"] = INT_LIMIT - 1
+    assert capture_from_json(parse_json(json.dumps(obj))).memory.size == INT_LIMIT - 1
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("id,lower,upper,size\na,0,1,73786976294838206464\n", "line 2: column 'size'"),
+        ("id,lower,upper,size\na,0,4611686018427387904,1\n", "line 2: column 'upper'"),
+        ("id,lower,upper,size\na,0,1," + "9" * 5000 + "\n", "line 2: column 'size'"),
+    ],
+)
+def test_csv_integers_from_2_62_up_are_located_bad_input(text: str, where: str) -> None:
+    with pytest.raises(InputError) as info:
+        capture_from_csv(text, "t.64.csv")
+    assert info.value.message.startswith(where)
+    assert "2^62" in info.value.message
+
+
+def test_csv_capacity_from_2_62_up_is_bad_input() -> None:
+    with pytest.raises(InputError, match="2\\^62"):
+        capture_from_csv("id,lower,upper,size\na,0,1,1\n", "t.csv", capacity=2**62)
+
+
+def test_csv_order_message_quotes_both_columns() -> None:
+    with pytest.raises(InputError) as info:
+        capture_from_csv("id,lower,upper,size\nx,4,4,4\n", "t.64.csv")
+    assert info.value.message == "line 2: column 'upper' must be > 'lower'"
+
+
+@pytest.mark.parametrize("command", ["diagnose", "solve", "bound", "replay", "plot"])
+def test_huge_numbers_exit_2_with_one_line(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    obj = json.loads(json.dumps(GOOD))
+    obj["requests"][0]["size"] = 2**66
+    obj["memory"]["size"] = 2**70
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(obj))
+    extra = ["-o", str(tmp_path / "x.svg")] if command == "plot" else []
+    assert main([command, str(path), *extra]) == 2
+    assert "2^62" in one_error_line(capsys)
+
+
+def _spread(horizon: int, n: int = 1000) -> dict[str, Any]:
+    rnd = random.Random(7)
+    scale = horizon // 1000
+    requests = []
+    for k in range(n):
+        a = rnd.randrange(0, 1000)
+        b = rnd.randrange(a + 1, 1001)
+        size = rnd.randrange(1, 64) * 16
+        requests.append({"id": f"r{k}", "size": size, "start": a * scale, "end": b * scale})
+    size = 1 << 15  # tight: the strategies and bounds all have work to do
+    return {
+        "format": "tilefit-capture",
+        "version": 1,
+        "horizon": horizon,
+        "memory": {"size": size, "ranges": [{"start": 0, "end": size}]},
+        "requests": requests,
+    }
+
+
+@pytest.mark.parametrize("command", ["bound", "replay", "diagnose"])
+def test_horizon_1e15_runs_as_fast_as_1e3(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    times = []
+    codes = []
+    for horizon in (10**3, 10**15):
+        path = tmp_path / f"h{horizon}.json"
+        path.write_text(json.dumps(_spread(horizon)))
+        read_capture(path)  # warm the imports
+        argv = [command, str(path), "--json"]
+        if command == "diagnose":
+            argv += ["--time-limit", "2", "--workers", "1"]
+        began = time.perf_counter()
+        codes.append(main(argv))
+        times.append(time.perf_counter() - began)
+        capsys.readouterr()
+    assert codes[0] == codes[1]
+    assert times[1] < 3 * times[0] + 1.0, times
+
+
+# --------------------------------------------------------------------------- options and paths
+
+
+def _good(tmp_path: Path) -> str:
+    path = tmp_path / "good.json"
+    path.write_text(json.dumps(GOOD))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["diagnose", "{c}", "--time-limit", "nan"],
+        ["diagnose", "{c}", "--time-limit", "inf"],
+        ["diagnose", "{c}", "--time-limit", "-1"],
+        ["diagnose", "{c}", "--workers", "100000000000000000000"],
+        ["solve", "{c}", "--time-limit", "nan"],
+        ["solve", "{c}", "--time-limit", "1e300"],
+        ["report", "{c}", "-o", "{t}/r.html", "--time-limit", "nan"],
+        ["batch", "{c}", "--db", "{t}/r.sqlite", "--time-limit", "nan"],
+        ["batch", "{c}", "--db", "{t}/r.sqlite", "--jobs", "99999999999"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "inf"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "nan"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", "-1"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", str(2**64)],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", str(2**64)],
+        ["synth", "-o", "{t}/m.jsonl", "--requests", str(2**64)],
+    ],
+)
+def test_numeric_options_reject_nan_inf_and_huge(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = _good(tmp_path)
+    filled = [a.format(c=cap, t=tmp_path) for a in argv]
+    assert main(filled) == 2
+    line = one_error_line(capsys)
+    assert line.startswith("tilefit: --"), line
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_missing_file_names_file_and_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "missing.json"]) == 2
+    assert one_error_line(capsys) == "tilefit: missing.json: no such file"
+
+
+def test_a_folder_given_as_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bound", str(tmp_path)]) == 2
+    assert one_error_line(capsys) == f"tilefit: {tmp_path}: is a folder, not a file"
+
+
+@pytest.mark.parametrize("name", ["s.txt", "s.csv", "s.JSONL.bak"])
+def test_synth_refuses_an_output_with_a_file_suffix(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / name
+    assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
+    assert "--output" in one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_synth_refuses_an_existing_file_as_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "plain"
+    out.write_text("keep me")
+    assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
+    assert "not a folder" in one_error_line(capsys)
+    assert out.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- check
+
+
+def test_check_a_capture_given_as_placement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = _good(tmp_path)
+    assert main(["check", cap, cap]) == 2
+    line = one_error_line(capsys)
+    assert "this is a capture, not a placement" in line
+    assert line.startswith(f"tilefit: {cap}: format:")
+
+
+def test_a_placement_given_as_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    placement = tmp_path / "p.json"
+    placement.write_text(json.dumps({"format": "tilefit-placement", "version": 1, "offsets": {}}))
+    assert main(["diagnose", str(placement)]) == 2
+    assert "this is a placement, not a capture" in one_error_line(capsys)
+
+
+def test_check_flags_a_placement_for_another_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = tmp_path / "tile7.json"
+    cap.write_text(json.dumps({**GOOD, "name": "tile7"}))
+    placement = tmp_path / "p.json"
+    body = {"format": "tilefit-placement", "version": 1, "offsets": {"a": 0}}
+    placement.write_text(json.dumps({**body, "capture": "tile8"}))
+    assert main(["check", str(cap), str(placement)]) == 2
+    line = one_error_line(capsys)
+    assert "for capture 'tile8', not 'tile7'" in line
+    placement.write_text(json.dumps({**body, "capture": "tile7"}))
+    assert main(["check", str(cap), str(placement)]) == 0
+    placement.write_text(json.dumps(body))  # no name: nothing to compare
+    assert main(["check", str(cap), str(placement)]) == 0
+
+
+def test_a_sequence_whose_alignments_combine_past_2_62(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz tests: an OverflowError in the search's problem tables."""
+    obj = json.loads(json.dumps(GOOD))
+    obj["requests"] = [
+        {"id": "a", "size": 16, "alignment": 2**62 - 1, "start": 0, "end": 4},
+        {"id": "b", "size": 16, "alignment": 8, "start": 0, "end": 4},
+    ]
+    obj["sequences"] = [{"id": "S", "members": ["a", "b"]}]
+    path = tmp_path / "seq.json"
+    path.write_text(json.dumps(obj))
+    assert main(["solve", str(path), "--time-limit", "1"]) == 2
+    assert "sequences[0].members" in one_error_line(capsys)
