@@ -95,6 +95,12 @@ ODD_VALUES = st.sampled_from(
 )
 
 
+def _odd(draw: st.DrawFn) -> Any:
+    """An odd value, copied: the sampled lists and dicts are shared between examples,
+    and a later mutation must not change what the next example draws."""
+    return copy.deepcopy(draw(ODD_VALUES))
+
+
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
     if isinstance(node, dict):
@@ -115,18 +121,18 @@ def mutated(draw: st.DrawFn, base: dict[str, Any]) -> Any:
         action = draw(st.sampled_from(["replace", "delete", "extra", "nest"]))
         if not path:
             if action == "replace":
-                doc = draw(ODD_VALUES)
+                doc = _odd(draw)
             continue
         parent = doc
         for key in path[:-1]:
             parent = parent[key]
         last = path[-1]
         if action == "replace":
-            parent[last] = draw(ODD_VALUES)
+            parent[last] = _odd(draw)
         elif action == "delete":
             del parent[last]
         elif action == "extra" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "sizes", "id", "end"]))] = draw(ODD_VALUES)
+            parent[draw(st.sampled_from(["extra", "sizes", "id", "end"]))] = _odd(draw)
         elif action == "nest":
             parent[last] = [parent[last]]
     return doc

@@ -271,3 +271,14 @@ def test_a_sequence_whose_alignments_combine_past_2_62(
     path.write_text(json.dumps(obj))
     assert main(["solve", str(path), "--time-limit", "1"]) == 2
     assert "sequences[0].members" in one_error_line(capsys)
+
+
+def test_a_csv_field_past_the_csv_modules_limit_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the long fuzz run: csv.Error escaped as a traceback.
+    path = tmp_path / "big.12.csv"
+    path.write_text("id,lower,upper,size\n" + "a" * 200_000 + ",0,1,4\n")
+    assert main(["bound", str(path)]) == 2
+    line = one_error_line(capsys)
+    assert "line 2" in line and "not CSV" in line

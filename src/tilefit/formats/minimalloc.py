@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from typing import Any
 
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
@@ -34,6 +35,13 @@ def _stem(file_name: str) -> str:
 
 def _rows(text: str, need_offset: bool) -> tuple[list[str], list[tuple[int, list[str]]]]:
     reader = csv.reader(io.StringIO(text))
+    try:
+        return _read_rows(reader, need_offset)
+    except csv.Error as error:  # a field past the csv module's limit, a NUL byte, ...
+        raise InputError(f"line {max(reader.line_num, 1)}", f"not CSV: {error}") from None
+
+
+def _read_rows(reader: Any, need_offset: bool) -> tuple[list[str], list[tuple[int, list[str]]]]:
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
