@@ -16,7 +16,7 @@ from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.bracket import rigid_restriction, split_relaxation
 from tilefit.search.cliques import clique_core
-from tilefit.search.closest import closest, extended
+from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
 from tilefit.search.contention import Features
 from tilefit.search.heuristic import find_placement
 from tilefit.search.iis import shrink
@@ -200,3 +200,16 @@ def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(portfolio, "_prove", broken)
     with pytest.raises(RuntimeError, match="a member broke"):
         decide(_identical(6, 5), 5, workers=2)
+
+
+def test_closest_keeps_few_overflow_elements_for_huge_requests() -> None:
+    # Found by a 10,000-input fuzz run: a 1-byte top element and large requests cut
+    # the overflow into one element per byte (24 GB for a request of 2^31 bytes).
+    memory = Memory(64, (Range(0, 64),), elements=(0, 63))
+    big = 10**7
+    capture = Capture("huge", 2, memory, (Request("a", big, 0, 1), Request("b", 8, 0, 2)))
+    found = closest(capture)
+    assert found is not None and found.overflow >= big - 64
+    grown = extended(capture, found.overflow)
+    assert len(grown.memory.elements) <= 2 + OVERFLOW_ELEMENTS + len(capture.requests)
+    assert check(grown, found.placement).valid
