@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil  # a dependency of distributed, in the test extra
 import pytest
 
 from tilefit.formats.save import atomic_path
@@ -103,3 +104,34 @@ def test_atomic_path_leaves_nothing_on_interrupt(tmp_path: Path) -> None:
     with atomic_path(target) as temp:
         temp.write_text("whole")
     assert target.read_text() == "whole"
+
+
+def test_ctrl_c_during_the_search_portfolio(tmp_path: Path) -> None:
+    """Ctrl-C at the terminal reaches the whole process group, the search's members too:
+    one line from the parent, exit 130, no placement file, no member's traceback."""
+    from tilefit.formats.save import write_capture
+    from tilefit.generate.planted import PlantedRecipe, planted_tile
+
+    capture, _ = planted_tile(PlantedRecipe(density=0.97, seed=1, requests=400))
+    write_capture(capture, tmp_path / "hard.json")
+    out = tmp_path / "p.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tilefit", "diagnose", "hard.json", "--time-limit", "60",
+         "--workers", "2", "-o", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120  # a fresh clone compiles the kernel first
+    while len(parent.children()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(parent.children()) == 2, "the search members never started"
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    err = stderr.decode()
+    assert proc.returncode == 130, err
+    assert err == "tilefit: interrupted\n"
+    assert not out.exists()

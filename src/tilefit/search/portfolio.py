@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -157,6 +158,8 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
 
 
 def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection) -> None:
+    # Ctrl-C reaches the whole process group: the parent answers it and stops the members.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         pipe.send(member(capture, time_limit))
     except Exception as error:  # sent to the parent, which raises it
