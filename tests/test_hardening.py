@@ -282,3 +282,11 @@ def test_a_csv_field_past_the_csv_modules_limit_is_bad_input(
     assert main(["bound", str(path)]) == 2
     line = one_error_line(capsys)
     assert "line 2" in line and "not CSV" in line
+
+
+def test_plot_of_a_capture_without_requests(tmp_path: Path) -> None:
+    # Found by the fuzz tests once they ran plot: an empty legend raised ValueError.
+    path = tmp_path / "empty.64.csv"
+    path.write_text("id,lower,upper,size,alignment\n")
+    assert main(["plot", str(path), "--profile", "-o", str(tmp_path / "m.svg")]) == 0
+    assert (tmp_path / "m.svg").exists()

@@ -57,10 +57,11 @@ def tile_figure(layout: MemoryMap | None, series: ProfileSeries | None) -> Figur
         if layout is None:
             fig.suptitle("live storage by step", x=0.01, ha="left", fontsize=11, fontweight="bold")
     unique = list({str(h.get_label()): h for h in handles}.values())
-    fig.legend(
-        handles=unique, loc="upper left", ncol=min(len(unique), 9), fontsize=7,
-        frameon=False, bbox_to_anchor=(0.07, 1 - 0.4 / fig.get_figheight()),
-    )  # fmt: skip
+    if unique:  # a capture with no request has nothing to name
+        fig.legend(
+            handles=unique, loc="upper left", ncol=min(len(unique), 9), fontsize=7,
+            frameon=False, bbox_to_anchor=(0.07, 1 - 0.4 / fig.get_figheight()),
+        )  # fmt: skip
     return fig
 
 
