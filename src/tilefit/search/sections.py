@@ -19,15 +19,6 @@ class Sections:
     def count(self) -> int:
         return max(len(self.points) - 1, 0)
 
-    def overlapping(self, index: int) -> tuple[int, ...]:
-        """The other lifetimes that share a step with lifetime ``index``, ascending."""
-        first, last = self.spans[index]
-        seen: set[int] = set()
-        for s in range(first, last):
-            seen.update(self.members[s])
-        seen.discard(index)
-        return tuple(sorted(seen))
-
 
 def sweep(lifetimes: Sequence[tuple[int, int]]) -> Sections:
     """Cut time at every start and end; each half-open lifetime covers whole sections."""

@@ -45,6 +45,7 @@ class Assigner:
     model: Model
     segments: tuple[tuple[int, int], ...]
     margins: list[float]
+    column: dict[int, int]  # step where some piece starts or ends -> its column in the room table
 
     @classmethod
     def of(cls, model: Model, memory: Memory) -> Assigner:
@@ -54,7 +55,9 @@ class Assigner:
                 joined[-1] = (joined[-1][0], r.end)
             else:
                 joined.append((r.start, r.end))
-        return cls(model, tuple(joined), [0.0] * len(joined))
+        points = sorted({t for b in model.blocks for p in b.pieces for t in (p.start, p.end)})
+        column = {t: i for i, t in enumerate(points)}
+        return cls(model, tuple(joined), [0.0] * len(joined), column)
 
     def solve(
         self, fixed: dict[int, int], rng: random.Random, deadline: float, nodes: int
@@ -90,10 +93,9 @@ class Assigner:
     def _assign(self, fixed: dict[int, int], rng: random.Random) -> dict[int, int] | None:
         """Free block -> segment index, or None when some block has no segment at all."""
         model = self.model
-        points = sorted({t for b in model.blocks for p in b.pieces for t in (p.start, p.end)})
-        at = {t: i for i, t in enumerate(points)}
+        at = self.column
         room = np.array(
-            [[hi - lo] * max(len(points) - 1, 1) for lo, hi in self.segments], dtype=np.int64
+            [[hi - lo] * max(len(at) - 1, 1) for lo, hi in self.segments], dtype=np.int64
         )
         for k, base in fixed.items():
             for p in model.blocks[k].pieces:
