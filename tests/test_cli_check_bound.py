@@ -139,8 +139,9 @@ def test_bound_human(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str
         "  tightest: step 3, 70 B live of resident, default, "
         "which may use only [0, 80) = 80 B (ranges main)"
     )
-    assert lines[5] == "contributors at step 3: 4 requests, 90 B"
-    assert lines[6:] == [
+    assert lines[5] == "overloaded steps: none (no step needs more than its requests may use)"
+    assert lines[6] == "contributors at step 3: 4 requests, 90 B"
+    assert lines[7:] == [
         "  class resident: 60 B",
         "    id  size  class     label",
         "    w0  30 B  resident  weights",

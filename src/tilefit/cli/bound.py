@@ -9,6 +9,7 @@ from tilefit.cli import common
 
 if TYPE_CHECKING:
     from tilefit.verdicts.bounds import BoundReport
+    from tilefit.verdicts.overload import OverStep, Window
 
 NAME = "bound"
 HELP = (
@@ -59,6 +60,7 @@ def bound_lines(report: BoundReport) -> list[str]:
         f"which may use only {union} = {s.capacity} B (ranges {', '.join(s.ranges) or 'none'})"
         + ("" if s.exhaustive else "; not every union of allowed sets was tried")
     )
+    lines += window_lines(report.windows, report.available)
     lines.append(
         f"contributors at step {report.peak_step}: {len(report.contributors)} requests, "
         f"{report.lower_bound} B"
@@ -72,3 +74,53 @@ def bound_lines(report: BoundReport) -> list[str]:
             indent="    ",
         )
     return lines
+
+
+_SHARED_TOP = 8  # requests named on the "live in several windows" line
+
+
+def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
+    """Every overloaded window: its steps, the bytes over at each, what must leave."""
+    if not windows:
+        return ["overloaded steps: none (no step needs more than its requests may use)"]
+    count = sum(len(w.steps) for w in windows)
+    lines = [
+        f"overloaded: {len(windows)} window{'s' if len(windows) > 1 else ''} of "
+        f"{count} step{'s' if count > 1 else ''} where the live requests need more than "
+        "they may use"
+    ]
+    tighter = any(s.usable != available or s.over < s.excess for w in windows for s in w.steps)
+    head = ["window", "steps", "live", "usable", "over", "must leave"]
+    rows = [head + (["usable in"] if tighter else [])]
+    for k, w in enumerate(windows, 1):
+        for j, s in enumerate(w.steps):
+            row = [
+                str(k) if j == 0 else "",
+                _steps(s),
+                f"{s.demand} B",
+                f"{s.usable} B",
+                f"{s.excess} B",
+                f"{w.must_leave} B" if j == 0 else "",
+            ]
+            if tighter:
+                row.append(", ".join(s.ranges) if s.usable != available else "all ranges")
+            rows.append(row)
+    lines += common.table(rows, indent="  ")
+    by_count: dict[int, dict[str, int]] = {}
+    for w in windows:
+        for r in w.shared:
+            by_count.setdefault(r.windows, {})[r.id] = r.size
+    for n in sorted(by_count, reverse=True):
+        ranked = sorted(by_count[n].items(), key=lambda item: (-item[1], item[0]))
+        named = ", ".join(f"{i} {size} B" for i, size in ranked[:_SHARED_TOP])
+        more = f", ... {len(ranked) - _SHARED_TOP} more" if len(ranked) > _SHARED_TOP else ""
+        where = f"all {n}" if n == len(windows) else f"{n}"
+        lines.append(
+            f"  live in {where} windows, so shrinking one helps in each: {len(ranked)} "
+            f"requests, {sum(by_count[n].values())} B: {named}{more}"
+        )
+    return lines
+
+
+def _steps(s: OverStep) -> str:
+    return str(s.start) if s.end == s.start + 1 else f"[{s.start}, {s.end})"

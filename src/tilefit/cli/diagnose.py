@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.cli.bound import window_lines
 
 if TYPE_CHECKING:
     from tilefit.verdicts.diagnose import Diagnosis
@@ -137,10 +138,22 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"  support-aware: {s.demand} B at step {s.step} may use only {s.capacity} B "
                 f"(classes {', '.join(s.classes)}): {s.deficit} B over"
             )
-        lines.append(
-            f"  at least {d.must_leave} B must leave the peak (deficit plus the alignment"
-            " padding of the requests there), plus any bank-separation margin"
-        )
+        windows = d.bound.windows
+        if len(windows) == 1:
+            w = windows[0]
+            where = f"step {w.start}" if w.end == w.start + 1 else f"steps [{w.start}, {w.end})"
+            lines.append(
+                f"  at least {d.must_leave} B must leave {where}, the only overloaded window "
+                "(the excess plus the alignment padding of the requests there), plus any "
+                "bank-separation margin"
+            )
+        else:
+            lines.append(
+                f"  {len(windows)} overloaded windows: each must lose its own 'must leave' "
+                "bytes (the excess there plus the alignment padding of the requests there), "
+                "plus any bank-separation margin; trimming only the worst fails at the next"
+            )
+        lines += ["  " + line for line in window_lines(windows, d.available)]
         return lines
     if d.verdict == "infeasible":
         lines = [

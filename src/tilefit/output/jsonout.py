@@ -7,6 +7,7 @@ appears:
 - an attempt (``attempt_json``) in ``replay``, ``place`` and ``diagnose``;
 - the unit an attempt failed on (``failure_json``), the object under ``failed``;
 - a request live at the peak (``contributor_json``) in ``bound`` and ``diagnose``;
+- an overloaded window (``window_json``) in ``bound`` and ``diagnose``;
 - a placement (``placement_json``): the placement file's object, or null;
 - times in seconds, rounded to the millisecond.
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.verdicts.diagnose import Diagnosis
     from tilefit.verdicts.exact import ExactResult
     from tilefit.verdicts.experiment import ExperimentRow
+    from tilefit.verdicts.overload import Window
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
 
@@ -81,6 +83,33 @@ def class_totals_json(report: BoundReport) -> list[Json]:
     return [{"class": cls, "size": size} for cls, size in report.class_totals]
 
 
+def window_json(w: Window) -> Json:
+    return {
+        "start": w.start,
+        "end": w.end,
+        "worst_step": w.worst.start,
+        "excess": w.excess,
+        "must_leave": w.must_leave,
+        "steps": [
+            {
+                "start": s.start,
+                "end": s.end,
+                "live": s.live,
+                "over": s.over,
+                "demand": s.demand,
+                "usable": s.usable,
+                "ranges": list(s.ranges),
+                "excess": s.excess,
+            }
+            for s in w.steps
+        ],
+        "requests": [
+            {"id": r.id, "size": r.size, "class": r.cls, "label": r.label, "windows": r.windows}
+            for r in w.requests
+        ],
+    }
+
+
 # One function per command.
 
 
@@ -103,6 +132,8 @@ def bound_json(report: BoundReport) -> Json:
             "ranges": list(s.ranges),
             "exhaustive": s.exhaustive,
         },
+        "must_leave": report.must_leave,
+        "overloaded_windows": [window_json(w) for w in report.windows],
     }
 
 
@@ -196,6 +227,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "search_route": d.search_route,
         "subset_irreducible": d.subset_irreducible,
         "closest": closest_json(d.closest),
+        "overloaded_windows": [window_json(w) for w in d.bound.windows],
     }
 
 

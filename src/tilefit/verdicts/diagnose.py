@@ -39,7 +39,7 @@ class Diagnosis:
     verdict: str  # one of VERDICTS
     strategy: str | None  # what fits: a strategy name, "exact-search", or None
     bound: BoundReport
-    must_leave: int  # bytes that must leave the peak before any placement can exist
+    must_leave: int  # bytes that must leave the worst overloaded window (0: none)
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
     placement: Placement | None  # checked valid by the referee, when one was found
@@ -137,7 +137,7 @@ def diagnose(
         verdict=outcome.verdict or "undetermined",
         strategy=outcome.strategy,
         bound=report,
-        must_leave=_must_leave(report),
+        must_leave=report.must_leave,
         production=production,
         reproduced=replayed.reproduced,
         placement=outcome.placement,
@@ -250,16 +250,3 @@ def _referee(capture: Capture, placement: Placement, source: str) -> Placement:
             f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
         )
     return placement
-
-
-def _must_leave(report: BoundReport) -> int:
-    """Bytes that must leave the peak: the larger deficit, plus the contributors' alignment padding.
-
-    Padding is what the peak's requests occupy beyond their sizes when each is
-    rounded up to its own alignment: a margin, since packed blocks lose about that.
-    """
-    deficit = max(report.lower_bound - report.available, report.support.deficit, 0)
-    if deficit == 0:
-        return 0
-    padding = sum(-c.size % c.alignment for c in report.contributors)
-    return deficit + padding
