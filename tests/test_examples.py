@@ -1,8 +1,9 @@
 """The reconstructed seed captures reproduce every figure the investigation published.
 
 examples/0-0.json (the proposed tile mapping) fails by fragmentation only;
-examples/1-0.json (the later MLP-down cast) is over capacity at its peak.
-examples/reconstruct.py rebuilds both, byte for byte.
+examples/1-0.json (the later MLP-down cast) is over capacity at its peak;
+examples/1-0-baseline.json (1-0 with the early cast kept) fits.
+examples/reconstruct.py rebuilds all three, byte for byte.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-MAPPING, LATE_CAST = "0-0.json", "1-0.json"
+MAPPING, LATE_CAST, BASELINE = "0-0.json", "1-0.json", "1-0-baseline.json"
 BOTH = (MAPPING, LATE_CAST)
 MK2_TILE = 638_976
 
@@ -104,7 +105,7 @@ def test_observed_failure_is_the_fallbacks_failed_unit(name: str) -> None:
     assert capture(name).observed_failed == fallback.failure.unit.id
 
 
-def test_the_generator_rebuilds_both_captures_byte_for_byte(tmp_path: Path) -> None:
+def test_the_generator_rebuilds_every_capture_byte_for_byte(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("reconstruct", EXAMPLES / "reconstruct.py")
     assert spec is not None and spec.loader is not None
     module: ModuleType = importlib.util.module_from_spec(spec)
@@ -114,8 +115,8 @@ def test_the_generator_rebuilds_both_captures_byte_for_byte(tmp_path: Path) -> N
         written = module.write(tmp_path)
     finally:
         del sys.modules[spec.name]
-    assert sorted(p.name for p in written) == sorted(BOTH)
-    for name in BOTH:
+    assert sorted(p.name for p in written) == sorted((*BOTH, BASELINE))
+    for name in (*BOTH, BASELINE):
         assert (tmp_path / name).read_bytes() == (EXAMPLES / name).read_bytes()
 
 
@@ -190,3 +191,54 @@ def test_late_cast_peak_holds_the_fp16_operand_its_fp8_result_and_residuals() ->
     # The QKV weights are live there too, but they are not what grew.
     failed = production(LATE_CAST)[-1].failure
     assert failed is not None and unit_size(cap, failed.unit.id) < fp16[0].size
+
+
+# --------------------------------------------------------------------------- 1-0-baseline
+
+def test_baseline_is_1_0_with_only_the_casts_lifetimes_moved() -> None:
+    late, base = capture(LATE_CAST), capture(BASELINE)
+    assert base.name == "1-0-baseline" and base.observed_failed is None
+    assert (base.memory, base.horizon, base.tile) == (late.memory, late.horizon, late.tile)
+    assert (base.sequences, base.conflicts, base.production) == (
+        late.sequences,
+        late.conflicts,
+        late.production,
+    )
+    assert [r.id for r in base.requests] == [r.id for r in late.requests]
+    moved = {}
+    for b, r in zip(base.requests, late.requests, strict=True):
+        if (b.start, b.end) != (r.start, r.end):
+            moved[r.id] = (b.start, b.end, r.start, r.end)
+        assert (b.size, b.alignment, b.cls, b.interleaved, b.label) == (
+            r.size,
+            r.alignment,
+            r.cls,
+            r.interleaved,
+            r.label,
+        )
+    assert len(moved) == 12
+    for mb in range(4):
+        p = f"m{mb}.l3"
+        s = late.request_by_id[f"{p}.mlp_down.in16"].start
+        # Early cast: operand and staging 4 steps earlier; the FP8 result from the cast on.
+        assert moved[f"{p}.mlp_down.in16"] == (s - 4, s - 2, s, s + 2)
+        assert moved[f"{p}.cast.staging"] == (s - 4, s - 2, s, s + 2)
+        assert moved[f"{p}.mlp_down.in8"] == (s - 2, s + 4, s + 1, s + 4)
+
+
+def test_baseline_has_no_overloaded_window_and_production_fits() -> None:
+    report = bound(capture(BASELINE))
+    assert report.windows == () and report.deficit == 0 and report.support_deficit == 0
+    assert report.lower_bound < report.available
+    fallback = production(BASELINE)[-1]
+    assert fallback.strategy.name == "alignment/first-fit" and fallback.fits
+    assert fallback.placement is not None
+    assert check(capture(BASELINE), fallback.placement).valid
+
+
+def test_baseline_diagnoses_fits() -> None:
+    from tilefit.verdicts.diagnose import diagnose
+
+    d = diagnose(capture(BASELINE), search=False)
+    assert d.verdict == "fits"
+    assert d.strategy == "alignment/first-fit"

@@ -70,6 +70,7 @@ def test_every_command_on_every_example(
         bad.write_text(json.dumps(moved))
         _valid("check", _json(capsys, "check", capture, str(bad)))
     _valid("solve", _json(capsys, "solve", capture, "--time-limit", "2"))
+    _valid("diff", _json(capsys, "diff", capture, capture))
 
 
 def test_solve_minimize_and_infeasible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

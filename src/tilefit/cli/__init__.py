@@ -18,6 +18,7 @@ COMMANDS = (
     "diagnose",
     "replay",
     "bound",
+    "diff",
     "experiment",
     "place",
     "solve",

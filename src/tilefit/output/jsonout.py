@@ -7,7 +7,7 @@ appears:
 - an attempt (``attempt_json``) in ``replay``, ``place`` and ``diagnose``;
 - the unit an attempt failed on (``failure_json``), the object under ``failed``;
 - a request live at the peak (``contributor_json``) in ``bound`` and ``diagnose``;
-- an overloaded window (``window_json``) in ``bound`` and ``diagnose``;
+- an overloaded window (``window_json``) in ``bound``, ``diagnose`` and ``diff``;
 - a placement (``placement_json``): the placement file's object, or null;
 - times in seconds, rounded to the millisecond.
 
@@ -25,11 +25,13 @@ from tilefit.batch.store import SUMMARY_TOP, Store
 if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
     from tilefit.batch.row import Row
     from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.model.capture import Capture, Range, Request
     from tilefit.model.placement import Placement
     from tilefit.search.closest import Closest
     from tilefit.verdicts.bounds import BoundReport, Contributor
     from tilefit.verdicts.check import CheckResult
     from tilefit.verdicts.diagnose import Diagnosis
+    from tilefit.verdicts.diff import CaptureDiff, RequestChange
     from tilefit.verdicts.exact import ExactResult
     from tilefit.verdicts.experiment import ExperimentRow
     from tilefit.verdicts.overload import Window
@@ -229,6 +231,93 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "closest": closest_json(d.closest),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
     }
+
+
+def diff_json(d: CaptureDiff) -> Json:
+    """BASE and OTHER, every change, the live bytes of both, and what makes each window."""
+    from tilefit.verdicts.diff import KINDS
+
+    memory = d.memory
+    return {
+        "base": _diff_side(d.base),
+        "other": _diff_side(d.other),
+        "same_tile": d.same_tile,
+        "matched": d.matched,
+        "counts": {kind: d.count(kind) for kind in KINDS},
+        "requests": [_request_change_json(c) for c in d.requests],
+        "sequences": [
+            {"id": s.id, "change": s.kind, "base": _ids(s.base), "other": _ids(s.other)}
+            for s in d.sequences
+        ],
+        "conflicts_added": [[e.a, e.b] for e in d.conflicts_added],
+        "conflicts_removed": [[e.a, e.b] for e in d.conflicts_removed],
+        "memory": {
+            "changed": memory.changed,
+            "ranges_added": [_range_json(r) for r in memory.ranges_added],
+            "ranges_removed": [_range_json(r) for r in memory.ranges_removed],
+        },
+        "profile": [
+            {"start": r.start, "end": r.end, "base": r.base, "other": r.other, "change": r.change}
+            for r in d.profile
+        ],
+        "windows": [
+            {
+                "window": window_json(w.window),
+                "step": w.step,
+                "base_live": w.base_live,
+                "other_live": w.other_live,
+                "increase": w.increase,
+                "causes": [
+                    {"id": c.id, "changes": list(c.kinds), "adds": c.adds} for c in w.causes
+                ],
+                "total": w.total,
+                "share": None if w.share is None else round(w.share, 4),
+            }
+            for w in d.windows
+        ],
+        "not_revertible": [c.id for c in d.not_revertible],
+    }
+
+
+def _diff_side(c: Capture) -> Json:
+    return {
+        "name": c.name,
+        "tile": c.tile,
+        "requests": len(c.requests),
+        "horizon": c.horizon,
+        "size": c.memory.size,
+        "available": c.available,
+    }
+
+
+def _request_change_json(c: RequestChange) -> Json:
+    return {
+        "id": c.id,
+        "changes": list(c.kinds),
+        "base": None if c.base is None else _request_json(c.base),
+        "other": None if c.other is None else _request_json(c.other),
+    }
+
+
+def _request_json(r: Request) -> Json:
+    return {
+        "size": r.size,
+        "alignment": r.alignment,
+        "start": r.start,
+        "end": r.end,
+        "class": r.cls,
+        "interleaved": r.interleaved,
+        "label": r.label,
+    }
+
+
+def _range_json(r: Range) -> Json:
+    classes = None if r.classes is None else list(r.classes)
+    return {"start": r.start, "end": r.end, "name": r.name, "classes": classes}
+
+
+def _ids(members: tuple[str, ...] | None) -> list[str] | None:
+    return None if members is None else list(members)
 
 
 def closest_json(c: Closest | None) -> Json | None:
