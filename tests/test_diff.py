@@ -283,7 +283,7 @@ def test_different_tiles_are_compared_and_said_so(
     code, out, _ = run(capsys, "diff", a, b)
     assert code == 0
     assert out.splitlines()[:2] == [
-        "a -> b",
+        "BASE a -> OTHER b",
         "note: BASE is tile 0 and OTHER tile 3: these are captures of different tiles",
     ]
     assert "live bytes: the same at every step" in out

@@ -195,6 +195,7 @@ def test_late_cast_peak_holds_the_fp16_operand_its_fp8_result_and_residuals() ->
 
 # --------------------------------------------------------------------------- 1-0-baseline
 
+
 def test_baseline_is_1_0_with_only_the_casts_lifetimes_moved() -> None:
     late, base = capture(LATE_CAST), capture(BASELINE)
     assert base.name == "1-0-baseline" and base.observed_failed is None

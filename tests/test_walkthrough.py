@@ -62,6 +62,6 @@ def test_every_command_prints_what_the_page_shows(tmp_path: Path) -> None:
         os.chdir(here)
 
 
-@pytest.mark.parametrize("name", ["0-0.json", "1-0.json"])
+@pytest.mark.parametrize("name", ["0-0.json", "1-0.json", "1-0-baseline.json"])
 def test_page_names_the_examples(name: str) -> None:
     assert f"examples/{name}" in PAGE.read_text()

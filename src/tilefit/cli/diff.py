@@ -68,8 +68,8 @@ def _read(path: str, capacity: int | None) -> Capture:
 
 def diff_lines(d: CaptureDiff) -> list[str]:
     base, other = d.base, d.other
-    tile = f" (tile {other.tile})" if d.same_tile and other.tile is not None else ""
-    lines = [f"{base.name} -> {other.name}{tile}"]
+    tile = f", tile {other.tile}" if d.same_tile and other.tile is not None else ""
+    lines = [f"BASE {base.name} -> OTHER {other.name}{tile}"]
     if not d.same_tile:
         lines.append(
             f"note: BASE is tile {base.tile} and OTHER tile {other.tile}: "

@@ -17,9 +17,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
@@ -172,6 +172,7 @@ def diff(base: Capture, other: Capture) -> CaptureDiff:
     """Everything that differs from BASE to OTHER, and what overloads OTHER."""
     requests = _request_changes(base, other)
     added, removed = _conflict_changes(base, other)
+    profile = _profile(base, other)
     return CaptureDiff(
         base=base,
         other=other,
@@ -180,8 +181,8 @@ def diff(base: Capture, other: Capture) -> CaptureDiff:
         conflicts_added=added,
         conflicts_removed=removed,
         memory=MemoryChange(base.memory, other.memory),
-        profile=_profile(base, other),
-        windows=tuple(_causes(base, other, w, requests) for w in bound(other).windows),
+        profile=profile,
+        windows=tuple(_causes(w, requests, profile) for w in bound(other).windows),
     )
 
 
@@ -279,43 +280,46 @@ def _unique(edges: Iterable[Conflict]) -> tuple[Conflict, ...]:
 
 
 def _profile(base: Capture, other: Capture) -> tuple[ProfileRun, ...]:
-    base_steps, base_live = live_by(base, [0] * len(base.requests), 1)
-    other_steps, other_live = live_by(other, [0] * len(other.requests), 1)
-    runs: list[ProfileRun] = []
-    for start, end in pairwise(sorted({*base_steps, *other_steps})):
-        b = _live_at(base_steps, base_live, start)
-        o = _live_at(other_steps, other_live, start)
-        if runs and (runs[-1].base, runs[-1].other) == (b, o):
-            runs[-1] = ProfileRun(runs[-1].start, end, b, o)
-        else:
-            runs.append(ProfileRun(start, end, b, o))
-    return tuple(runs)
+    base_steps, base_live = _totals(base)
+    other_steps, other_live = _totals(other)
+    steps = np.union1d(base_steps, other_steps)
+    b = _live_on(base_steps, base_live, steps[:-1])
+    o = _live_on(other_steps, other_live, steps[:-1])
+    # A run starts where either side's bytes change.
+    first = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (o[1:] != o[:-1])])
+    ends = [*first[1:], len(steps) - 1]
+    return tuple(
+        ProfileRun(int(steps[k]), int(steps[e]), int(b[k]), int(o[k]))
+        for k, e in zip(first, ends, strict=True)
+    )
 
 
-def _live_at(steps: list[int], live: NDArray[Any], t: int) -> int:
-    """Bytes live at step t from ``live_by``'s rows; 0 past the horizon."""
-    row = bisect_right(steps, t) - 1
-    return int(live[row, 0]) if row < len(live) else 0
+def _totals(capture: Capture) -> tuple[NDArray[Any], NDArray[Any]]:
+    """``live_by``'s steps, and the bytes live from each until the next (0 from the horizon)."""
+    steps, live = live_by(capture, [0] * len(capture.requests), 1)
+    return np.array(steps, dtype=np.int64), np.append(live[:, 0], 0)
+
+
+def _live_on(steps: NDArray[Any], live: NDArray[Any], at: NDArray[Any]) -> NDArray[Any]:
+    """Bytes live at each step of ``at``."""
+    return live[np.searchsorted(steps, at, side="right") - 1]
 
 
 def _causes(
-    base: Capture, other: Capture, window: Window, changes: tuple[RequestChange, ...]
+    window: Window, changes: tuple[RequestChange, ...], profile: tuple[ProfileRun, ...]
 ) -> WindowCauses:
+    """Only changed requests can be causes: a large capture with few changes stays cheap."""
     t = window.worst.start
-    kinds = {c.id: c.kinds for c in changes}
-    before = base.request_by_id
     causes: list[Cause] = []
-    for o in other.requests:
-        if not (o.start <= t < o.end and o.id in kinds):
+    for c in changes:
+        o, b = c.other, c.base
+        if o is None or not o.start <= t < o.end:
             continue
-        b = before.get(o.id)
         adds = o.size if b is None or not b.start <= t < b.end else o.size - b.size
         if adds > 0:
-            causes.append(Cause(o.id, kinds[o.id], adds))
+            causes.append(Cause(o.id, c.kinds, adds))
     causes.sort(key=lambda c: -c.adds)  # stable: OTHER's order on ties
+    run = profile[bisect_right([r.start for r in profile], t) - 1]
     return WindowCauses(
-        window=window,
-        base_live=sum(r.size for r in base.requests if r.start <= t < r.end),
-        other_live=sum(r.size for r in other.requests if r.start <= t < r.end),
-        causes=tuple(causes),
+        window=window, base_live=run.base, other_live=run.other, causes=tuple(causes)
     )
