@@ -458,3 +458,17 @@ def test_reverting_gives_back_base_requests_for_every_matched_id(
         assert {c.id for c in d.not_revertible} == {
             c.id for c in d.requests if c.kinds == ("removed",)
         }
+
+
+def test_minimalloc_csvs_take_their_capacity_from_the_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base, other = tmp_path / "x.csv", tmp_path / "y.csv"
+    base.write_text("id,lower,upper,size\na,0,3,10\nb,1,4,20\n")
+    other.write_text("id,lower,upper,size\na,0,3,10\nb,2,4,25\nc,0,1,5\n")
+    code, _, err = run(capsys, "diff", str(base), str(other))
+    assert code == 2 and err.startswith(f"tilefit: {base}: ")
+    code, out, _ = run(capsys, "diff", str(base), str(other), "--capacity", "25")
+    assert code == 0
+    assert "  b  size 20 -> 25 B; lifetime [1, 4) -> [2, 4)" in out
+    assert "    1 change adds 5 B: 100% of OTHER's increase over BASE there" in out

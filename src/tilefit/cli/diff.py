@@ -269,5 +269,6 @@ def _one_window(k: int, w: WindowCauses, by_id: dict[str, RequestChange]) -> lis
         "" if w.share is None else f": {floor(w.share * 100)}% of OTHER's increase over BASE there"
     )
     n = len(w.causes)
-    lines.append(f"    {n} change{'' if n == 1 else 's'} add {w.total} B{share}")
+    verb = "change adds" if n == 1 else "changes add"
+    lines.append(f"    {n} {verb} {w.total} B{share}")
     return lines
