@@ -18,6 +18,7 @@ COMMANDS = (
     "diagnose",
     "replay",
     "bound",
+    "whatif",
     "experiment",
     "place",
     "solve",
