@@ -243,7 +243,7 @@ def test_every_edited_capture_is_a_valid_capture_or_bad_input(edits: list[Edit])
 # --------------------------------------------------------------------------- the file
 
 
-def file_doc(*edits: dict[str, Any]) -> dict[str, Any]:
+def file_doc(*edits: object) -> dict[str, Any]:
     return {"format": "tilefit-edits", "version": 1, "edits": list(edits)}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -360,3 +361,41 @@ def test_mutated_edits_files_give_a_verdict_or_one_line(doc: Any) -> None:
         assert code in (0, 1, 2)
         if code == 2:
             assert len(err.splitlines()) == 1 and err.startswith("tilefit: "), err
+
+
+# --------------------------------------------------------------------------- docs/edits.md
+
+EDITS_PAGE = ROOT / "docs" / "edits.md"
+
+
+def test_the_pages_edits_file_applies_to_1_0(tmp_path: Path) -> None:
+    block = re.search(r"```json\n(.*?)```", EDITS_PAGE.read_text(), re.S)
+    assert block is not None
+    path = tmp_path / "e.json"
+    path.write_text(block.group(1))
+    code, obj = run_json(ONE_ZERO, "--edits", str(path), *FAST)
+    assert code in (0, 1)
+    assert [len(e["requests"]) for e in obj["edits"]] == [1, 4, 4, 1, 0]
+
+
+def test_the_pages_error_lines_are_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = EDITS_PAGE.read_text()
+    shown = re.search(r"```\n(tilefit: .*?)```", text, re.S)
+    assert shown is not None
+    lines = shown.group(1).splitlines()
+    monkeypatch.chdir(tmp_path)
+    files = [
+        edits_file({"drop": "a"}, {"drop": "b"}, {"resize": "x", "by": "8"}),
+        edits_file({"resize": "x"}),
+        edits_file({"drop": "w3.attn_qkv"}, {"drop": "m9.*"}),
+        edits_file(
+            *[{"capacity_add": 1}] * 3,
+            {"lifetime": "m0.l3.q", "start": 50, "end": 60},
+        ),
+    ]
+    got = []
+    for doc in files:
+        write(tmp_path / "e.json", doc)
+        got.append(run(ONE_ZERO, "--edits", "e.json", *FAST)[2].rstrip("\n"))
+    got.append(run(ONE_ZERO, "--resize", "w3.attn_qkv[0]=27647", *FAST)[2].rstrip("\n"))
+    assert got == lines

@@ -39,6 +39,7 @@ given, then the other options in the order they appear on the command line;
 each edit applies to the capture the previous ones made.
 
 Each diagnosis (before and after) gets --time-limit seconds for its search.
+
 exit code: 0 when the edited capture fits (fits or fragmentation), 1 otherwise,
 2 on bad input, including an edit that names no request or would break the
 capture format (a size <= 0, a lifetime outside [0, horizon], a sequence that
