@@ -317,6 +317,7 @@ BAD: list[tuple[list[str], str]] = [
     (["--edits", "{missing}"], "tilefit: {missing}: no such file"),
     (["--drop", "a", "--time-limit", "inf"], "tilefit: --time-limit: must be a number"),
     (["--drop", "a", "--workers", "0"], "tilefit: --workers: must be at least 1"),
+    (["--drop", "a", "-o", "{csv}"], "tilefit: --output: writes a JSON capture"),
 ]
 
 
@@ -336,15 +337,16 @@ def test_bad_input_exits_2_with_one_line(
         "bad": write(tmp_path / "bad.json", edits_file({"resize": "a", "by": "8"})),
         "unknown": write(tmp_path / "unknown.json", edits_file({"drop": "zz"})),
         "missing": str(tmp_path / "missing.json"),
+        "csv": str(tmp_path / "out.csv"),
     }
     argv = [a.format(**files) for a in argv]
     expected = expected.format(**files)
     out_path = tmp_path / "out.json"
-    code, out, err = run(capture, *argv, "-o", str(out_path))
+    code, out, err = run(capture, *argv, *([] if "-o" in argv else ["-o", str(out_path)]))
     assert code == 2
     assert out == ""
     assert len(err.splitlines()) == 1 and err.startswith(expected), err
-    assert not out_path.exists()
+    assert not out_path.exists() and not (tmp_path / "out.csv").exists()
 
 
 @FUZZ

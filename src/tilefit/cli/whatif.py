@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="apply the edits of an edits file (repeatable; before the options' edits)",
     )
     common.add_json_argument(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the edited capture")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the edited capture (JSON)")
     parser.add_argument(
         "--time-limit",
         type=float,
@@ -105,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
+    if args.output and args.output.lower().endswith(".csv"):
+        # An edited capture may hold what a CSV cannot (a range for --capacity-add).
+        raise InputError("--output", "writes a JSON capture (tilefit convert makes a CSV)")
     options = args.edit_options or []
     files = args.edit_files or []
     no_edits = InputError(
