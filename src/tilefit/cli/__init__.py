@@ -19,6 +19,7 @@ COMMANDS = (
     "replay",
     "bound",
     "diff",
+    "whatif",
     "experiment",
     "place",
     "solve",

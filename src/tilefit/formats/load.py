@@ -312,10 +312,10 @@ def read_capture(path: str | Path, capacity: int | None = None) -> Capture:
         if path.suffix.lower() == ".csv":
             from tilefit.formats.minimalloc import capture_from_csv
 
-            return capture_from_csv(_read_text(path), path.name, capacity)
+            return capture_from_csv(read_text(path), path.name, capacity)
         if capacity is not None:
             raise InputError("--capacity", "applies only to a minimalloc CSV")
-        return capture_from_json(parse_json(_read_text(path)), default_name=path.stem)
+        return capture_from_json(parse_json(read_text(path)), default_name=path.stem)
     except InputError as error:
         raise error.located(str(path)) from None
 
@@ -327,8 +327,8 @@ def read_placement(path: str | Path) -> Placement:
         if path.suffix.lower() == ".csv":
             from tilefit.formats.minimalloc import placement_from_csv
 
-            return placement_from_csv(_read_text(path), path.name)
-        return placement_from_json(parse_json(_read_text(path)))
+            return placement_from_csv(read_text(path), path.name)
+        return placement_from_json(parse_json(read_text(path)))
     except InputError as error:
         raise error.located(str(path)) from None
 
@@ -349,7 +349,8 @@ def placement_from_json(obj: object) -> Placement:
     return Placement(capture=name, offsets=offsets)
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A file's UTF-8 text; an unreadable file is an InputError (to be located with its name)."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:

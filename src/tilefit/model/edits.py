@@ -91,12 +91,16 @@ def _apply(capture: Capture, edit: Edit) -> Capture:
 
 
 def matching(capture: Capture, pattern: str, place: str) -> list[str]:
-    """The request ids a pattern names, in capture order; a sequence id names its members."""
-    chosen: set[str] = set()
-    for s in capture.sequences:
-        if fnmatchcase(s.id, pattern):
-            chosen.update(s.members)
-    chosen.update(r.id for r in capture.requests if fnmatchcase(r.id, pattern))
+    """The request ids a pattern names, in capture order; a sequence id names its members.
+
+    A pattern that is exactly an id names that request or sequence alone: ids
+    such as ``w3.attn_qkv[0]`` hold brackets, which fnmatch reads as a set.
+    """
+    if pattern in capture.request_by_id or pattern in capture.sequence_by_id:
+        chosen = set(capture.members(pattern))
+    else:
+        chosen = {m for s in capture.sequences if fnmatchcase(s.id, pattern) for m in s.members}
+        chosen.update(r.id for r in capture.requests if fnmatchcase(r.id, pattern))
     if not chosen:
         raise InputError(place, f"no request or sequence id matches {pattern!r}")
     return [r.id for r in capture.requests if r.id in chosen]

@@ -8,6 +8,7 @@ appears:
 - the unit an attempt failed on (``failure_json``), the object under ``failed``;
 - a request live at the peak (``contributor_json``) in ``bound`` and ``diagnose``;
 - an overloaded window (``window_json``) in ``bound``, ``diagnose`` and ``diff``;
+- a diagnosis (``diagnosis_json``): ``diagnose``'s object, also ``whatif``'s before and after;
 - a placement (``placement_json``): the placement file's object, or null;
 - times in seconds, rounded to the millisecond.
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.verdicts.overload import Window
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
+    from tilefit.verdicts.whatif import WhatIf
 
 Json = dict[str, Any]
 
@@ -318,6 +320,23 @@ def _range_json(r: Range) -> Json:
 
 def _ids(members: tuple[str, ...] | None) -> list[str] | None:
     return None if members is None else list(members)
+
+
+def whatif_json(w: WhatIf) -> Json:
+    """The edits as applied (as the edits file writes them), both diagnoses, the windows matched."""
+    from tilefit.formats.edits import edit_json
+
+    return {
+        "capture": w.before.capture,
+        "tile": w.before.tile,
+        "edits": [
+            {"edit": edit_json(a.edit), "place": a.edit.place, "requests": list(a.requests)}
+            for a in w.edits
+        ],
+        "before": diagnosis_json(w.before),
+        "after": diagnosis_json(w.after),
+        "windows": [{"before": list(m.before), "after": list(m.after)} for m in w.windows],
+    }
 
 
 def closest_json(c: Closest | None) -> Json | None:

@@ -1,0 +1,224 @@
+"""tilefit whatif: edit a capture, then the bound and the verdict before and after, side by side."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from itertools import zip_longest
+from typing import TYPE_CHECKING
+
+from tilefit.cli import common
+
+if TYPE_CHECKING:
+    from tilefit.model.edits import Edit
+    from tilefit.verdicts.diagnose import Diagnosis
+    from tilefit.verdicts.overload import Window
+    from tilefit.verdicts.whatif import WhatIf
+
+NAME = "whatif"
+HELP = (
+    "edit a capture (drop, resize, move in time, add capacity) and compare the bound "
+    "and the verdict before and after"
+)
+EXAMPLE = """example:
+  tilefit whatif examples/1-0.json --resize 'm*.l3.cast.staging=-16328'
+  tilefit whatif tile.json --drop w.big --capacity-add 4096 -o edited.json
+  tilefit whatif tile.json --edits keep-early-cast.json --json
+
+edits (each option may be repeated; ID is a request or sequence id, or a
+shell-style pattern such as 'm*.staging'; a sequence id stands for its members):
+  --drop ID                remove the requests (a sequence closes up around them;
+                           conflicts naming a removed id go too)
+  --resize ID=BYTES        set the size; ID=+BYTES or ID=-BYTES changes it
+  --lifetime ID=START:END  live during steps [START, END)
+  --capacity-add BYTES     more memory at the top, open to every class
+  --edits FILE             the edits of an edits file (docs/edits.md)
+
+order: the edits of every --edits FILE first, in the order the files are
+given, then the other options in the order they appear on the command line;
+each edit applies to the capture the previous ones made.
+
+Each diagnosis (before and after) gets --time-limit seconds for its search.
+
+exit code: 0 when the edited capture fits (fits or fragmentation), 1 otherwise,
+2 on bad input, including an edit that names no request or would break the
+capture format (a size <= 0, a lifetime outside [0, horizon], a sequence that
+can no longer be aligned).
+"""
+
+_EDIT_HELP = {
+    "--drop": ("ID", "remove the requests ID names"),
+    "--resize": ("ID=BYTES", "set the size of ID's requests (+BYTES/-BYTES: change it)"),
+    "--lifetime": ("ID=START:END", "let ID's requests live during steps [START, END)"),
+    "--capacity-add": ("BYTES", "add BYTES of memory at the top, open to every class"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_capture_argument(parser)
+    for option, (metavar, text) in _EDIT_HELP.items():
+        # One list for all of them keeps the command line's order.
+        parser.add_argument(
+            option,
+            dest="edit_options",
+            action="append",
+            type=_tagged(option),
+            metavar=metavar,
+            help=text + " (repeatable)",
+        )
+    parser.add_argument(
+        "--edits",
+        dest="edit_files",
+        action="append",
+        metavar="FILE",
+        help="apply the edits of an edits file (repeatable; before the options' edits)",
+    )
+    common.add_json_argument(parser)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the edited capture (JSON)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds for each diagnosis's search when the strategies fail (default 10)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes the search races on (default: up to 2 cores; 1: in turn, in-process)",
+    )
+
+
+def _tagged(option: str) -> Callable[[str], tuple[str, str]]:
+    def tag(text: str) -> tuple[str, str]:
+        return option, text
+
+    return tag
+
+
+def run(args: argparse.Namespace) -> int:
+    from tilefit.formats.edits import edit_from_option, read_edits
+    from tilefit.model.errors import InputError
+    from tilefit.verdicts.whatif import what_if
+
+    common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
+    common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
+    if args.output and args.output.lower().endswith(".csv"):
+        # An edited capture may hold what a CSV cannot (a range for --capacity-add).
+        raise InputError("--output", "writes a JSON capture (tilefit convert makes a CSV)")
+    options = args.edit_options or []
+    files = args.edit_files or []
+    no_edits = InputError(
+        "whatif", "no edits: give --drop, --resize, --lifetime, --capacity-add or --edits"
+    )
+    if not options and not files:
+        raise no_edits
+    edits: list[Edit] = [e for path in files for e in read_edits(path)]
+    edits += [edit_from_option(option, text) for option, text in options]
+    if not edits:
+        raise no_edits
+    capture = common.read_capture_arg(args)
+    result = what_if(capture, edits, time_limit=args.time_limit, workers=args.workers)
+    if args.output:
+        from tilefit.formats.save import write_capture
+
+        write_capture(result.edited, args.output)
+    if args.json:
+        from tilefit.output.jsonout import whatif_json
+
+        common.print_json(whatif_json(result))
+    else:
+        print("\n".join(whatif_lines(result)))
+    return common.EXIT_OK if result.fits else common.EXIT_NO
+
+
+def whatif_lines(w: WhatIf) -> list[str]:
+    from tilefit.formats.edits import edit_argument
+
+    b, a = w.before, w.after
+    title = f"{b.capture}" + (f" (tile {b.tile})" if b.tile is not None else "")
+    lines = [f"{title}, what if: {b.verdict.upper()} -> {a.verdict.upper()}", ""]
+    lines.append("edits, in the order applied:")
+    rows = []
+    for applied in w.edits:
+        edit = applied.edit
+        text = edit_argument(edit)
+        origin = "" if edit.place.startswith("--") else f"from {edit.place}"
+        n = len(applied.requests)
+        touched = "memory" if not n else f"{n} request{'s' if n > 1 else ''}"
+        rows.append((text, touched, origin))
+    lines += [line.rstrip() for line in common.table(rows, indent="  ")]
+    lines.append("")
+    lines += common.table(
+        [
+            ("", "before", "after"),
+            ("available", f"{b.available} B", f"{a.available} B"),
+            ("live storage lower bound", _peak(b), _peak(a)),
+            ("deficit", f"{b.deficit} B", f"{a.deficit} B"),
+            ("support-aware deficit", f"{b.support_deficit} B", f"{a.support_deficit} B"),
+            ("must leave", f"{b.must_leave} B", f"{a.must_leave} B"),
+            ("overloaded windows", str(len(b.bound.windows)), str(len(a.bound.windows))),
+            ("verdict", _verdict(b), _verdict(a)),
+        ],
+        indent="  ",
+    )
+    for side, d in (("before", b), ("after", a)):
+        why = _why(d)
+        if why:
+            lines.append(f"  {side}: {why}")
+    lines.append("")
+    lines += _window_lines(w)
+    return lines
+
+
+def _peak(d: Diagnosis) -> str:
+    return f"{d.lower_bound} B at step {d.peak_step}"
+
+
+def _verdict(d: Diagnosis) -> str:
+    return f"{d.verdict} ({d.strategy})" if d.strategy else d.verdict
+
+
+def _why(d: Diagnosis) -> str | None:
+    """What the table cannot say: who cannot be placed together, or how close it came."""
+    if d.verdict == "infeasible" and d.irreducible_subset:
+        kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
+        return (
+            f"infeasible although no bound shows it; these cannot be placed together ({kind}): "
+            + ", ".join(d.irreducible_subset)
+        )
+    if d.verdict == "undetermined" and d.closest is not None:
+        return (
+            f"undetermined; the closest placement found needs {d.closest.overflow} B more "
+            "than available (try a larger --time-limit)"
+        )
+    return None
+
+
+def _window_lines(w: WhatIf) -> list[str]:
+    before, after = w.before.bound.windows, w.after.bound.windows
+    if not before and not after:
+        return ["overloaded windows: none before, none after"]
+    rows = [("before", "excess", "after", "excess")]
+    for match in w.windows:
+        pairs = zip_longest(
+            (before[k] for k in match.before), (after[k] for k in match.after), fillvalue=None
+        )
+        for j, (old, new) in enumerate(pairs):
+            empty = "-" if j == 0 else ""  # a continuation row of a split or merge stays blank
+            rows.append((*_cells(old, empty), *_cells(new, empty)))
+    return [
+        "overloaded windows, before and after (matched by the steps they share):",
+        *(line.rstrip() for line in common.table(rows, indent="  ")),
+    ]
+
+
+def _cells(window: Window | None, empty: str) -> tuple[str, str]:
+    if window is None:
+        return empty, empty
+    steps = (
+        str(window.start) if window.end == window.start + 1 else f"[{window.start}, {window.end})"
+    )
+    return steps, f"{window.excess} B"
