@@ -5,13 +5,22 @@ Every function returns HTML with every piece of capture text escaped.
 
 from __future__ import annotations
 
+import base64
+import re
+
 from tilefit.engine.attempt import Attempt
+from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
 from tilefit.report.svg import esc
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
+from tilefit.verdicts.overload import Window
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
+PEAK_LARGEST = 5  # the largest requests at the peak, named in the evidence
+WINDOWS_LISTED = 8  # windows named in the evidence; the bounds section lists them all
+MAX_WINDOW_ROWS = 200  # rows of the windows table; the rest are summed up
+SHARED_NAMED = 8  # requests named per "live in N windows" line
 
 _VERDICT_TEXT = {
     "fits": "The production placement fits: nothing to fix on this tile.",
@@ -37,24 +46,46 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
     return (
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
-        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}</p></header>"
+        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}{save_link(capture, d)}</p></header>"
+    )
+
+
+def save_link(capture: Capture, d: Diagnosis) -> str:
+    """A link that saves the checked placement found, as ``tilefit diagnose -o`` writes it.
+
+    The file travels inside the link (a base64 data URL), so the page still fetches
+    nothing; clicking it downloads the same bytes.
+    """
+    if d.placement is None or d.verdict not in ("fits", "fragmentation"):
+        return ""
+    data = base64.b64encode(placement_text(d.placement).encode("utf-8")).decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", capture.name).strip("._") or "tile"
+    return (
+        f' <a class="save" id="save-placement" download="{name}.placement.json" '
+        f'href="data:application/json;base64,{data}">save the placement found '
+        f"({len(d.placement.offsets):,} offsets, JSON)</a>"
     )
 
 
 def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> str:
     items = [_production_item(capture, d)]
     items.append(_bound_item(d.bound))
+    if d.bound.windows:
+        items.append(_peak_item(d.bound))
     if d.production_failed_id is not None:
         at_peak = "is" if d.production_failed_at_peak else "is <b>not</b>"
+        # Only an observed failure is a production error; else it is the replay's.
+        named = (
+            "The unit named in the production error"
+            if capture.observed_failed is not None
+            else "The unit the replay's failure names"
+        )
         items.append(
-            f"The unit named in the production error, <code>{esc(d.production_failed_id)}</code>, "
+            f"{named}, <code>{esc(d.production_failed_id)}</code>, "
             f"{at_peak} among the requests live at the peak (step {d.peak_step})."
         )
-    if d.must_leave:
-        items.append(
-            f"At least {_b(d.must_leave)} must leave the peak before any placement can exist "
-            "(the larger deficit plus the alignment padding of the requests live there)."
-        )
+    if d.bound.windows:
+        items.append(_windows_item(d.bound.windows))
     fitting = [a.strategy.name for a in matrix if a.fits]
     names = ", ".join(f"<code>{esc(n)}</code>" for n in fitting)
     items.append(
@@ -94,6 +125,63 @@ def _production_item(capture: Capture, d: Diagnosis) -> str:
             f" This {match} the observed failure on <code>{esc(capture.observed_failed)}</code>."
         )
     return text
+
+
+def _peak_item(report: BoundReport) -> str:
+    """Who makes the peak: its largest requests, with their share of it."""
+    largest = report.contributors[:PEAK_LARGEST]
+    named = ", ".join(f"<code>{esc(c.id)}</code> ({_b(c.size)}, {esc(c.cls)})" for c in largest)
+    share = sum(c.size for c in largest)
+    more = len(report.contributors) - len(largest)
+    rest = f" and {more} more" if more else ""
+    return (
+        f"The largest requests live at the peak (step {report.peak_step}): {named}{rest}; "
+        f"these {len(largest)} hold {_b(share)} of its {_b(report.lower_bound)}."
+    )
+
+
+def _windows_item(windows: tuple[Window, ...]) -> str:
+    """What must leave, window by window: trimming only the worst fails at the next."""
+    listed = "; ".join(
+        f"step{'s' if w.end > w.start + 1 else ''} {_steps(w)}: {_b(w.excess)} over, "
+        f"<b>{_b(w.must_leave)}</b> must leave"
+        for w in windows[:WINDOWS_LISTED]
+    )
+    more = len(windows) - WINDOWS_LISTED
+    if more > 0:
+        listed += f"; and {more} more windows (see Bounds)"
+    if len(windows) == 1:
+        return (
+            f"One overloaded window: {listed} before any placement can exist (the excess plus "
+            "the alignment padding of the requests counted there)."
+        )
+    shared = _shared_line(windows)
+    return (
+        f"{len(windows)} overloaded windows, each of which must lose its own bytes (the excess "
+        f"plus the alignment padding of the requests counted there), so trimming only the "
+        f"worst fails at the next: {listed}.{shared}"
+    )
+
+
+def _shared_line(windows: tuple[Window, ...]) -> str:
+    """The requests live in the most windows: shrinking one helps in each of them."""
+    most = max((r.windows for w in windows for r in w.requests), default=0)
+    if most < 2:
+        return ""
+    sizes: dict[str, int] = {}
+    for w in windows:
+        for r in w.requests:
+            if r.windows == most:
+                sizes[r.id] = r.size
+    ranked = sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+    named = ", ".join(f"<code>{esc(i)}</code> ({_b(size)})" for i, size in ranked[:SHARED_NAMED])
+    more = f" and {len(ranked) - SHARED_NAMED} more" if len(ranked) > SHARED_NAMED else ""
+    where = f"all {most}" if most == len(windows) else str(most)
+    return f" Live in {where} windows, so shrinking one helps in each: {named}{more}."
+
+
+def _steps(w: Window) -> str:
+    return str(w.start) if w.end == w.start + 1 else f"[{w.start}, {w.end})"
 
 
 def _bound_item(report: BoundReport) -> str:
@@ -141,11 +229,49 @@ def bound_html(report: BoundReport) -> str:
         )
     return (
         '<section id="bounds"><h2>Bounds</h2>'
-        f'<table class="kv">{table}</table>'
+        f'<table class="kv">{table}</table>{windows_html(report)}'
         f"<h3>Live at the peak, step {report.peak_step}: {len(report.contributors)} requests</h3>"
         f"<p>By class: {totals or 'nothing'}.</p>"
         '<table class="grid"><tr><th>id</th><th>size</th><th>class</th><th>alignment</th>'
         f"<th>label</th></tr>{peak_rows}</table></section>"
+    )
+
+
+def windows_html(report: BoundReport) -> str:
+    """Every overloaded window: its steps, the bytes over at its worst step, what must leave."""
+    windows = report.windows
+    if not windows:
+        return ""
+    rows = []
+    for k, w in enumerate(windows[:MAX_WINDOW_ROWS], 1):
+        s = w.worst
+        # The figures of the bound that is short there: all storage, or a union of ranges.
+        plain = s.over >= s.demand - s.usable or s.usable == report.available
+        live, usable = (s.live, report.available) if plain else (s.demand, s.usable)
+        where = "all ranges" if plain else ", ".join(s.ranges)
+        rows.append(
+            f"<tr><td class=n>{k}</td><td class=n>{_steps(w)}</td><td class=n>{s.start}</td>"
+            f"<td class=n>{_b(live)}</td><td class=n>{_b(usable)}</td>"
+            f"<td class=n>{_b(w.excess)}</td><td class=n><b>{_b(w.must_leave)}</b></td>"
+            f"<td>{esc(where)}</td></tr>"
+        )
+    rest = windows[MAX_WINDOW_ROWS:]
+    if rest:
+        rows.append(
+            f'<tr><td colspan=8 class="more">and {len(rest)} more windows, up to '
+            f"{_b(max(w.must_leave for w in rest))} must leave one of them</td></tr>"
+        )
+    steps = sum(len(w.steps) for w in windows)
+    return (
+        f'<h3 id="windows">Overloaded windows: {len(windows)}, of {steps} '
+        f"step{'s' if steps > 1 else ''}</h3>"
+        "<p>Steps where the live requests need more than they may use, adjacent ones grouped "
+        "into windows (hatched on the maps and the profile). Each window must lose its own "
+        "bytes: the excess at its worst step plus the alignment padding of the requests "
+        f"counted there.{_shared_line(windows)}</p>"
+        '<table class="grid"><tr><th>window</th><th>steps</th><th>worst step</th>'
+        "<th>live there</th><th>usable</th><th>over</th><th>must leave</th><th>usable in</th>"
+        f"</tr>{''.join(rows)}</table>"
     )
 
 
