@@ -13,7 +13,7 @@ from tilefit import __version__
 from tilefit.formats.save import write_text_atomic
 from tilefit.model.capture import Capture
 from tilefit.plot.colors import FAILED, HOLE, class_colors
-from tilefit.report import sections
+from tilefit.report import evidence, sections
 from tilefit.report.assets import CSS, HATCH, JS
 from tilefit.report.content import ReportContent, gather
 from tilefit.report.data import page_data, script_json
@@ -54,7 +54,7 @@ def render(content: ReportContent) -> str:
         + ('<a href="#windows">overloaded windows</a>' if d.bound.windows else "")
         + '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
         '<a href="#matrix">strategy matrix</a></nav>',
-        sections.evidence_html(capture, d, content.matrix),
+        evidence.evidence_html(capture, d, content.matrix),
         _maps_html(content, classes, class_index, colors, _profile_html(content, class_index)),
         sections.bound_html(d.bound),
         sections.production_html(capture, d),
