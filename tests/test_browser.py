@@ -175,6 +175,25 @@ def test_a_class_can_be_highlighted(page: Browser) -> None:
     assert page.evaluate("document.body.hasAttribute('data-hl')") is False
 
 
+def test_a_sequence_found_by_its_id_is_named_by_it(page: Browser) -> None:
+    find = _box(page, "#find")
+    page.click(*_centre(find))
+    page.call("Input.insertText", {"text": "w"})
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter"})
+    found = page.evaluate(
+        """(() => {
+          const ids = JSON.parse(document.getElementById('tilefit-data').textContent).requests.id;
+          return {info: document.getElementById('selection').innerText,
+                  on: [...new Set([...document.querySelectorAll('rect.on')]
+                    .map((el) => ids[+el.getAttribute('data-k')]))].sort()};
+        })()"""
+    )
+    assert found["info"].startswith("sequence w (2 members): 1 conflict partner (red): x")
+    assert found["on"] == ["w.k", "w.q"]  # both members, not the first alone
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
+    page.evaluate("document.getElementById('find').value = ''")
+
+
 def test_hovering_the_profile_tells_the_bytes_live(page: Browser) -> None:
     box = _box(page, "svg.profile rect.hover")
     # Step 3 of 4: stage has ended, partial, big, w.q and w.k are live.

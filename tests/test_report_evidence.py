@@ -68,6 +68,10 @@ def test_every_overloaded_window_is_marked_on_the_maps_and_the_profile(
     ]
     assert "overloaded window (+bytes over)" in page  # in the legend
     assert '<a href="#windows">' in page
+    # The failed unit beside the map is the sequence, named by its id, not by a member.
+    side = pictures[0][pictures[0].index("failed unit vs. holes") :]
+    assert '">w3.attn_qkv</text>' in side and '">sequence of 3</text>' in side
+    assert "layer3/attn_qkv/weight[0]" not in side
 
 
 def test_a_window_band_spans_its_steps_under_a_row_of_labels() -> None:
@@ -181,7 +185,10 @@ def test_the_save_link_holds_the_checked_placement_as_a_placement_file() -> None
     assert saved == placement_text(d.placement).encode("utf-8")
     found = json.loads(saved)
     assert check(capture, Placement(found["capture"], found["offsets"])).valid
-    # No placement, no link.
+    # A tile that fits links its (production) placement; no placement, no link.
+    fits = gather(_fits(), time_limit=1)
+    assert fits.diagnosis.placement is not None
+    assert _saved(render(fits))[1] == placement_text(fits.diagnosis.placement).encode("utf-8")
     assert 'id="save-placement"' not in render(gather(over_capacity(), time_limit=1))
 
 
