@@ -7,7 +7,25 @@ import io
 from tilefit.batch.progress import Progress
 from tilefit.batch.row import Row, error_row
 
-OK = Row("s", "t", None, "diagnose", "fits", None, None, None, None, None, None, 0.1)
+OK = Row(
+    "s",
+    "t",
+    None,
+    "diagnose",
+    "fits",
+    None,
+    None,
+    None,
+    None,
+    None,
+    0,
+    0,
+    None,
+    None,
+    None,
+    None,
+    0.1,
+)
 BAD = error_row("s", "t", "diagnose", "broken")
 
 

@@ -58,7 +58,7 @@ def test_settings_survive_and_clear_forgets(store: Store, tmp_path: Path) -> Non
 def test_summary_queries(store: Store) -> None:
     assert store.verdicts() == [("fragmentation", 3), ("capacity", 2), ("fits", 1)]
     assert store.rescued() == [("long-lived/first-fit", 2), ("size/best-fit", 1)]
-    assert [r.name for r in store.worst_deficits(5)] == ["t2", "t6"]
+    assert [r.name for r in store.worst_deficits(5)] == ["t6", "t2"]  # by what must leave
     assert [r.name for r in store.slowest(3)] == ["t1", "t3", "t4"]
     assert [r.name for r in store.errors(5)] == ["m-line7"]
     assert store.error_count() == 1
@@ -70,10 +70,18 @@ def test_csv_export(store: Store, tmp_path: Path) -> None:
     lines = out.read_text().splitlines()
     assert lines[0] == (
         "source,name,tile,mode,verdict,strategy,lower_bound,available,deficit,"
-        "support_deficit,failed_id,seconds,error"
+        "support_deficit,windows,must_leave,worst_start,worst_end,worst_excess,failed_id,"
+        "seconds,error"
     )
-    assert lines[1] == "/m.jsonl:7,m-line7,,diagnose,,,,,,,,0.000,line 1 column 2: malformed JSON"
-    assert lines[3] == "/m.jsonl:t2,t2,2,diagnose,capacity,,1100,1000,100,150,w,0.250,"
+    assert lines[1] == (
+        "/m.jsonl:7,m-line7,,diagnose,,,,,,,,,,,,,0.000,line 1 column 2: malformed JSON"
+    )
+    assert lines[2] == (
+        "/m.jsonl:t1,t1,1,diagnose,fragmentation,long-lived/first-fit,900,1000,0,0,0,0,,,,w,2.000,"
+    )
+    assert (
+        lines[3] == "/m.jsonl:t2,t2,2,diagnose,capacity,,1100,1000,100,150,2,160,5,7,150,w,0.250,"
+    )
 
 
 def test_what_is_not_a_results_database_is_refused(tmp_path: Path) -> None:

@@ -42,10 +42,12 @@ def test_summary_text(tmp_path: Path) -> None:
         "  long-lived/first-fit  2",
         "  size/best-fit         1",
         "",
-        "worst deficits (bytes):",
-        "  name  tile  lower bound  available  deficit  support deficit  source",
-        "  t2    2     1,100        1,000      100      150              /m.jsonl:t2",
-        "  t6    6     1,050        1,000      50       50               /m.jsonl:t6",
+        "over capacity, by the bytes that must leave the worst window:",
+        "  name  tile  must leave  windows  worst window  over  lower bound  available  source",
+        "  t6    6     200         1        3             50 "
+        "   1,050        1,000      /m.jsonl:t6",
+        "  t2    2     160         2        [5, 7)        150"
+        "   1,100        1,000      /m.jsonl:t2",
         "",
         "slowest tiles:",
         "  t1  2.00 s  fragmentation  /m.jsonl:t1",
@@ -61,7 +63,7 @@ def test_when_every_tile_fits_it_says_so(tmp_path: Path) -> None:
     with _store(tmp_path, [r for r in ROWS if r.verdict == "fits"]) as store:
         lines = summary_lines(store)
     assert "every tile fits." in lines
-    assert not any(line.startswith(("worst", "errors", "tiles each")) for line in lines)
+    assert not any(line.startswith(("over capacity", "errors", "tiles each")) for line in lines)
 
 
 def test_more_errors_than_shown(tmp_path: Path) -> None:
@@ -83,14 +85,55 @@ def test_summary_json(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert found["verdicts"] == {"fragmentation": 3, "capacity": 2, "fits": 1}
     assert found["rescued"] == {"long-lived/first-fit": 2, "size/best-fit": 1}
-    assert [r["name"] for r in found["worst_deficits"]] == ["t2", "t6"]
+    # t6 is less over than t2, but more must leave it: ranked by what must leave.
+    assert [r["name"] for r in found["worst_deficits"]] == ["t6", "t2"]
+    t6 = found["worst_deficits"][0]
+    assert (t6["windows"], t6["must_leave"]) == (1, 200)
+    assert t6["worst_window"] == {"start": 3, "end": 4, "excess": 50}
+    assert found["slowest"][0]["worst_window"] is None  # t1 fits: no window
     assert found["error_rows"][0]["error"] == "line 1 column 2: malformed JSON"
 
 
 def test_two_tiles_with_one_name_are_told_apart_by_source(tmp_path: Path) -> None:
     twins = [
-        Row("/a/x.json", "x", 0, "diagnose", "fits", None, 10, 20, 0, 0, None, 3.0),
-        Row("/b/x.json", "x", 0, "diagnose", "fits", None, 10, 20, 0, 0, None, 2.0),
+        Row(
+            "/a/x.json",
+            "x",
+            0,
+            "diagnose",
+            "fits",
+            None,
+            10,
+            20,
+            0,
+            0,
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
+            3.0,
+        ),
+        Row(
+            "/b/x.json",
+            "x",
+            0,
+            "diagnose",
+            "fits",
+            None,
+            10,
+            20,
+            0,
+            0,
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
+            2.0,
+        ),
     ]
     with _store(tmp_path, twins) as store:
         lines = summary_lines(store)

@@ -10,6 +10,7 @@ import io
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,12 @@ from browser_helpers import Browser, chromium_path
 from matplotlib import image
 from report_helpers import big_content, fragmented
 
+from tilefit.cli import main
+from tilefit.formats.load import read_capture
 from tilefit.plot.colors import class_colors
 from tilefit.report.html import render, write_report
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 pytestmark = pytest.mark.skipif(
     chromium_path() is None,
@@ -170,6 +175,25 @@ def test_a_class_can_be_highlighted(page: Browser) -> None:
     assert page.evaluate("document.body.hasAttribute('data-hl')") is False
 
 
+def test_a_sequence_found_by_its_id_is_named_by_it(page: Browser) -> None:
+    find = _box(page, "#find")
+    page.click(*_centre(find))
+    page.call("Input.insertText", {"text": "w"})
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter"})
+    found = page.evaluate(
+        """(() => {
+          const ids = JSON.parse(document.getElementById('tilefit-data').textContent).requests.id;
+          return {info: document.getElementById('selection').innerText,
+                  on: [...new Set([...document.querySelectorAll('rect.on')]
+                    .map((el) => ids[+el.getAttribute('data-k')]))].sort()};
+        })()"""
+    )
+    assert found["info"].startswith("sequence w (2 members): 1 conflict partner (red): x")
+    assert found["on"] == ["w.k", "w.q"]  # both members, not the first alone
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
+    page.evaluate("document.getElementById('find').value = ''")
+
+
 def test_hovering_the_profile_tells_the_bytes_live(page: Browser) -> None:
     box = _box(page, "svg.profile rect.hover")
     # Step 3 of 4: stage has ended, partial, big, w.q and w.k are live.
@@ -216,3 +240,93 @@ def test_a_twenty_thousand_request_report_opens_in_seconds(
         browser.hover(x, y)
         display, text = _tip(browser)
         assert display == "block" and text.startswith(on_top + "\n")
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser, Path]]:
+    """A second browser for the reports of the examples; it saves downloads in its folder."""
+    folder = tmp_path_factory.mktemp("examples")
+    for name in ("0-0", "1-0"):
+        write_report(read_capture(EXAMPLES / f"{name}.json"), folder / f"{name}.html", time_limit=2)
+    downloads = folder / "downloads"
+    downloads.mkdir()
+    with Browser(folder / "profile", width=1280, height=1000) as browser:
+        browser.call(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
+            browser=True,
+        )
+        yield browser, folder
+
+
+def test_the_four_overloaded_windows_of_1_0_are_marked(examples: tuple[Browser, Path]) -> None:
+    page, folder = examples
+    page.open((folder / "1-0.html").as_uri())
+    marked = page.evaluate(
+        """(() => {
+          const bands = (sel) => [...document.querySelectorAll(sel + ' rect.win')].map((r) => {
+            const b = r.getBoundingClientRect();
+            return {x: b.x, width: b.width, height: b.height,
+                    fill: getComputedStyle(r).fill, pointer: getComputedStyle(r).pointerEvents};
+          });
+          const labels = (sel) => [...document.querySelectorAll(sel + ' text.winl')]
+            .map((t) => t.textContent);
+          return {map: bands('svg.map[data-map="m0"]'), profile: bands('svg.profile'),
+                  mapLabels: labels('svg.map[data-map="m0"]'), profileLabels: labels('svg.profile'),
+                  table: document.querySelectorAll('#windows + p + table tr').length};
+        })()"""
+    )
+    over = ["+6,608 B", "+8,904 B", "+13,832 B", "+16,328 B"]
+    assert marked["mapLabels"] == over and marked["profileLabels"] == over
+    assert marked["table"] == 5  # a head row and one row per window
+    for picture in ("map", "profile"):
+        bands = marked[picture]
+        assert len(bands) == 4
+        for band in bands:
+            assert band["width"] > 5 and band["height"] > 100  # drawn, and visible
+            assert "#over" in band["fill"] and band["pointer"] == "none"
+        # Steps 12, 26, 40 and 54 of 58: the bands stand where the steps are, in order.
+        lefts = [b["x"] for b in bands]
+        step = (lefts[3] - lefts[0]) / 42
+        assert [round((x - lefts[0]) / step) for x in lefts] == [0, 14, 28, 42]
+    # The map's bands let the pointer through to the boxes under them.
+    band = _box(page, 'svg.map[data-map="m0"] rect.win[data-w="3"]')
+    x, y = band["x"] + band["width"] / 2, band["y"] + band["height"] * 0.35
+    under = page.evaluate(f"document.elementFromPoint({x}, {y}).getAttribute('data-k')")
+    assert under is not None
+    page.hover(x, y)
+    assert _tip(page)[0] == "block"
+
+
+def test_hovering_an_overloaded_step_names_its_window(examples: tuple[Browser, Path]) -> None:
+    page, folder = examples
+    page.open((folder / "1-0.html").as_uri())
+    box = _box(page, "svg.profile rect.hover")
+    page.hover(box["x"] + box["width"] * 54.5 / 58, box["y"] + box["height"] / 2)
+    display, text = _tip(page)
+    assert display == "block"
+    assert "steps [54, 55)" in text and "live 515,200 B of 498,872 B available" in text
+    assert "overloaded window 4 of 4: steps [54, 55)" in text
+    assert "16,328 B over at step 54; 16,360 B must leave" in text
+    page.hover(box["x"] + box["width"] * 20.5 / 58, box["y"] + box["height"] / 2)
+    assert "overloaded" not in _tip(page)[1]
+
+
+def test_the_save_link_downloads_a_placement_that_check_accepts(
+    examples: tuple[Browser, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    page, folder = examples
+    page.open((folder / "0-0.html").as_uri())
+    page.click(*_centre(_box(page, "a#save-placement")))
+    begun = page.wait_for("Browser.downloadWillBegin")
+    assert begun["params"]["suggestedFilename"] == "0-0.placement.json"
+    while True:
+        progress = page.wait_for("Browser.downloadProgress")
+        if progress["params"]["state"] != "inProgress":
+            break
+    assert progress["params"]["state"] == "completed"
+    saved = folder / "downloads" / "0-0.placement.json"
+    assert json.loads(saved.read_text(encoding="utf-8"))["format"] == "tilefit-placement"
+    capsys.readouterr()
+    assert main(["check", str(EXAMPLES / "0-0.json"), str(saved)]) == 0
+    assert capsys.readouterr().out.startswith("valid")

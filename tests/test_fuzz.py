@@ -175,8 +175,8 @@ def _commands(capture: str, placement: str, tmp: str) -> list[list[str]]:
         ["solve", capture, "--time-limit", "0.2", "--json"],
         ["check", capture, placement, "--json"],
         ["convert", capture, "-o", f"{tmp}/out.json"],
-        ["plot", capture, "--profile", "-o", f"{tmp}/map.svg"],
-        ["plot", capture, "--placement", placement, "-o", f"{tmp}/placed.svg"],
+        ["plot", capture, "--profile", "--time-limit", "0.2", "-o", f"{tmp}/map.svg"],
+        ["plot", capture, "--placement", placement, "--time-limit", "0.2", "-o", f"{tmp}/p.svg"],
         ["report", capture, "--time-limit", "0.2", "-o", f"{tmp}/report.html"],
     ]
 

@@ -25,7 +25,10 @@ def test_default_is_the_production_replays_last_attempt(
     out = tmp_path / "failure.svg"
     assert main(["plot", str(capture_file), "-o", str(out)]) == 0
     said = capsys.readouterr().out
-    assert said == f"wrote {out}: frag: alignment/first-fit, fails on big after 4 units\n"
+    assert said == (
+        f"wrote {out}: frag: alignment/first-fit, fails on big after 4 units "
+        "(verdict fragmentation)\n"
+    )
     text = out.read_text(encoding="utf-8")
     assert "layer1/out_proj" in text and "needs 40 B" in text
 

@@ -36,10 +36,17 @@ def test_a_capacity_deficit_shows_the_furthest_attempt_only_when_it_differs() ->
     assert content.diagnosis.verdict == "capacity"
     assert not any(a.fits for a in content.matrix)
     headings = [m.heading for m in content.maps]
-    assert headings[0] == "Production failure"
+    # Nothing was observed in production: the failure is the replay's, not production's.
+    assert headings[0] == "The replay's failure"
+    assert content.maps[0].caption.startswith("The replay's last attempt, ")
     for view in content.maps[1:]:
         assert view.heading.startswith("No placement found; furthest attempt: ")
         assert view.layout.failure is not None
+    # Every map and the profile mark the one overloaded window: step 1, 16 B over.
+    marks = [(w.start, w.end, w.excess) for w in content.series.windows]
+    assert marks == [(1, 2, 16)]
+    for view in content.maps:
+        assert [(w.start, w.end, w.excess) for w in view.layout.windows] == marks
 
 
 def test_when_production_fits_a_lower_placement_is_shown_only_if_there_is_one() -> None:
@@ -54,7 +61,7 @@ def test_when_production_fits_a_lower_placement_is_shown_only_if_there_is_one() 
     capture = Capture("fits", 4, Memory(100, (Range(0, 100),)), requests)
     content = gather(capture, time_limit=2)
     assert content.diagnosis.verdict == "fits"
-    assert content.maps[0].heading == "Production placement"
+    assert content.maps[0].heading == "The replay's placement"  # nothing observed
     assert content.maps[0].layout.peak_address == 80
     assert content.maps[1].heading.startswith("Lowest placement found: ")
     assert content.maps[1].layout.peak_address == 70

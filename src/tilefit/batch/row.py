@@ -19,6 +19,11 @@ class Row:
     available: int | None
     deficit: int | None  # live-storage deficit, 0 when none
     support_deficit: int | None
+    windows: int | None  # overloaded windows (runs of steps over what their requests may use)
+    must_leave: int | None  # bytes that must leave the worst window, 0 when none
+    worst_start: int | None  # the worst window: steps [worst_start, worst_end) ...
+    worst_end: int | None
+    worst_excess: int | None  # ... and the bytes over at its worst step
     failed_id: str | None  # the unit the last production attempt failed on
     seconds: float
     error: str | None = None
@@ -43,6 +48,11 @@ def error_row(source: str, name: str, mode: str, error: str, seconds: float = 0.
         available=None,
         deficit=None,
         support_deficit=None,
+        windows=None,
+        must_leave=None,
+        worst_start=None,
+        worst_end=None,
+        worst_excess=None,
         failed_id=None,
         seconds=seconds,
         error=error,

@@ -6,6 +6,11 @@ and no partial one. Rows are keyed by their source, which makes resuming a
 matter of skipping recorded keys and makes a doubled row impossible. The
 settings of the run (mode, search, time limit) are kept alongside, so a
 resumed run cannot silently mix answers to different questions.
+
+The table's columns have a version (``SCHEMA_VERSION``, in table ``meta``).
+A database written with other columns is refused with one line saying so,
+never half-read: its rows lack answers this version records (a resumed run
+would mix them); ``--overwrite`` starts it again.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from tilefit.batch.row import COLUMNS, Row
 from tilefit.batch.work import Settings
 from tilefit.model.errors import InputError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: the overloaded windows (windows, must_leave, worst_*)
 
 SUMMARY_TOP = 10
 """How many rows the summary lists of each kind (worst, slowest, errors)."""
@@ -39,6 +44,11 @@ _CREATE = (
     available INTEGER,
     deficit INTEGER,
     support_deficit INTEGER,
+    windows INTEGER,
+    must_leave INTEGER,
+    worst_start INTEGER,
+    worst_end INTEGER,
+    worst_excess INTEGER,
     failed_id TEXT,
     seconds REAL NOT NULL,
     error TEXT
@@ -60,8 +70,12 @@ class Store:
         self.path = path
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Store:
-        """Open (or create) a results database; InputError when it is not one."""
+    def open(cls, path: str | Path, *, create: bool = True, overwrite: bool = False) -> Store:
+        """Open (or create) a results database; InputError when it is not one.
+
+        A database of another schema version is refused, unless ``overwrite``
+        (which is about to forget every row anyway): then it is made anew.
+        """
         where = Path(path)
         if not create and not where.is_file():
             raise InputError("", "no such results database", str(where))
@@ -71,7 +85,10 @@ class Store:
             raise InputError("", f"cannot open: {error}", str(where)) from None
         store = cls(db, where)
         try:
-            store._prepare()
+            store._prepare(overwrite)
+        except InputError:
+            db.close()
+            raise
         except sqlite3.OperationalError as error:  # locked, read-only, ...
             db.close()
             raise InputError("", f"cannot use the results database: {error}", str(where)) from None
@@ -80,22 +97,35 @@ class Store:
             raise InputError("", f"not a tilefit results database ({error})", str(where)) from None
         return store
 
-    def _prepare(self) -> None:
+    def _prepare(self, overwrite: bool) -> None:
         tables = {
             r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         if tables and not {"meta", "results"} <= tables:
             raise sqlite3.DatabaseError("it holds other tables")
+        found = self._meta("schema") if tables else SCHEMA_VERSION
+        if found is None or not found.isdigit():
+            raise sqlite3.DatabaseError("it has no schema version")
         self._db.execute("PRAGMA journal_mode=WAL")
         # WAL with NORMAL sync survives a killed process; power loss may drop the
         # last rows, which --resume then redoes.
         self._db.execute("PRAGMA synchronous=NORMAL")
+        if found != SCHEMA_VERSION:
+            if not overwrite:
+                who = "an older" if int(found) < int(SCHEMA_VERSION) else "a newer"
+                raise InputError(
+                    "",
+                    f"written by {who} tilefit (results schema {found}; this one reads "
+                    f"{SCHEMA_VERSION}): use a new --db, or --overwrite to start again",
+                    str(self.path),
+                )
+            with self._transaction():
+                self._db.execute("DROP TABLE results")
+                self._db.execute("DELETE FROM meta")
         with self._transaction():
             for statement in _CREATE:
                 self._db.execute(statement)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        if self._meta("schema") != SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(f"schema {self._meta('schema')}, expected {SCHEMA_VERSION}")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -168,10 +198,15 @@ class Store:
         return self._counts("strategy", "failed_id IS NOT NULL AND strategy IS NOT NULL")
 
     def worst_deficits(self, limit: int) -> list[Row]:
-        """Rows with a deficit (live-storage or support-aware), largest first."""
+        """Rows over capacity somewhere, the most bytes that must leave first.
+
+        Ranked by what must leave the worst window (its excess plus alignment
+        padding), then by the deficit; a row with a deficit always has a window.
+        """
+        deficit = "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0))"
         return self._rows(
-            "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) > 0",
-            "MAX(COALESCE(deficit, 0), COALESCE(support_deficit, 0)) DESC",
+            f"COALESCE(must_leave, 0) > 0 OR {deficit} > 0",
+            f"COALESCE(must_leave, 0) DESC, {deficit} DESC",
             limit,
         )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
+from typing import TYPE_CHECKING
 
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
@@ -21,6 +22,9 @@ from tilefit.formats.load import capture_from_json
 from tilefit.formats.minimalloc import capture_from_csv
 from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.bounds import BoundReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,26 @@ class ModeResult:
     deficit: int | None = None
     support_deficit: int | None = None
     failed_id: str | None = None
+    overload: Overload | None = None  # None for a mode that does not bound the tile
+
+
+@dataclass(frozen=True, slots=True)
+class Overload:
+    """How many overloaded windows a tile has, and its worst: the one most must leave."""
+
+    count: int
+    must_leave: int  # 0 when there is no window
+    worst_start: int | None
+    worst_end: int | None
+    worst_excess: int | None
+
+    @classmethod
+    def of(cls, report: BoundReport) -> Overload:
+        if not report.windows:
+            return cls(0, 0, None, None, None)
+        # The earliest of the windows that need the most to leave.
+        worst = max(report.windows, key=lambda w: (w.must_leave, w.excess, -w.start))
+        return cls(len(report.windows), worst.must_leave, worst.start, worst.end, worst.excess)
 
 
 Mode = Callable[[Capture, Settings], ModeResult]
@@ -72,6 +96,7 @@ def work(job: Job, settings: Settings) -> Row:
     except Exception as error:  # an engine bug must not end a run over thousands of tiles
         message = f"internal error: {type(error).__name__}: {error}"
         return error_row(job.source, name, settings.mode, message, perf_counter() - started)
+    over = outcome.overload
     return Row(
         source=job.source,
         name=capture.name,
@@ -83,6 +108,11 @@ def work(job: Job, settings: Settings) -> Row:
         available=outcome.available,
         deficit=outcome.deficit,
         support_deficit=outcome.support_deficit,
+        windows=None if over is None else over.count,
+        must_leave=None if over is None else over.must_leave,
+        worst_start=None if over is None else over.worst_start,
+        worst_end=None if over is None else over.worst_end,
+        worst_excess=None if over is None else over.worst_excess,
         failed_id=outcome.failed_id,
         seconds=perf_counter() - started,
     )
@@ -101,6 +131,7 @@ def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
         deficit=found.deficit,
         support_deficit=found.support_deficit,
         failed_id=found.production_failed_id,
+        overload=Overload.of(found.bound),
     )
 
 
@@ -118,6 +149,7 @@ def _with_bounds(
         deficit=report.deficit,
         support_deficit=report.support_deficit,
         failed_id=failed,
+        overload=Overload.of(report),
     )
 
 

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         sources = expand(args.inputs)
         if not sources:
             raise InputError("INPUT", "no captures found (.json or .jsonl files)")
-        with Store.open(args.db) as store:
+        with Store.open(args.db, overwrite=args.overwrite) as store:
             return _run(store, sources, settings, args)
     except sqlite3.Error as error:  # locked by another run, disk full, ...
         raise InputError("", f"results database: {error}", args.db or args.summary) from None

@@ -24,7 +24,10 @@ EXAMPLE = """example:
 
 A failed attempt shows the failed unit's lifetime band, the holes it met
 with their sizes, and the unit itself beside the map at its true size.
---profile adds the live storage per step below the map (the same steps).
+Every overloaded window (steps where the live requests need more than they
+may use) is hatched, with the bytes over. The title line ends with the
+verdict of `tilefit diagnose`. --profile adds the live storage per step
+below the map (the same steps).
 """
 
 
@@ -41,17 +44,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="FILE.png or FILE.svg"
     )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds for the verdict's exact search when no strategy fits (default 10)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from tilefit.model.errors import InputError
+    from tilefit.plot.caption import verdict_caption
     from tilefit.plot.figure import save_figure, tile_figure
     from tilefit.plot.layout import attempt_map, placement_map
     from tilefit.plot.series import profile_series
+    from tilefit.verdicts.diagnose import diagnose
 
     capture = common.read_capture_arg(args)
     if not args.output.lower().endswith((".png", ".svg")):
         raise InputError("-o", "the output must end in .png or .svg")
+    common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     if args.placement is not None:
         from tilefit.formats.load import read_placement
 
@@ -62,24 +75,29 @@ def run(args: argparse.Namespace) -> int:
                 f"tilefit: note: {missing} requests have no offset and are not drawn",
                 file=sys.stderr,
             )
-        layout = placement_map(capture, placement.offsets, f"{capture.name}: {args.placement}")
+        title = f"{capture.name}: {args.placement}"
+        diagnosis = diagnose(capture, time_limit=args.time_limit)
+        layout = placement_map(capture, placement.offsets, title, diagnosis.bound.windows)
     else:
-        layout = attempt_map(capture, _attempt(capture, args.strategy))
-    series = profile_series(capture) if args.profile else None
-    save_figure(tile_figure(layout, series), args.output)
-    print(f"wrote {args.output}: {layout.title}")
+        attempt = _attempt(capture, args.strategy)  # a bad --strategy is refused first
+        diagnosis = diagnose(capture, time_limit=args.time_limit)
+        if attempt is None:
+            attempt = diagnosis.production[-1]  # the production failure, or what fits
+        layout = attempt_map(capture, attempt, windows=diagnosis.bound.windows)
+    series = profile_series(capture, diagnosis.bound) if args.profile else None
+    save_figure(tile_figure(layout, series, verdict_caption(diagnosis)), args.output)
+    print(f"wrote {args.output}: {layout.title} (verdict {diagnosis.verdict})")
     return common.EXIT_OK
 
 
-def _attempt(capture: Capture, strategy: str | None) -> Attempt:
+def _attempt(capture: Capture, strategy: str | None) -> Attempt | None:
     from tilefit.engine.attempt import run_strategy
     from tilefit.engine.strategy import parse_strategy
     from tilefit.model.errors import InputError
-    from tilefit.verdicts.replay import replay
 
-    if strategy is not None:
-        try:
-            return run_strategy(capture, parse_strategy(strategy))
-        except ValueError as error:
-            raise InputError("--strategy", str(error)) from None
-    return replay(capture).attempts[-1]  # the production failure, or what fits
+    if strategy is None:
+        return None
+    try:
+        return run_strategy(capture, parse_strategy(strategy))
+    except ValueError as error:
+        raise InputError("--strategy", str(error)) from None

@@ -1,5 +1,5 @@
-"""The batch summary as text: tiles by verdict, what each strategy rescued, the worst
-and slowest.
+"""The batch summary as text: tiles by verdict, what each strategy rescued, the tiles
+with the most bytes that must leave, and the slowest.
 
 Lists are ordered by value, then name, so the same rows print the same
 summary; only the slowest-tiles section shows timing. ``--json`` gives the
@@ -42,8 +42,11 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
 
     worst = store.worst_deficits(top)
     if worst:
-        lines += ["", "worst deficits (bytes):"]
-        head = ["name", "tile", "lower bound", "available", "deficit", "support deficit", "source"]
+        lines += ["", "over capacity, by the bytes that must leave the worst window:"]
+        head = [
+            "name", "tile", "must leave", "windows", "worst window", "over", "lower bound",
+            "available", "source",
+        ]  # fmt: skip
         lines += table([head, *(_deficit_cells(r) for r in worst)], indent="  ")
 
     slowest = store.slowest(top)
@@ -89,12 +92,21 @@ def _deficit_cells(row: Row) -> list[str]:
     return [
         row.name,
         "" if row.tile is None else str(row.tile),
+        _bytes(row.must_leave),
+        "" if row.windows is None else str(row.windows),
+        _window(row.worst_start, row.worst_end),
+        _bytes(row.worst_excess),
         _bytes(row.lower_bound),
         _bytes(row.available),
-        _bytes(row.deficit),
-        _bytes(row.support_deficit),
         row.source,  # two tiles may share a name; their sources tell them apart
     ]
+
+
+def _window(start: int | None, end: int | None) -> str:
+    """The worst window's steps as `tilefit bound` writes them: ``54`` or ``[40, 43)``."""
+    if start is None or end is None:
+        return ""
+    return str(start) if end == start + 1 else f"[{start}, {end})"
 
 
 def _bytes(value: int | None) -> str:

@@ -382,6 +382,11 @@ def row_json(row: Row) -> Json:
         "available": row.available,
         "deficit": row.deficit,
         "support_deficit": row.support_deficit,
+        "windows": row.windows,
+        "must_leave": row.must_leave,
+        "worst_window": None
+        if row.worst_start is None
+        else {"start": row.worst_start, "end": row.worst_end, "excess": row.worst_excess},
         "failed_id": row.failed_id,
         "seconds": seconds_json(row.seconds),
         "error": row.error,

@@ -18,6 +18,14 @@ FAILED = "#d62728"  # the unit that did not fit
 HOLE = "#ffd92f"  # free space over the failed unit's lifetime: yellow, unlike any class
 UNAVAILABLE = "#d0d0d0"  # address space outside every range
 PEAK = "#d62728"
+VERDICT = {  # as on the report's verdict badge
+    "fits": "#2ca02c",
+    "fragmentation": "#e08214",
+    "capacity": "#d62728",
+    "infeasible": "#d62728",
+}
+VERDICT_OTHER = "#555555"
+OVERLOAD = "#a11b1c"  # overloaded windows: darker than the failed unit's red, and hatched
 
 
 def class_colors(classes: Iterable[str]) -> dict[str, str]:

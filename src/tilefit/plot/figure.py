@@ -11,6 +11,8 @@ from matplotlib.patches import Patch
 
 from tilefit.formats.save import atomic_path
 from tilefit.model.errors import InputError
+from tilefit.plot import colors as palette
+from tilefit.plot.caption import VerdictCaption
 from tilefit.plot.colors import class_colors
 from tilefit.plot.layout import MemoryMap
 from tilefit.plot.memmap import draw_failed_unit, draw_memory_map
@@ -22,10 +24,17 @@ WIDTH = 12.0  # inches: 1200 px
 MAP_HEIGHT = 6.75
 PROFILE_HEIGHT = 3.5
 FORMATS = ("png", "svg")
+TITLE_PT = 11.0
 
 
-def tile_figure(layout: MemoryMap | None, series: ProfileSeries | None) -> Figure:
-    """The memory map, the live-storage profile, or the map above the profile (shared steps)."""
+def tile_figure(
+    layout: MemoryMap | None, series: ProfileSeries | None, verdict: VerdictCaption | None = None
+) -> Figure:
+    """The memory map, the live-storage profile, or the map above the profile (shared steps).
+
+    ``verdict`` (``plot.caption.verdict_caption``) is written at the right of the
+    title's line, in the verdict's colour.
+    """
     if layout is None and series is None:
         raise ValueError("nothing to draw")
     heights = [h for h, part in ((MAP_HEIGHT, layout), (PROFILE_HEIGHT, series)) if part]
@@ -50,12 +59,10 @@ def tile_figure(layout: MemoryMap | None, series: ProfileSeries | None) -> Figur
         if layout.failure is not None:
             side = fig.add_subplot(grid[0, 1])
             draw_failed_unit(side, layout.failure)
-        fig.suptitle(layout.title, x=0.01, ha="left", fontsize=11, fontweight="bold")
     if series is not None:
         ax = fig.add_subplot(grid[len(heights) - 1, 0], sharex=map_ax)
         handles += draw_profile(ax, series, colors)
-        if layout is None:
-            fig.suptitle("live storage by step", x=0.01, ha="left", fontsize=11, fontweight="bold")
+    _title(fig, layout.title if layout is not None else "live storage by step", verdict)
     unique = list({str(h.get_label()): h for h in handles}.values())
     if unique:  # a capture with no request has nothing to name
         fig.legend(
@@ -63,6 +70,22 @@ def tile_figure(layout: MemoryMap | None, series: ProfileSeries | None) -> Figur
             frameon=False, bbox_to_anchor=(0.07, 1 - 0.4 / fig.get_figheight()),
         )  # fmt: skip
     return fig
+
+
+def _title(fig: Figure, title: str, verdict: VerdictCaption | None) -> None:
+    """The title at the left, the verdict at the right of one line.
+
+    Both shrink together (to 7 pt at least) when they would run into each other.
+    """
+    chars = len(title) + (len(verdict.text) if verdict else 0) + 4
+    room = fig.get_figwidth() * 72 * 0.98  # points
+    size = max(7.0, min(TITLE_PT, room / (chars * 0.64)))  # bold glyphs: about 0.64 em wide
+    fig.suptitle(title, x=0.01, ha="left", fontsize=size, fontweight="bold")
+    if verdict is not None:
+        fig.text(
+            0.99, 0.98, verdict.text, ha="right", va="top", fontsize=size, fontweight="bold",
+            color=palette.VERDICT.get(verdict.verdict, palette.VERDICT_OTHER),
+        )  # fmt: skip
 
 
 def save_figure(fig: Figure, path: str | Path) -> None:

@@ -4,16 +4,19 @@ Steps run across and addresses up: each placed request is a box spanning its
 lifetime and its bytes. Around the boxes: the address space outside every
 range (unavailable), ranges open only to some classes (the host aperture),
 memory-element boundaries and the interleaved region. For a failed attempt,
-the failed unit's lifetime band and the holes it met.
+the failed unit's lifetime band and the holes it met; for a tile over
+capacity, every overloaded window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture, Interval, Range
+from tilefit.plot.windows import WindowMark, window_marks
+from tilefit.verdicts.overload import Window
 
 SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
 MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows
@@ -42,7 +45,7 @@ class FailedBand:
     """The unit an attempt could not place, over its lifetime, and the holes it met."""
 
     id: str
-    label: str | None  # its first member's label
+    label: str | None  # a request's label; None for a sequence, which is named by its id
     size: int
     alignment: int
     cls: str
@@ -53,6 +56,15 @@ class FailedBand:
     member_index: tuple[int, ...]  # each member's position in capture order
     member_sizes: tuple[int, ...]
     holes: tuple[Interval, ...]  # largest first
+
+    @property
+    def is_sequence(self) -> bool:
+        return len(self.members) > 1 or self.members[0] != self.id
+
+    @property
+    def caption(self) -> str | None:
+        """What is said under the unit's id: ``sequence of 3``, or a request's label."""
+        return f"sequence of {len(self.members)}" if self.is_sequence else self.label
 
     @property
     def largest_hole(self) -> int:
@@ -80,14 +92,22 @@ class MemoryMap:
     interleaved: Interval | None  # the interleaved region, when there is one
     failure: FailedBand | None
     peak_address: int  # the highest address occupied (exclusive)
+    windows: tuple[WindowMark, ...] = ()  # the tile's overloaded windows, in time order
 
 
-def placement_map(capture: Capture, offsets: Mapping[str, int], title: str) -> MemoryMap:
-    """The map of the requests that have an offset (all of them, for a placement)."""
-    return _memory_map(capture, offsets, title, None)
+def placement_map(
+    capture: Capture, offsets: Mapping[str, int], title: str, windows: Sequence[Window] = ()
+) -> MemoryMap:
+    """The map of the requests that have an offset (all of them, for a placement).
+
+    ``windows``, the tile's overloaded windows (``BoundReport.windows``), are marked on it.
+    """
+    return _memory_map(capture, offsets, title, None, windows)
 
 
-def attempt_map(capture: Capture, attempt: Attempt, title: str | None = None) -> MemoryMap:
+def attempt_map(
+    capture: Capture, attempt: Attempt, title: str | None = None, windows: Sequence[Window] = ()
+) -> MemoryMap:
     """The map of a strategy's attempt; when it failed, with the failed unit's band."""
     failure = attempt.failure
     band = None
@@ -95,7 +115,7 @@ def attempt_map(capture: Capture, attempt: Attempt, title: str | None = None) ->
         unit = failure.unit
         band = FailedBand(
             id=unit.id,
-            label=unit.members[0].label,
+            label=None if unit.is_sequence else unit.members[0].label,
             size=unit.size,
             alignment=unit.alignment,
             cls=unit.cls,
@@ -112,11 +132,15 @@ def attempt_map(capture: Capture, attempt: Attempt, title: str | None = None) ->
         title = f"{capture.name}: {name}, " + (
             "fits" if band is None else f"fails on {band.id} after {band.placed_before} units"
         )
-    return _memory_map(capture, attempt.offsets, title, band)
+    return _memory_map(capture, attempt.offsets, title, band, windows)
 
 
 def _memory_map(
-    capture: Capture, offsets: Mapping[str, int], title: str, band: FailedBand | None
+    capture: Capture,
+    offsets: Mapping[str, int],
+    title: str,
+    band: FailedBand | None,
+    windows: Sequence[Window],
 ) -> MemoryMap:
     memory = capture.memory
     boxes = tuple(
@@ -137,6 +161,7 @@ def _memory_map(
         interleaved=(interleaved, memory.size) if interleaved < memory.size else None,
         failure=band,
         peak_address=max((b.top for b in boxes), default=0),
+        windows=window_marks(windows),
     )
 
 

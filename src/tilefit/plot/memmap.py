@@ -5,13 +5,14 @@ space outside every range is shaded, ranges open only to some classes are
 labelled, memory-element boundaries are dashed and the interleaved region is
 marked along the left edge. For a failed attempt the failed unit's lifetime
 band is tinted, the holes it met are highlighted with their sizes, and
-``draw_failed_unit`` draws the unit beside the map at its true size.
+``draw_failed_unit`` draws the unit beside the map at its true size. Every
+overloaded window of the tile is hatched, its excess written above the map.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -31,6 +32,7 @@ from tilefit.plot.layout import (
     range_caption,
 )
 from tilefit.plot.ticks import address_ticks, byte_label, step_ticks
+from tilefit.plot.windows import WindowMark, marks_to_label
 
 _FONT_PT = 7.0
 
@@ -75,7 +77,49 @@ def draw_memory_map(ax: Axes, layout: MemoryMap, colors: dict[str, str]) -> list
 
     if layout.failure is not None:
         handles += _draw_band(ax, layout.failure, layout)
+    if layout.windows:
+        handles.append(draw_windows(ax, layout.windows, layout.horizon, labels="above"))
     return handles
+
+
+def draw_windows(
+    ax: Axes, marks: Sequence[WindowMark], horizon: int, labels: Literal["above", "bottom"]
+) -> Patch:
+    """Hatch every overloaded window over what is drawn; label the windows most over.
+
+    ``labels`` says where their excess goes: ``above`` the axes, across, or up
+    from the ``bottom`` inside them. Returns the legend handle.
+    """
+    for m in marks:
+        ax.axvspan(
+            m.start, m.end, facecolor=palette.OVERLOAD, alpha=0.10, edgecolor="none", zorder=4.5
+        )
+        ax.axvspan(
+            m.start, m.end, facecolor="none", edgecolor=palette.OVERLOAD, hatch="////", lw=0,
+            alpha=0.55, zorder=4.5,
+        )  # fmt: skip
+    width_px, _ = axes_pixels(ax)
+    font_px = _FONT_PT * ax.figure.dpi / 72
+    rotated = labels == "bottom"
+    for m in marks_to_label(marks, width_px, horizon, font_px, rotated=rotated):
+        centre = (m.start + m.end) / 2
+        if rotated:
+            ax.annotate(
+                m.label, (centre, 0), xycoords=("data", "axes fraction"), xytext=(0, 4),
+                textcoords="offset points", rotation=90, ha="center", va="bottom",
+                fontsize=_FONT_PT, color=palette.OVERLOAD, fontweight="bold", zorder=6,
+                bbox={"facecolor": "#ffffff", "alpha": 0.85, "lw": 0, "pad": 0.8},
+            )  # fmt: skip
+        else:
+            ax.annotate(
+                m.label, (centre, 1), xycoords=("data", "axes fraction"), xytext=(0, 2),
+                textcoords="offset points", ha="center", va="bottom", fontsize=_FONT_PT,
+                color=palette.OVERLOAD, fontweight="bold", annotation_clip=False,
+            )  # fmt: skip
+    return Patch(
+        facecolor="none", edgecolor=palette.OVERLOAD, hatch="////",
+        label="overloaded window (+bytes over)",
+    )  # fmt: skip
 
 
 def _draw_boxes(ax: Axes, boxes: Sequence[Box], colors: dict[str, str], layout: MemoryMap) -> None:
@@ -157,7 +201,7 @@ def draw_failed_unit(ax: Axes, band: FailedBand) -> None:
             Rectangle((k - 0.4, 0), 0.8, size, facecolor=palette.HOLE, alpha=0.6, ec="#9a7b00")
         )
     ax.set_title("failed unit\nvs. holes", fontsize=8)
-    name = band.id if band.label is None else f"{band.id}\n{_narrow(band.label)}"
+    name = band.id if band.caption is None else f"{band.id}\n{_narrow(band.caption)}"
     ax.text(
         0.5, 0.98, f"{name}\nneeds {band.size:,} B\nalign {band.alignment}\n"
         f"largest hole\n{band.largest_hole:,} B",

@@ -1,4 +1,8 @@
-"""The live-storage profile drawn with matplotlib: bytes live per step, stacked by class."""
+"""The live-storage profile drawn with matplotlib: bytes live per step, stacked by class.
+
+Every overloaded window is hatched, its excess written up from the bottom of
+the plot (the top holds the peak's caption).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from tilefit.plot import colors as palette
-from tilefit.plot.memmap import byte_formatter
+from tilefit.plot.memmap import byte_formatter, draw_windows
 from tilefit.plot.series import ProfileSeries, peak_caption
 from tilefit.plot.ticks import address_ticks
 
@@ -49,6 +53,8 @@ def draw_profile(ax: Axes, series: ProfileSeries, colors: dict[str, str]) -> lis
     )
     ax.set_xlim(0, series.horizon)
     ax.set_ylim(0, series.top * 1.12)
+    if series.windows:
+        handles.append(draw_windows(ax, series.windows, series.horizon, labels="bottom"))
     ax.set_xlabel("step")
     ax.set_ylabel("bytes live")
     ax.set_yticks(address_ticks(int(series.top * 1.12)))

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture, Interval
+from tilefit.plot.windows import WindowMark, window_marks
 from tilefit.verdicts.bounds import BoundReport, bound, live_profile
 
 
@@ -35,6 +36,7 @@ class ProfileSeries:
     support_step: int
     union: tuple[Interval, ...]  # the tightest union of allowed sets
     union_capacity: int
+    windows: tuple[WindowMark, ...] = ()  # every overloaded window, in time order
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -82,6 +84,7 @@ def profile_series(capture: Capture, report: BoundReport | None = None) -> Profi
         support_step=support.step,
         union=support.union,
         union_capacity=support.capacity,
+        windows=window_marks(report.windows),
     )
 
 

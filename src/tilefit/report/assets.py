@@ -50,6 +50,7 @@ margin-right:5px;vertical-align:-1px;border-radius:2px}.chip.static{cursor:defau
 border:1px solid #999;border-radius:5px;box-shadow:0 2px 8px rgba(0,0,0,.2);padding:6px 9px;
 font-size:12.5px;max-width:380px}
 #tip .b{font-weight:700;font-family:ui-monospace,Menlo,monospace}#tip .l{color:#555}
+#tip .w{color:#a11b1c;font-weight:700}
 footer{margin-top:30px;color:#777;font-size:12px}
 svg.map,svg.profile{display:block;width:100%;height:auto;background:#fff}
 .frame{fill:none;stroke:#333}.tick{fill:none;stroke:#333}
@@ -80,6 +81,10 @@ rect.e{stroke:#fff;stroke-width:.5}
 .peakl{font-size:12px;font-weight:700;fill:#d62728;paint-order:stroke;stroke:#fff;
 stroke-width:3px}
 .hover{fill:transparent}
+.win{fill:url(#over);pointer-events:none}
+.winl{font-size:10px;font-weight:700;fill:#a11b1c;text-anchor:middle}
+.chip i.over{background:repeating-linear-gradient(45deg,#a11b1c 0 2px,#f3dede 2px 5px)}
+a.save{display:inline-block;margin-left:8px;font-weight:600}
 body[data-hl] svg.map rect[data-k],body.sel svg.map rect[data-k]{opacity:.13}
 body.sel svg.map rect.on,body.sel svg.map rect.mate,body.sel svg.map rect.partner{opacity:1}
 svg.map rect.on{stroke:#000;stroke-width:2px;vector-effect:non-scaling-stroke}
@@ -91,7 +96,11 @@ HATCH = (
     '<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>'
     '<pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
     'patternTransform="rotate(45)"><rect width="8" height="8" fill="#e4e4e4"/>'
-    '<path d="M0 0V8" stroke="#c2c2c2" stroke-width="3"/></pattern></defs></svg>'
+    '<path d="M0 0V8" stroke="#c2c2c2" stroke-width="3"/></pattern>'
+    '<pattern id="over" width="6" height="6" patternUnits="userSpaceOnUse" '
+    'patternTransform="rotate(45)"><rect width="6" height="6" fill="#a11b1c" '
+    'fill-opacity=".1"/><path d="M0 0V6" stroke="#a11b1c" stroke-opacity=".6" '
+    'stroke-width="1.6"/></pattern></defs></svg>'
 )
 
 JS = r"""
@@ -195,17 +204,21 @@ JS = r"""
     document.body.classList.remove("sel");
     info.textContent = "";
   }
-  function select(k) {
+  function select(k, sequence) {
     clearSelection();
     var p = partners(k), mates = k in seqOf ? D.sequences[seqOf[k]].members : [];
-    mates.forEach(function (m) { if (m !== k) mark(m, "mate"); });
+    mates.forEach(function (m) { if (m !== k) mark(m, sequence ? "on" : "mate"); });
     p.forEach(function (q) { mark(q, "partner"); });
     mark(k, "on");
     document.body.classList.add("sel");
-    var text = R.id[k] + ": " + (p.length ? p.length + " conflict partner" +
+    // A sequence found by its id is named by it, not by its first member.
+    var text = (sequence ? "sequence " + sequence.id + " (" + sequence.members.length +
+      " members)" : R.id[k]) + ": " + (p.length ? p.length + " conflict partner" +
       (p.length > 1 ? "s" : "") + " (red): " + p.slice(0, 12).map(function (q) {
         return R.id[q]; }).join(", ") + (p.length > 12 ? ", ..." : "") : "no conflict partner");
-    if (mates.length > 1) text += "; " + (mates.length - 1) + " sequence mates (grey edge)";
+    if (mates.length > 1 && !sequence) {
+      text += "; " + (mates.length - 1) + " sequence mates (grey edge)";
+    }
     info.textContent = text + " ";
     var button = document.createElement("button");
     button.textContent = "clear";
@@ -237,9 +250,10 @@ JS = r"""
   var find = document.getElementById("find");
   find.addEventListener("keydown", function (e) {
     if (e.key !== "Enter") return;
-    var name = find.value.trim(), k = R.id.indexOf(name);
-    if (k < 0) D.sequences.forEach(function (s) { if (s.id === name) k = s.members[0]; });
-    if (k >= 0) select(k); else info.textContent = "no request or sequence named " + name;
+    var name = find.value.trim(), k = R.id.indexOf(name), found = null;
+    if (k < 0) D.sequences.forEach(function (s) { if (s.id === name) found = s; });
+    if (found) k = found.members[0];
+    if (k >= 0) select(k, found); else info.textContent = "no request or sequence named " + name;
   });
   var prof = document.querySelector("svg.profile"), P = D.profile;
   if (prof) {
@@ -264,6 +278,13 @@ JS = r"""
         if (v) lines.push(["  " + D.classes[P.classes[c]] + " " + bytes(v)]);
       });
       if (P.limit[lo] !== null) lines.push(["support-aware limit " + bytes(P.limit[lo])]);
+      D.windows.forEach(function (w, j) {
+        if (w.start > step || step >= w.end) return;
+        lines.push(["overloaded window " + (j + 1) + " of " + D.windows.length + ": steps [" +
+                    w.start + ", " + w.end + ")", "w"]);
+        lines.push(["  " + bytes(w.excess) + " over at step " + w.worst + "; " +
+                    bytes(w.must_leave) + " must leave"]);
+      });
       show(lines, e);
     });
     prof.addEventListener("mouseleave", hide);

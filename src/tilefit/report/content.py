@@ -51,11 +51,16 @@ def _maps(
     capture: Capture, diagnosis: Diagnosis, matrix: tuple[Attempt, ...]
 ) -> tuple[MapView, ...]:
     last = diagnosis.production[-1]
+    # Without an observed failure there is no production error to speak of: only the
+    # replay's (a MiniMalloc CSV has no production history at all).
+    observed = capture.observed_failed is not None
     first = MapView(
         "m0",
-        "Production placement" if last.fits else "Production failure",
-        _attempt_caption(last, production=True),
-        attempt_map(capture, last),
+        ("Production placement" if last.fits else "Production failure")
+        if observed
+        else ("The replay's placement" if last.fits else "The replay's failure"),
+        _attempt_caption(last, who="The production replay's" if observed else "The replay's"),
+        attempt_map(capture, last, windows=diagnosis.bound.windows),
     )
     second = _best(capture, diagnosis, matrix, last)
     return (first,) if second is None else (first, second)
@@ -69,13 +74,15 @@ def _best(
     When nothing fits, the attempt that placed the most units, so the reader
     sees how far the best order got.
     """
+    windows = diagnosis.bound.windows
     if diagnosis.placement is not None and not production.fits:
         name = diagnosis.strategy or "a placement"
+        title = f"{capture.name}: {name}, fits"
         return MapView(
             "m1",
             f"Placement found: {name}",
             "The placement the verdict cites, checked valid by the independent referee.",
-            placement_map(capture, diagnosis.placement.offsets, f"{capture.name}: {name}, fits"),
+            placement_map(capture, diagnosis.placement.offsets, title, windows),
         )
     fitting = [a for a in matrix if a.fits and a.placement and check(capture, a.placement).valid]
     if fitting:
@@ -87,7 +94,7 @@ def _best(
             f"Lowest placement found: {best.strategy.name}",
             f"Of the strategies that fit, the one reaching the lowest address "
             f"({best.peak_address:,} B); checked valid by the independent referee.",
-            attempt_map(capture, best),
+            attempt_map(capture, best, windows=windows),
         )
     furthest = max(matrix, key=lambda a: (len(a.placed), -matrix.index(a)))
     if furthest.strategy == production.strategy:
@@ -95,13 +102,14 @@ def _best(
     return MapView(
         "m1",
         f"No placement found; furthest attempt: {furthest.strategy.name}",
-        _attempt_caption(furthest, production=False),
-        attempt_map(capture, furthest),
+        _attempt_caption(furthest, who=None),
+        attempt_map(capture, furthest, windows=windows),
     )
 
 
-def _attempt_caption(attempt: Attempt, *, production: bool) -> str:
-    who = "The production replay's last attempt" if production else "This attempt"
+def _attempt_caption(attempt: Attempt, *, who: str | None) -> str:
+    """What the map shows; ``who`` names the replay whose last attempt it is, if any."""
+    who = "This attempt" if who is None else f"{who} last attempt"
     if attempt.failure is None:
         return f"{who}, {attempt.strategy.name}, places every unit."
     f = attempt.failure

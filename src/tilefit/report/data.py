@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from tilefit.model.capture import Capture
+from tilefit.plot.series import ProfileSeries
 from tilefit.report.content import MapView
 from tilefit.report.svgprofile import Column
 
@@ -19,8 +20,7 @@ def page_data(
     classes: tuple[str, ...],
     maps: tuple[MapView, ...],
     profile: tuple[Column, ...],
-    profile_classes: tuple[str, ...],
-    available: int,
+    series: ProfileSeries,
 ) -> dict[str, Any]:
     requests = capture.requests
     index = {r.id: k for k, r in enumerate(requests)}
@@ -48,13 +48,23 @@ def page_data(
         "conflicts": [[node(c.a), node(c.b)] for c in capture.conflicts],
         "maps": {view.key: _map_data(capture, view) for view in maps},
         "profile": {
-            "classes": [class_index[c] for c in profile_classes],
+            "classes": [class_index[c] for c in series.classes],
             "start": [c.start for c in profile],
             "end": [c.end for c in profile],
             "live": [list(c.live) for c in profile],
             "limit": [c.limit for c in profile],
-            "available": available,
+            "available": series.available,
         },
+        "windows": [
+            {
+                "start": w.start,
+                "end": w.end,
+                "worst": w.worst_step,
+                "excess": w.excess,
+                "must_leave": w.must_leave,
+            }
+            for w in series.windows
+        ],
     }
 
 

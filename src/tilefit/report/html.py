@@ -13,7 +13,7 @@ from tilefit import __version__
 from tilefit.formats.save import write_text_atomic
 from tilefit.model.capture import Capture
 from tilefit.plot.colors import FAILED, HOLE, class_colors
-from tilefit.report import sections
+from tilefit.report import evidence, sections
 from tilefit.report.assets import CSS, HATCH, JS
 from tilefit.report.content import ReportContent, gather
 from tilefit.report.data import page_data, script_json
@@ -37,9 +37,7 @@ def render(content: ReportContent) -> str:
     class_index = {cls: k for k, cls in enumerate(classes)}
     colors = class_colors(classes)
     cols = columns(content.series, profile_frame(content.series))
-    data = page_data(
-        capture, classes, content.maps, cols, content.series.classes, content.series.available
-    )
+    data = page_data(capture, classes, content.maps, cols, content.series)
     style = CSS + "".join(
         f'.k{k}{{fill:{colors[cls]}}}body[data-hl="{k}"] svg.map rect.k{k}{{opacity:1}}'
         for k, cls in enumerate(classes)
@@ -53,9 +51,10 @@ def render(content: ReportContent) -> str:
         f"<style>{style}</style></head><body><main>",
         sections.verdict_html(capture, d),
         '<nav><a href="#maps">memory maps</a><a href="#profile">live storage</a>'
-        '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
+        + ('<a href="#windows">overloaded windows</a>' if d.bound.windows else "")
+        + '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
         '<a href="#matrix">strategy matrix</a></nav>',
-        sections.evidence_html(capture, d, content.matrix),
+        evidence.evidence_html(capture, d, content.matrix),
         _maps_html(content, classes, class_index, colors, _profile_html(content, class_index)),
         sections.bound_html(d.bound),
         sections.production_html(capture, d),
@@ -72,13 +71,46 @@ def render(content: ReportContent) -> str:
 
 
 def _profile_html(content: ReportContent, class_index: dict[str, int]) -> str:
+    windows = content.series.windows
+    marked = (
+        f" The {len(windows)} overloaded window{'s are' if len(windows) > 1 else ' is'} "
+        "hatched, with the bytes over above."
+        if windows
+        else ""
+    )
     return (
         '<figure id="profile"><h3>Live storage by step</h3>'
         "<p>Bytes live at each step, stacked by class, against the available storage and the "
         "support-aware limit (what the tightest union of allowed sets lets the live requests "
-        "hold). Hover for the numbers of a step.</p>"
+        f"hold).{marked} Hover for the numbers of a step.</p>"
         f"{profile_svg(content.series, class_index)}</figure>"
     )
+
+
+def _static_chips(content: ReportContent) -> list[str]:
+    """The legend of what the maps show besides the classes: only what is drawn."""
+    layouts = [view.layout for view in content.maps]
+    shown = [
+        (
+            any(m.failure for m in layouts),
+            f'<i style="background:{HOLE}"></i>hole over the failed unit\'s lifetime',
+        ),
+        (
+            any(m.failure for m in layouts),
+            f'<i style="background:{FAILED};opacity:.35"></i>failed unit\'s lifetime',
+        ),
+        (
+            bool(content.series.windows),
+            '<i class="over"></i>overloaded window (+bytes over)',
+        ),
+        (any(m.unavailable for m in layouts), '<i style="background:#ddd"></i>unavailable'),
+        (
+            any(m.interleaved for m in layouts),
+            '<i style="background:#17becf"></i>interleaved region',
+        ),
+        (any(m.elements for m in layouts), "- - memory-element boundary"),
+    ]
+    return [f'<span class="chip static">{chip}</span>' for wanted, chip in shown if wanted]
 
 
 def _maps_html(
@@ -95,14 +127,7 @@ def _maps_html(
         f"{esc(cls)}</button>"
         for k, cls in enumerate(classes)
     )
-    chips += (
-        f'<span class="chip static"><i style="background:{HOLE}"></i>hole over the failed '
-        f'unit\'s lifetime</span><span class="chip static"><i style="background:{FAILED};'
-        'opacity:.35"></i>failed unit\'s lifetime</span><span class="chip static">'
-        '<i style="background:#ddd"></i>unavailable</span><span class="chip static">'
-        '<i style="background:#17becf"></i>interleaved region</span><span class="chip static">'
-        "- - memory-element boundary</span>"
-    )
+    chips += "".join(_static_chips(content))
     figures = [
         f"<figure><h3>{esc(view.heading)}</h3><p>{esc(view.caption)}</p>"
         f"{map_svg(view.key, view.layout, class_index, content.series.peak_step)}</figure>"

@@ -1,13 +1,18 @@
-"""The report's text: the verdict and its evidence, the bound table, the strategy matrix.
+"""The report's text: the verdict, the bound table, the production replay, the strategy matrix.
 
 Every function returns HTML with every piece of capture text escaped.
 """
 
 from __future__ import annotations
 
+import base64
+import re
+
 from tilefit.engine.attempt import Attempt
+from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
-from tilefit.report.svg import esc
+from tilefit.report.svg import byte_html, esc
+from tilefit.report.windows import windows_html
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
 
@@ -28,120 +33,65 @@ _VERDICT_TEXT = {
 }
 
 
-def _b(value: int) -> str:
-    return f"{value:,}&#8239;B"
-
-
 def verdict_html(capture: Capture, d: Diagnosis) -> str:
     tile = "" if capture.tile is None else f" (tile {capture.tile})"
     return (
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
-        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}</p></header>"
+        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}{save_link(capture, d)}</p></header>"
     )
 
 
-def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> str:
-    items = [_production_item(capture, d)]
-    items.append(_bound_item(d.bound))
-    if d.production_failed_id is not None:
-        at_peak = "is" if d.production_failed_at_peak else "is <b>not</b>"
-        items.append(
-            f"The unit named in the production error, <code>{esc(d.production_failed_id)}</code>, "
-            f"{at_peak} among the requests live at the peak (step {d.peak_step})."
-        )
-    if d.must_leave:
-        items.append(
-            f"At least {_b(d.must_leave)} must leave the peak before any placement can exist "
-            "(the larger deficit plus the alignment padding of the requests live there)."
-        )
-    fitting = [a.strategy.name for a in matrix if a.fits]
-    names = ", ".join(f"<code>{esc(n)}</code>" for n in fitting)
-    items.append(
-        f"{len(fitting)} of {len(matrix)} strategies fit" + (f": {names}." if names else ".")
+def save_link(capture: Capture, d: Diagnosis) -> str:
+    """A link that saves the checked placement found, as ``tilefit diagnose -o`` writes it.
+
+    The file travels inside the link (a base64 data URL), so the page still fetches
+    nothing; clicking it downloads the same bytes.
+    """
+    if d.placement is None or d.verdict not in ("fits", "fragmentation"):
+        return ""
+    data = base64.b64encode(placement_text(d.placement).encode("utf-8")).decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", capture.name).strip("._") or "tile"
+    return (
+        f' <a class="save" id="save-placement" download="{name}.placement.json" '
+        f'href="data:application/json;base64,{data}">save the placement found '
+        f"({len(d.placement.offsets):,} offsets, JSON)</a>"
     )
-    if d.placement is not None and d.strategy is not None:
-        items.append(
-            f"The placement found by <code>{esc(d.strategy)}</code> passed the independent "
-            "checker (every validity rule of the format)."
-        )
-    if d.search_status is not None:
-        items.append(f"Exact search: {esc(d.search_status)}.")
-    if d.irreducible_subset:
-        ids = ", ".join(f"<code>{esc(i)}</code>" for i in d.irreducible_subset)
-        items.append(f"These requests alone admit no placement: {ids}.")
-    body = "".join(f"<li>{item}</li>" for item in items)
-    return f'<section id="evidence"><h2>Evidence</h2><ul>{body}</ul></section>'
-
-
-def _production_item(capture: Capture, d: Diagnosis) -> str:
-    tried = ", then ".join(f"<code>{esc(a.strategy.name)}</code>" for a in d.production)
-    last = d.production[-1]
-    if last.failure is None:
-        text = f"Production replay: {tried}; the last one places every unit."
-    else:
-        f = last.failure
-        u = f.unit
-        text = (
-            f"Production replay: {tried}; the last attempt fails on "
-            f"<code>{esc(u.id)}</code> ({_b(u.size)}, alignment {u.alignment}, class "
-            f"{esc(u.cls)}, steps [{u.start}, {u.end})) after placing {f.placed_before} units; "
-            f"its largest hole is {_b(max((e - s for s, e in f.holes), default=0))}."
-        )
-    if capture.observed_failed is not None:
-        match = "reproduces" if d.reproduced else "does <b>not</b> reproduce"
-        text += (
-            f" This {match} the observed failure on <code>{esc(capture.observed_failed)}</code>."
-        )
-    return text
-
-
-def _bound_item(report: BoundReport) -> str:
-    text = (
-        f"Live storage lower bound: {_b(report.lower_bound)} at step {report.peak_step}, "
-        f"against {_b(report.available)} available"
-    )
-    if report.deficit:
-        text += f": <b>{_b(report.deficit)} over</b>"
-    text += "."
-    if report.support_deficit:
-        text += f" Support-aware deficit: <b>{_b(report.support_deficit)}</b>."
-    return text
 
 
 def bound_html(report: BoundReport) -> str:
     s = report.support
     union = " ".join(f"[{a:,}, {b:,})" for a, b in s.union) or "(empty)"
     rows = [
-        ("available storage", _b(report.available)),
-        ("live storage lower bound", f"{_b(report.lower_bound)} at step {report.peak_step}"),
-        ("deficit", _b(report.deficit)),
-        ("support-aware deficit", _b(report.support_deficit)),
+        ("available storage", byte_html(report.available)),
+        ("live storage lower bound", f"{byte_html(report.lower_bound)} at step {report.peak_step}"),
+        ("deficit", byte_html(report.deficit)),
+        ("support-aware deficit", byte_html(report.support_deficit)),
         (
             "tightest union of allowed sets",
-            f"step {s.step}: {_b(s.demand)} live of {esc(', '.join(s.classes) or 'no class')} "
-            f"may use only {esc(union)} = {_b(s.capacity)} "
-            f"(ranges {esc(', '.join(s.ranges) or 'none')})"
+            f"step {s.step}: {byte_html(s.demand)} live of "
+            f"{esc(', '.join(s.classes) or 'no class')} may use only {esc(union)} = "
+            f"{byte_html(s.capacity)} (ranges {esc(', '.join(s.ranges) or 'none')})"
             + ("" if s.exhaustive else "; not every union was tried"),
         ),
     ]
     table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
-    totals = ", ".join(f"{esc(cls)} {_b(size)}" for cls, size in report.class_totals)
+    totals = ", ".join(f"{esc(cls)} {byte_html(size)}" for cls, size in report.class_totals)
     shown = report.contributors[:MAX_CONTRIBUTORS]
     rest = report.contributors[MAX_CONTRIBUTORS:]
     peak_rows = "".join(
-        f"<tr><td><code>{esc(c.id)}</code></td><td class=n>{_b(c.size)}</td>"
+        f"<tr><td><code>{esc(c.id)}</code></td><td class=n>{byte_html(c.size)}</td>"
         f"<td>{esc(c.cls)}</td><td class=n>{c.alignment}</td><td>{esc(c.label or '')}</td></tr>"
         for c in shown
     )
     if rest:
         peak_rows += (
             f'<tr><td colspan=5 class="more">and {len(rest)} more requests, '
-            f"{_b(sum(c.size for c in rest))} in all</td></tr>"
+            f"{byte_html(sum(c.size for c in rest))} in all</td></tr>"
         )
     return (
         '<section id="bounds"><h2>Bounds</h2>'
-        f'<table class="kv">{table}</table>'
+        f'<table class="kv">{table}</table>{windows_html(report)}'
         f"<h3>Live at the peak, step {report.peak_step}: {len(report.contributors)} requests</h3>"
         f"<p>By class: {totals or 'nothing'}.</p>"
         '<table class="grid"><tr><th>id</th><th>size</th><th>class</th><th>alignment</th>'
@@ -159,10 +109,10 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
             u = f.unit
             outcome = f'<span class="no">fails after {f.placed_before} units</span>'
             unit = (
-                f"<code>{esc(u.id)}</code> {_b(u.size)}, align {u.alignment}, {esc(u.cls)}, "
+                f"<code>{esc(u.id)}</code> {byte_html(u.size)}, align {u.alignment}, {esc(u.cls)}, "
                 f"steps [{u.start}, {u.end})"
             )
-            holes = ", ".join(_b(e - s) for s, e in f.holes[:5]) + (
+            holes = ", ".join(byte_html(e - s) for s, e in f.holes[:5]) + (
                 f" &hellip; ({len(f.holes)} holes)" if len(f.holes) > 5 else ""
             )
         rows.append(
@@ -214,7 +164,7 @@ def _matrix_cell(capture: Capture, d: Diagnosis, a: Attempt) -> str:
     if name == d.strategy:
         tags += ' <span class="tag v">verdict</span>'
     if a.failure is None:
-        return f'<td class="ok">fits, up to {_b(a.peak_address)}{tags}</td>'
+        return f'<td class="ok">fits, up to {byte_html(a.peak_address)}{tags}</td>'
     f = a.failure
     return (
         f'<td class="no">fails on <code>{esc(f.unit.id)}</code> after {f.placed_before} '

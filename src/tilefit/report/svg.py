@@ -22,6 +22,11 @@ def esc(text: str) -> str:
     return escape(text, quote=True)
 
 
+def byte_html(value: int) -> str:
+    """``16,328 B`` in HTML, the unit kept on the number's line."""
+    return f"{value:,}&#8239;B"
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """Steps [0, horizon) across [left, right], values [0, scale] up [bottom, top]."""

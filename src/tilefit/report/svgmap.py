@@ -18,8 +18,9 @@ from tilefit.plot.layout import (
 )
 from tilefit.plot.ticks import address_ticks, byte_label
 from tilefit.report.svg import PLOT_LEFT, PLOT_RIGHT, WIDTH, Frame, axes, esc, num
+from tilefit.report.svgwindows import ROW, window_marks_svg
 
-HEIGHT = 640
+HEIGHT = 640  # and ROW more above the frame when the tile has overloaded windows
 SIDE_LEFT = 1080
 SIDE_RIGHT = 1190
 FONT = 9.0  # view units; the page shows a map about one unit per pixel
@@ -34,11 +35,13 @@ def map_svg(
     """The map named ``key`` (the page's data for it is under that key).
 
     ``peak_step``, when given, is marked across the map, so that the map and the
-    profile below it point at the same step.
+    profile below it point at the same step. The tile's overloaded windows are
+    hatched, their excess written above the map.
     """
-    frame = Frame(PLOT_LEFT, PLOT_RIGHT, 14, 590, layout.horizon, layout.size)
+    row = ROW if layout.windows else 0.0
+    frame = Frame(PLOT_LEFT, PLOT_RIGHT, 14 + row, 590 + row, layout.horizon, layout.size)
     out = [
-        f'<svg class="map" data-map="{key}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg class="map" data-map="{key}" viewBox="0 0 {WIDTH} {num(HEIGHT + row)}" '
         f'role="img" aria-label="{esc(layout.title)}">'
     ]
     out += _surroundings(frame, layout)
@@ -66,7 +69,8 @@ def map_svg(
         )
     if layout.failure is not None:
         out += _band(frame, layout.failure)
-        out += _side(layout.failure)
+        out += _side(layout.failure, row)
+    out += window_marks_svg(frame, layout.windows, frame.top - 16)
     out += axes(frame, address_ticks(layout.size), "address", layout.size)
     out.append("</svg>")
     return "\n".join(out)
@@ -138,23 +142,24 @@ def _band(frame: Frame, band: FailedBand) -> list[str]:
     return out
 
 
-def _side(band: FailedBand) -> list[str]:
+def _side(band: FailedBand, row: float) -> list[str]:
     """The failed unit beside its largest holes, all to one scale, from 0 up."""
     bars = band.side_bars()
     scale = max(size for _, size in bars) * 1.15
-    top, bottom = 150.0, 560.0
+    top, bottom = 150.0 + row, 560.0 + row
     slot = (SIDE_RIGHT - SIDE_LEFT) / len(bars)
     width = slot * 0.75
+    middle = (SIDE_LEFT + SIDE_RIGHT) / 2
     out = [
-        f'<text class="st" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="20">failed unit vs. holes</text>',
-        f'<text class="sf" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="38">{esc(band.id)}</text>',
+        f'<text class="st" x="{middle}" y="{num(20 + row)}">failed unit vs. holes</text>',
+        f'<text class="sf" x="{middle}" y="{num(38 + row)}">{esc(band.id)}</text>',
     ]
     lines = [f"needs {band.size:,} B", f"align {band.alignment}", "largest hole"]
     lines.append(f"{band.largest_hole:,} B")
+    if band.is_sequence:  # a sequence is named by its id, never by its first member
+        lines.insert(0, f"sequence of {len(band.members)}")
     for k, line in enumerate(lines):
-        out.append(
-            f'<text class="ss" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="{56 + 16 * k}">{line}</text>'
-        )
+        out.append(f'<text class="ss" x="{middle}" y="{num(56 + row + 16 * k)}">{line}</text>')
     cursor = 0
     for index, size in zip(band.member_index, band.member_sizes, strict=True):
         y = bottom - (cursor + size) / scale * (bottom - top)
@@ -173,10 +178,9 @@ def _side(band: FailedBand) -> list[str]:
     for k, (name, _) in enumerate(bars):
         x = SIDE_LEFT + slot * (k + 0.5)
         label = "need" if k == 0 else name.removeprefix("hole ")
-        out.append(f'<text class="tx" x="{num(x)}" y="{bottom + 14}">{label}</text>')
+        out.append(f'<text class="tx" x="{num(x)}" y="{num(bottom + 14)}">{label}</text>')
     out.append(
-        f'<path class="tick" d="M{SIDE_LEFT} {bottom}H{SIDE_RIGHT}"/>'
-        f'<text class="ss" x="{(SIDE_LEFT + SIDE_RIGHT) / 2}" y="{bottom + 30}">'
-        "holes, largest first</text>"
+        f'<path class="tick" d="M{SIDE_LEFT} {num(bottom)}H{SIDE_RIGHT}"/>'
+        f'<text class="ss" x="{middle}" y="{num(bottom + 30)}">holes, largest first</text>'
     )
     return out

@@ -4,7 +4,7 @@ A long capture has more runs of equal steps than the picture has pixels, so
 runs are gathered into columns about one pixel wide: each column shows the
 run with the most bytes live in it (the peak always shows at its true height)
 and the lowest support-aware limit in it. The page's tooltip reads the same
-columns.
+columns. Overloaded windows are hatched, their excess written above the frame.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from tilefit.plot.series import ProfileSeries, peak_caption
 from tilefit.plot.ticks import address_ticks
 from tilefit.report.svg import PLOT_LEFT, PLOT_RIGHT, WIDTH, Frame, axes, esc, num
+from tilefit.report.svgwindows import ROW, window_marks_svg
 
-HEIGHT = 330
+HEIGHT = 330  # and ROW more above the frame when the tile has overloaded windows
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,9 @@ class Column:
 
 
 def profile_frame(series: ProfileSeries) -> Frame:
-    return Frame(PLOT_LEFT, PLOT_RIGHT, 12, 280, series.horizon, math.ceil(series.top * 1.12))
+    row = ROW if series.windows else 0.0
+    scale = math.ceil(series.top * 1.12)
+    return Frame(PLOT_LEFT, PLOT_RIGHT, 12 + row, 280 + row, series.horizon, scale)
 
 
 def columns(series: ProfileSeries, frame: Frame) -> tuple[Column, ...]:
@@ -67,8 +70,9 @@ def columns(series: ProfileSeries, frame: Frame) -> tuple[Column, ...]:
 def profile_svg(series: ProfileSeries, class_index: dict[str, int]) -> str:
     frame = profile_frame(series)
     cols = columns(series, frame)
+    height = HEIGHT + (ROW if series.windows else 0)
     out = [
-        f'<svg class="profile" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="profile" viewBox="0 0 {WIDTH} {num(height)}" role="img" '
         f'aria-label="live storage by step" data-left="{num(frame.left)}" '
         f'data-right="{num(frame.right)}" data-horizon="{series.horizon}">'
     ]
@@ -92,6 +96,7 @@ def profile_svg(series: ProfileSeries, class_index: dict[str, int]) -> str:
             f'<text class="limitl" x="{num(frame.right + 4)}" '
             f'y="{num(frame.y(limits[-1]) + 12)}">support-aware limit</text>'
         )
+    out += window_marks_svg(frame, series.windows, frame.top - 5)
     px, py = frame.x(series.peak_step), frame.y(series.lower_bound)
     anchor, dx = ("start", 8) if series.peak_step < series.horizon * 0.6 else ("end", -8)
     out.append(
