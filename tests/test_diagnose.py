@@ -125,3 +125,15 @@ def test_undetermined_reports_the_closest_placement() -> None:
     assert d.closest is not None and d.closest.overflow > 0
     assert d.closest.storage == d.available + d.closest.overflow
     assert check(extended(conflicted(), d.closest.overflow), d.closest.placement).valid
+
+
+def test_the_text_names_the_production_error_only_when_one_was_observed() -> None:
+    from dataclasses import replace
+
+    from tilefit.cli.diagnose import diagnosis_lines
+
+    c = capture(8, [("a", 5, 0, 3, 4), ("b", 6, 1, 4, 4), ("late", 2, 4, 6, 1)])
+    unobserved = diagnosis_lines(diagnose(c))[-1]
+    observed = diagnosis_lines(diagnose(replace(c, observed_failed="a")))[-1]
+    assert unobserved.startswith("the replay's failure names a: ")
+    assert observed.startswith("the production error names a: ")

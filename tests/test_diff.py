@@ -472,3 +472,40 @@ def test_minimalloc_csvs_take_their_capacity_from_the_option(
     assert code == 0
     assert "  b  size 20 -> 25 B; lifetime [1, 4) -> [2, 4)" in out
     assert "    1 change adds 5 B: 100% of OTHER's increase over BASE there" in out
+
+
+def test_edits_out_reverted_by_whatif_turns_1_0_into_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edits = tmp_path / "revert.json"
+    base, other = str(EXAMPLES / "1-0-baseline.json"), str(EXAMPLES / "1-0.json")
+    code, _, _ = run(capsys, "diff", base, other, "--edits-out", str(edits))
+    assert code == 0
+    assert len(json.loads(edits.read_text())["edits"]) == 12
+    code, out, _ = run(capsys, "whatif", other, "--edits", str(edits), "--json", "--workers", "1")
+    result = json.loads(out)
+    assert (code, result["before"]["verdict"], result["after"]["verdict"]) == (
+        0,
+        "capacity",
+        "fits",
+    )
+
+
+def test_what_no_edit_undoes_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    memory = Memory(100, (Range(0, 100),))
+    base = Capture("b", 4, memory, (Request("a", 10, 0, 2), Request("gone", 10, 0, 2)))
+    other = Capture("o", 4, memory, (Request("a", 10, 0, 3, alignment=2),))
+    edits = tmp_path / "revert.json"
+    code, out, _ = run(
+        capsys,
+        "diff",
+        _write(tmp_path, base, "b"),
+        _write(tmp_path, other, "o"),
+        "--edits-out",
+        str(edits),
+    )
+    assert code == 0
+    lines = out.splitlines()
+    start = lines.index("no edit undoes 2 changes (--edits-out skips):")
+    assert [line.split()[0] for line in lines[start + 1 : start + 3]] == ["a", "gone"]
+    assert json.loads(edits.read_text())["edits"] == [{"lifetime": "a", "start": 0, "end": 2}]

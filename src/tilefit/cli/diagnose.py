@@ -206,5 +206,8 @@ def _peak_lines(d: Diagnosis) -> list[str]:
             else "NOT live at the peak"
         )
         largest = ", ".join(f"{c.id} ({c.size} B)" for c in d.contributors[:3])
-        lines.append(f"the production error names {failed}: {where}; the largest there: {largest}")
+        # Without an observed failure there may be no production history (a MiniMalloc
+        # CSV): the name comes from the replay alone.
+        source = "the production error" if d.reproduced is not None else "the replay's failure"
+        lines.append(f"{source} names {failed}: {where}; the largest there: {largest}")
     return lines

@@ -27,6 +27,10 @@ changed) or reclassed (its class or interleaving changed); a new label alone
 is no change. For each overloaded window of OTHER, the causes are the changed
 requests live at its worst step, ranked by the bytes they add there compared
 with BASE: a request live there in both with the same size is not a cause.
+
+--edits-out FILE writes the edits that set OTHER's requests back to BASE's
+(an edits file, docs/edits.md): `tilefit whatif OTHER --edits FILE` then
+tries them, and can be pared down to the changes worth undoing.
 """
 
 _REQUESTS_TOP = 30  # changed requests listed
@@ -44,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="memory size for a minimalloc CSV among them (default: from NAME.CAPACITY.csv)",
     )
+    parser.add_argument(
+        "--edits-out",
+        metavar="FILE",
+        help="write the edits that turn OTHER's requests back into BASE's (for tilefit whatif)",
+    )
     common.add_json_argument(parser)
 
 
@@ -51,6 +60,12 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.verdicts.diff import diff
 
     d = diff(_read(args.base, args.capacity), _read(args.other, args.capacity))
+    if args.edits_out:
+        from tilefit.formats.edits import edits_text
+        from tilefit.formats.save import write_text_atomic
+        from tilefit.verdicts.diff import revert_edits
+
+        write_text_atomic(args.edits_out, edits_text(revert_edits(d)))
     if args.json:
         from tilefit.output.jsonout import diff_json
 
@@ -80,7 +95,21 @@ def diff_lines(d: CaptureDiff) -> list[str]:
     lines += _structure_lines(d)
     lines += _profile_lines(d.profile)
     lines += _window_lines(d)
+    lines += _unrevertible_lines(d)
     return lines
+
+
+def _unrevertible_lines(d: CaptureDiff) -> list[str]:
+    """What --edits-out leaves out: no edit re-adds a request or changes its alignment or class."""
+    left = d.not_revertible
+    if not left:
+        return []
+    shown = left[:_OTHERS_TOP]
+    lines = [
+        f"no edit undoes {len(left)} change{'s' if len(left) > 1 else ''} (--edits-out skips):"
+    ]
+    lines += common.table([(c.id, what_changed(c)) for c in shown], indent="  ")
+    return lines + _more(len(left), len(shown))
 
 
 def _summary(d: CaptureDiff) -> list[str]:
