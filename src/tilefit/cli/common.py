@@ -74,6 +74,20 @@ def add_capture_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_time_limit_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--time-limit", type=float, default=10.0, metavar="S", help=help)
+
+
+def add_workers_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes the search races on (default: up to 2 cores; 1: in turn, in-process)",
+    )
+
+
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 

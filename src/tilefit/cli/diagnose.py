@@ -38,23 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
     common.add_json_argument(parser)
     parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help="seconds for the search when the strategies fail (default 10)",
+    common.add_time_limit_argument(
+        parser, "seconds for the search when the strategies fail (default 10)"
     )
     parser.add_argument(
         "--no-search", action="store_true", help="stop after the strategies (no search)"
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="processes the search races on (default: up to 2 cores; 1: in turn, in-process)",
-    )
+    common.add_workers_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

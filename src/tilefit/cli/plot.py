@@ -44,12 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="FILE.png or FILE.svg"
     )
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help="seconds for the verdict's exact search when no strategy fits (default 10)",
+    common.add_time_limit_argument(
+        parser, "seconds for the verdict's exact search when no strategy fits (default 10)"
     )
 
 

@@ -23,12 +23,8 @@ Exit 0 when it was written, whatever the verdict; 2 on bad input.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file")
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help="seconds for the exact search when no strategy fits (default 10)",
+    common.add_time_limit_argument(
+        parser, "seconds for the exact search when no strategy fits (default 10)"
     )
 
 

@@ -75,20 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     common.add_json_argument(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write the edited capture (JSON)")
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help="seconds for each diagnosis's search when the strategies fail (default 10)",
+    common.add_time_limit_argument(
+        parser, "seconds for each diagnosis's search when the strategies fail (default 10)"
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="processes the search races on (default: up to 2 cores; 1: in turn, in-process)",
-    )
+    common.add_workers_argument(parser)
 
 
 def _tagged(option: str) -> Callable[[str], tuple[str, str]]:
