@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -309,6 +310,28 @@ def test_synth_refuses_an_existing_file_as_folder(
     assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
     assert "not a folder" in one_error_line(capsys)
     assert out.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- README
+
+
+def test_readme_says_which_commands_take_json() -> None:
+    """The README claimed every command takes --json; plot, report and convert refuse it."""
+    from tilefit.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    without = {
+        name
+        for name, command in sub.choices.items()  # type: ignore[union-attr]
+        if "--json" not in command._option_string_actions
+    }
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())  # the sentence may be wrapped anywhere
+    said = [s for s in text.split(". ") if "take no `--json`" in s or "takes no `--json`" in s]
+    named = {word for s in said for word in re.findall(r"`(\w+)`", s)}
+    assert without == {"plot", "report", "convert"}
+    assert named == without, said
 
 
 # --------------------------------------------------------------------------- check
