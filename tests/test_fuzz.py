@@ -3,19 +3,24 @@
 Each run either gives a result (exit 0 or 1, no traceback) or is bad input:
 exit 2 with exactly one line ``tilefit: ...`` on stderr. The commands run in
 process (``tilefit.cli.main``), so an uncaught exception fails the test.
+``batch`` runs over a folder of mutated files with one local worker (where a bad
+capture is an error row, not bad input), and ``synth`` over odd option values
+and output paths.
 
 CI runs a small fixed budget. For a long local run::
 
-    TILEFIT_FUZZ_EXAMPLES=2500 .venv/bin/python -m pytest tests/test_fuzz.py   # 10,000 inputs
+    TILEFIT_FUZZ_EXAMPLES=2500 .venv/bin/python -m pytest tests/test_fuzz.py   # 15,000 inputs
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import csv
 import io
 import json
 import os
+import sqlite3
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -23,7 +28,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tilefit.batch.store import SUMMARY_TOP
 from tilefit.cli import main
+from tilefit.cli.synth import MAX_REQUESTS, MAX_TILES
+from tilefit.formats.load import capture_from_json, parse_json, read_capture
+from tilefit.model.capture import Capture
 
 EXAMPLES = int(os.environ.get("TILEFIT_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
@@ -165,6 +174,17 @@ def _run(argv: list[str]) -> tuple[int, str]:
     return code, err.getvalue()
 
 
+def _run_out(argv: list[str]) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr; argparse's refusals (SystemExit) included."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
 def _commands(capture: str, placement: str, tmp: str) -> list[list[str]]:
     return [
         ["bound", capture, "--json"],
@@ -237,3 +257,208 @@ def mutated_csv(draw: st.DrawFn) -> str:
 @given(mutated_csv())
 def test_mutated_csv(text: str) -> None:
     _every_command(text, PLACED_CSV, suffix=".csv")
+
+
+# --------------------------------------------------------------------------- batch
+#
+# A bad capture inside a batch is not bad input for the run: docs/batch.md says
+# it gets an error row with the loader's one-line message and the run goes on
+# (exit 1 when any row is an error). Exit 2 is left for the run itself (here: no
+# capture found at all).
+
+BATCH_MODES = (
+    ["--mode", "diagnose"],
+    ["--no-search"],
+    ["--mode", "replay"],
+    ["--mode", "place"],
+    ["--mode", "solve"],
+)
+
+
+@st.composite
+def capture_text(draw: st.DrawFn) -> str:
+    how = draw(st.sampled_from(["whole", "mutated", "damaged"]))
+    if how == "whole":
+        return _text(CAPTURE)
+    if how == "mutated":
+        return _text(draw(mutated(CAPTURE)))
+    return draw(damaged_text(_text(CAPTURE)))
+
+
+@st.composite
+def batch_files(draw: st.DrawFn) -> dict[str, bytes]:
+    """A model's files by relative path: captures in a folder (some in a subfolder, some
+    hidden), a .jsonl bundle, bytes that are not UTF-8, and CSVs (under csv/)."""
+    files: dict[str, bytes] = {}
+    for k in range(draw(st.integers(0, 3))):
+        under = draw(st.sampled_from(["", "sub/", ".hidden/"]))
+        files[f"tiles/{under}t{k}.json"] = draw(capture_text()).encode()
+    if draw(st.booleans()):
+        lines = draw(st.lists(capture_text(), max_size=3))
+        blank = draw(st.sampled_from(["", "\n", " \n"]))
+        files["tiles/m.jsonl"] = (blank + "\n".join(lines) + "\n").encode()
+    if draw(st.booleans()):
+        files["tiles/raw.json"] = draw(st.binary(max_size=64))
+    for k in range(draw(st.integers(0, 2))):
+        name = draw(st.sampled_from([f"c{k}.64.csv", f"c{k}.csv", f"c{k}.0.csv"]))
+        text = draw(st.one_of(st.just(CSV), mutated_csv(), damaged_text(CSV)))
+        files[f"csv/{name}"] = text.encode()
+    return files
+
+
+def _expected_sources(files: dict[str, bytes]) -> int:
+    """What the inputs name: visible .json files, non-blank bundle lines, every CSV given."""
+    count = 0
+    for name, data in files.items():
+        if ".hidden/" in name:
+            continue
+        if name.endswith(".jsonl"):
+            count += sum(1 for line in data.split(b"\n") if line.strip())
+        else:
+            count += 1
+    return count
+
+
+def _db_rows(db: Path) -> list[tuple[str, str | None]]:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return list(conn.execute("SELECT source, error FROM results"))
+
+
+@FUZZ
+@given(
+    batch_files(),
+    st.sampled_from(BATCH_MODES),
+    st.sampled_from([[], ["--json"], ["--quiet"]]),
+)
+def test_batch_over_a_folder_of_mutated_captures(
+    files: dict[str, bytes], mode: list[str], output: list[str]
+) -> None:
+    with TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "tiles").mkdir()
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+        csvs = sorted(str(root / n) for n in files if n.startswith("csv/"))
+        db, rows_csv = root / "r.sqlite", root / "rows.csv"
+        # One local worker. The engine decides captures this small in milliseconds; the
+        # worker is stopped at 10 s (twice the limit), which only a hang reaches, not a
+        # loaded machine (at 2 s a load spike once stopped a 3-request CSV).
+        argv = ["batch", str(root / "tiles"), *csvs, "--db", str(db), "--jobs", "1",
+                "--time-limit", "5", "--csv", str(rows_csv), *mode, *output]  # fmt: skip
+        code, out, err = _run_out(argv)
+        _assert_clean(argv, code, err)
+        expected = _expected_sources(files)
+        if expected == 0:
+            assert code == 2 and "no captures found" in err, (argv, code, err)
+            return
+        assert code in (0, 1) and err == "", (argv, code, err)
+        rows = _db_rows(db)
+        assert len(rows) == expected == len({source for source, _ in rows}), (argv, rows)
+        errors = [(source, error) for source, error in rows if error is not None]
+        assert code == (1 if errors else 0), (argv, code, errors)
+        for source, error in errors:
+            # The loader's located one-line message, not an engine bug, a dead worker
+            # or the time limit.
+            assert error.startswith(f"{source}: ") and "\n" not in error, (argv, error)
+        with rows_csv.open(encoding="utf-8", newline="") as data:
+            assert len(list(csv.DictReader(data))) == expected
+        if output == ["--json"]:
+            summary = json.loads(out)
+            assert (summary["captures"], summary["errors"]) == (expected, len(errors))
+        elif output == ["--quiet"]:
+            assert out == ""
+        else:
+            assert out.startswith(f"{expected} captures in r.sqlite"), out
+            if len(errors) <= SUMMARY_TOP:  # the summary lists them, each with its source
+                assert all(source in out for source, _ in errors), out
+
+
+# --------------------------------------------------------------------------- synth
+
+SYNTH_OPTIONS: dict[str, list[str]] = {
+    "--tiles": ["1", "2", "3", "0", "-1", "1_0", "1e3", "nan", "inf", "x", "", "0x1",
+                str(MAX_TILES + 1), str(2**62), str(2**64)],
+    "--requests": ["1", "5", "40", "0", "-3", "1.5", "nan", "x", "",
+                   str(MAX_REQUESTS + 1), str(2**64)],
+    "--layers": ["1", "2", "24", "200", "0", "-1", "1e2", "nan", "x", str(2**62)],
+    "--seed": ["0", "1", "-1", str(2**62 - 1), str(2**62), str(2**64), "nan", "x"],
+    "--pressure": ["0", "-0", "-1", "5e-324", "1e-300", "0.5", "0.97", "1.1", "1e6",
+                   "1e300", "1e305", "1e999", "nan", "inf", "-inf", "x", ""],
+    "--prefix": ["", "p", "a/b", "a\\b", ".", "..", "x" * 300, "é", "-", " "],
+}  # fmt: skip
+# "plain" is a file and "dir", "dir.jsonl" are folders before each run.
+SYNTH_OUTPUTS = [
+    "m.jsonl",
+    "m.json",
+    "m.JSONL",
+    "fold",
+    "fold/",
+    "s.txt",
+    "",
+    ".",
+    "plain",
+    "dir",
+    "dir.jsonl",
+    "nodir/m.jsonl",
+    "plain/m.jsonl",
+    "x" * 300 + ".jsonl",
+]
+
+
+@st.composite
+def synth_argv(draw: st.DrawFn) -> list[str]:
+    argv = ["synth", f"--output={draw(st.sampled_from(SYNTH_OUTPUTS))}"]
+    # --tiles always: its default (1,472 tiles of 500 requests) is too much for a fuzz run.
+    argv.append(f"--tiles={draw(st.sampled_from(SYNTH_OPTIONS['--tiles']))}")
+    argv.append(f"--requests={draw(st.sampled_from(SYNTH_OPTIONS['--requests']))}")
+    for option in ("--layers", "--seed", "--pressure", "--prefix"):
+        if draw(st.booleans()):
+            argv.append(f"{option}={draw(st.sampled_from(SYNTH_OPTIONS[option]))}")
+    if draw(st.booleans()):
+        argv.append("--json")
+    return argv
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` with its bytes (a folder made before the OS refused a
+    file name in it may stay: it holds nothing)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _written(out: Path) -> list[Capture]:
+    """Every capture synth wrote to ``out``, read back the way the other commands read it."""
+    if out.suffix.lower() == ".jsonl":
+        lines = out.read_text(encoding="utf-8").splitlines()
+        return [capture_from_json(parse_json(line)) for line in lines]
+    if out.suffix.lower() == ".json":
+        return [read_capture(out)]
+    return [read_capture(p) for p in sorted(out.glob("*.json"))]
+
+
+@FUZZ
+@given(synth_argv())
+def test_synth_options_and_output_paths(argv: list[str]) -> None:
+    with TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        root = Path(tmp)
+        (root / "plain").write_text("keep me")
+        (root / "dir").mkdir()
+        (root / "dir.jsonl").mkdir()
+        before = _files(root)
+        code, out, err = _run_out(argv)
+        _assert_clean(argv, code, err)
+        assert code in (0, 2), (argv, code, err)
+        assert ".partial" not in err, (argv, err)  # name what the user gave, not our temp
+        assert not list(root.rglob("*.partial")), argv
+        if code == 2:
+            assert _files(root) == before, argv  # bad input writes no file
+            return
+        given = dict(a.split("=", 1) for a in argv[1:] if "=" in a)
+        tiles = int(given["--tiles"])
+        path = Path(given["--output"])
+        captures = _written(path)
+        assert len(captures) == tiles, (argv, len(captures))
+        if "--json" in argv:
+            assert json.loads(out)["captures"] == tiles
+        else:
+            assert out.startswith(f"wrote {tiles} capture"), out

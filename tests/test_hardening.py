@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,12 @@ def _good(tmp_path: Path) -> str:
         ["batch", "{c}", "--db", "{t}/r.sqlite", "--jobs", "99999999999"],
         ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "inf"],
         ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "nan"],
+        # Found by the synth fuzz test: a recipe keeps 4 decimals, so a pressure this
+        # small became 0 (ValueError); 1e305 overflowed (OverflowError); 1e300 wrote
+        # sizes past 2^62 that no command could read back.
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "5e-324"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "1e305"],
+        ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--pressure", "1e300"],
         ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", "-1"],
         ["synth", "-o", "{t}/m.jsonl", "--tiles", "1", "--seed", str(2**64)],
         ["synth", "-o", "{t}/m.jsonl", "--tiles", str(2**64)],
@@ -210,6 +217,91 @@ def test_synth_refuses_an_output_with_a_file_suffix(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("pressure", ["0.0001", "1000"])
+def test_synth_pressure_limits_write_captures_that_load(pressure: str, tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    assert main(["synth", "-o", str(out), "--tiles", "2", "--requests", "20",
+                 "--pressure", pressure]) == 0  # fmt: skip
+    lines = out.read_text().splitlines()
+    assert [capture_from_json(parse_json(line)).name for line in lines] == [
+        "model-tile0000",
+        "model-tile0001",
+    ]
+
+
+def test_synth_refuses_a_prefix_that_is_not_a_file_name_before_making_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the synth fuzz test: ValueError from write_folder, after it made the folder.
+    out = tmp_path / "tiles"
+    assert main(["synth", "-o", str(out), "--tiles", "1", "--prefix", "a/b"]) == 2
+    assert one_error_line(capsys).startswith("tilefit: --prefix: ")
+    assert not out.exists()
+    bundle = tmp_path / "m.jsonl"  # in a bundle a name is only a name
+    assert (
+        main(["synth", "-o", str(bundle), "--tiles", "1", "--requests", "8", "--prefix", "a/b"])
+        == 0
+    )
+    assert capture_from_json(parse_json(bundle.read_text())).name == "a/b-tile0000"
+
+
+def test_synth_refuses_an_empty_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["synth", "-o", "", "--tiles", "1"]) == 2
+    assert one_error_line(capsys).startswith("tilefit: --output: is empty")
+    assert list(tmp_path.iterdir()) == []  # Path("") is the current folder: nothing there
+
+
+def test_an_unwritable_output_names_the_users_path_not_the_temporary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the synth fuzz test: "tilefit: .m.jsonl.4242.partial: Is a directory".
+    folder = tmp_path / "m.jsonl"
+    folder.mkdir()
+    assert main(["synth", "-o", str(folder), "--tiles", "1", "--requests", "8"]) == 2
+    assert one_error_line(capsys) == f"tilefit: {folder}: Is a directory"
+    missing = tmp_path / "nodir" / "r.html"
+    assert main(["report", _good(tmp_path), "-o", str(missing), "--time-limit", "1"]) == 2
+    assert one_error_line(capsys) == f"tilefit: {missing}: No such file or directory"
+
+
+@pytest.mark.parametrize("output", ["", "/"])
+def test_an_output_without_a_file_name_is_a_folder(
+    output: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Path("").with_name(...) raised ValueError: report -o '' ended in a traceback.
+    assert main(["report", _good(tmp_path), "-o", output, "--time-limit", "1"]) == 2
+    assert one_error_line(capsys) == f"tilefit: {Path(output)}: is a folder, not a file"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["synth", "-o", "m.jsonl", "--tiles", "1e3"],
+        ["synth", "-o", "m.jsonl", "--pressure", "x"],
+        ["bound"],
+        ["frobnicate"],
+        ["plot", "c.json", "--placement", "p", "--strategy", "s", "-o", "x.png"],
+    ],
+)
+def test_a_usage_error_is_one_line(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Found by the synth fuzz test: argparse printed its usage block above the error.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    line = one_error_line(capsys)
+    assert line.startswith("tilefit: ") and line.endswith(" --help)"), line
+    assert not (tmp_path / "m.jsonl").exists()
+
+
 def test_synth_refuses_an_existing_file_as_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -218,6 +310,28 @@ def test_synth_refuses_an_existing_file_as_folder(
     assert main(["synth", "-o", str(out), "--tiles", "1"]) == 2
     assert "not a folder" in one_error_line(capsys)
     assert out.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- README
+
+
+def test_readme_says_which_commands_take_json() -> None:
+    """The README claimed every command takes --json; plot, report and convert refuse it."""
+    from tilefit.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    without = {
+        name
+        for name, command in sub.choices.items()  # type: ignore[union-attr]
+        if "--json" not in command._option_string_actions
+    }
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())  # the sentence may be wrapped anywhere
+    said = [s for s in text.split(". ") if "take no `--json`" in s or "takes no `--json`" in s]
+    named = {word for s in said for word in re.findall(r"`(\w+)`", s)}
+    assert without == {"plot", "report", "convert"}
+    assert named == without, said
 
 
 # --------------------------------------------------------------------------- check

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import psutil  # a dependency of distributed, in the test extra
 import pytest
 
+import tilefit
 from tilefit.formats.save import atomic_path
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and pipes")
@@ -68,6 +70,181 @@ def test_ctrl_c_during_import_of_the_command_modules(tmp_path: Path) -> None:
     )
     assert proc.returncode == 130
     assert proc.stderr.decode() == "tilefit: interrupted\n"
+
+
+PACKAGE = Path(tilefit.__file__).resolve().parent  # import tilefit takes no signal
+
+
+def _console_script() -> list[str]:
+    """The installed ``tilefit`` command (what a user runs), else ``python -m tilefit``."""
+    script = Path(sys.executable).parent / "tilefit"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tilefit"]
+
+
+def _python_owns(traceback: str) -> bool:
+    """A traceback from before tilefit could answer: no frame in tilefit's modules but
+    the package face (which runs before ``tilefit.__main__`` and imports nothing)."""
+    frames = re.findall(r'File "([^"]+)"', traceback)
+    ours = [f for f in frames if Path(f).resolve().is_relative_to(PACKAGE)]
+    return all(Path(f).name == "__init__.py" and Path(f).parent == PACKAGE for f in ours)
+
+
+@pytest.mark.parametrize("command", ["script", "module"])
+def test_ctrl_c_in_the_first_milliseconds(command: str, tmp_path: Path) -> None:
+    """From the first tilefit statement on, a Ctrl-C is one line and exit 130. Earlier
+    (Python's start-up, site, the console script's ``import re``, finding the package)
+    it is Python's: a silent -2 before its handler exists, then its traceback."""
+    argv = _console_script() if command == "script" else [sys.executable, "-m", "tilefit"]
+    out = tmp_path / "m.jsonl"
+    # Where start-up ends depends on the machine (about 16 ms idle here, past 40 ms
+    # loaded), so the steps go on past it; the later delays are test_ctrl_c_at_any_moment's.
+    for delay in (0, 0.002, 0.005, 0.008, 0.011, 0.014, 0.017, 0.02, 0.025, 0.03, 0.04, 0.06):
+        proc = subprocess.Popen(
+            [*argv, "synth", "-o", str(out), "--tiles", "400"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        began = time.perf_counter()
+        while time.perf_counter() - began < delay:
+            pass  # a busy wait: sleep() overshoots by more than these steps
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+        err = stderr.decode()
+        if (proc.returncode, err) != (130, "tilefit: interrupted\n"):
+            # Python's own answer: silent -2 before its handler exists, its traceback,
+            # or 1 when its start-up failed ("Fatal Python error: init_import_site").
+            assert proc.returncode in (-signal.SIGINT, 1) and _python_owns(err), (delay, err)
+        assert not out.exists() and not list(tmp_path.glob("*.partial"))
+
+
+_TRACED = """
+import os, signal, sys
+fire_at = int(sys.argv.pop(1))
+main_file = sys.argv.pop(1)  # the rest is the command
+seen = 0
+
+def lines(frame, event, arg):
+    global seen
+    if event == "line":
+        seen += 1
+        if seen == fire_at:
+            print(f"fired at line {frame.f_lineno}", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGINT)
+    return lines
+
+def calls(frame, event, arg):
+    return lines if frame.f_code.co_filename == main_file else None
+
+sys.settrace(calls)
+try:
+    from tilefit.__main__ import entry  # as the console script does
+    entry()
+finally:
+    sys.settrace(None)
+    if seen < fire_at:
+        print(f"lines {seen}", file=sys.stderr)
+"""
+
+
+def test_ctrl_c_at_every_line_of_the_entry_module(tmp_path: Path) -> None:
+    """Deterministic: SIGINT at each line tilefit/__main__.py runs (its body, then
+    ``entry`` up to the command). From the handler's install to the command, every
+    one is one line and exit 130."""
+    main_file = str(PACKAGE / "__main__.py")
+    source = Path(main_file).read_text().splitlines()
+    install = next((n for n, line in enumerate(source, 1) if "signal(SIGINT, _early)" in line), 0)
+    # The except clause's lines run only as the command's own SystemExit leaves entry:
+    # the work is done by then (an interrupt there, on the way out, stays Python's).
+    leaving = source.index("    except KeyboardInterrupt:") + 1
+
+    def run(fire_at: int) -> tuple[int, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", _TRACED, str(fire_at), main_file, "bound", str(EXAMPLE)],
+            capture_output=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        return proc.returncode, proc.stderr.decode()
+
+    code, err = run(10**6)  # never fires: how many lines are there?
+    assert code == 0, err
+    total = int(err.split()[-1])
+    assert total > 5, err
+    covered = 0
+    for fire_at in range(1, total + 1):
+        code, err = run(fire_at)
+        first, _, rest = err.partition("\n")
+        line = int(first.removeprefix("fired at line "))
+        if line <= install or line >= leaving:
+            continue  # before the handler (a few built-in lookups) or on the way out
+        covered += 1
+        assert (code, rest) == (130, "tilefit: interrupted\n"), (line, err)
+    assert covered >= 3, covered
+
+
+_SWALLOWED = """
+import os, signal, sys
+from tilefit.__main__ import entry
+import tilefit.cli
+
+when = sys.argv.pop(1)
+
+class Bomb:
+    def __del__(self):
+        if when == "early":  # Ctrl-C arrives in a __del__ while the modules load
+            os.kill(os.getpid(), signal.SIGINT)
+        else:  # ... or once the command runs: its KeyboardInterrupt is raised in there
+            raise KeyboardInterrupt
+
+command = tilefit.cli.entry
+def late():
+    Bomb()
+    command()
+
+if when == "early":
+    Bomb()
+tilefit.cli.entry = late if when == "late" else command
+entry()
+"""
+
+
+@pytest.mark.parametrize("when", ["early", "late"])
+def test_ctrl_c_inside_a_del_or_weakref_callback(when: str, tmp_path: Path) -> None:
+    """Python only prints an exception raised in ``__del__`` or a weakref callback
+    ("Exception ignored in ...") and goes on: seen once in a few hundred early Ctrl-Cs,
+    in an import's module-lock callback, and the command then ran to the end."""
+    out = tmp_path / "m.jsonl"
+    argv = [sys.executable, "-c", _SWALLOWED, when, "synth", "-o", str(out), "--tiles", "3"]
+    proc = subprocess.run(argv, capture_output=True, cwd=tmp_path, timeout=120)
+    assert (proc.returncode, proc.stderr.decode()) == (130, "tilefit: interrupted\n")
+    assert not out.exists()
+
+
+def test_import_tilefit_loads_nothing_and_takes_no_signal() -> None:
+    """The package face runs before the command can answer Ctrl-C, and a library must
+    not take SIGINT from its host: ``import tilefit`` loads no module, sets no handler."""
+    probe = (
+        "import signal, sys\n"
+        "before = set(sys.modules)\n"
+        "import tilefit\n"
+        "print(sorted(set(sys.modules) - before))\n"
+        "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["['tilefit']", "True"], out.stdout
+
+
+def test_a_host_keeps_its_own_sigint_handler() -> None:
+    probe = (
+        "import signal\n"
+        "mine = lambda signum, frame: None\n"
+        "signal.signal(signal.SIGINT, mine)\n"
+        "import tilefit.__main__\n"
+        "print(signal.getsignal(signal.SIGINT) is mine)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout == "True\n"
 
 
 def test_closed_stdout_exits_quietly_141(tmp_path: Path) -> None:

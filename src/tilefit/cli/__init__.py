@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 from types import ModuleType
+from typing import NoReturn
 
 from tilefit import __version__
 from tilefit.cli import common
@@ -36,8 +37,15 @@ def _commands() -> list[ModuleType]:
     return [import_module(f"tilefit.cli.{name}") for name in COMMANDS]
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is bad input like any other: one line, exit 2, no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(common.EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tilefit",
         description=(
             "Replay a tile's captured allocation requests and tell fragmentation "

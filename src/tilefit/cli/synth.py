@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +27,10 @@ _BASE = Recipe()
 # Beyond these a run is a typo that would fill the disk or memory, not a model.
 MAX_TILES = 1_000_000
 MAX_REQUESTS = 1_000_000
+# A model's recipes keep the pressure to 4 decimals (below 0.0001 it would be 0), and
+# past a thousand times the storage a pressure is a typo whose sizes near 2^62.
+MIN_PRESSURE = 0.0001
+MAX_PRESSURE = 1000.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pressure",
         type=float,
-        help="every tile at this live-storage lower bound / available storage, "
+        help="every tile at this live-storage lower bound / available storage "
+        f"({MIN_PRESSURE:g} to {MAX_PRESSURE:g}), "
         "instead of the mix of fitting, tight and over-capacity tiles",
     )
     parser.add_argument("--prefix", default="model", help="names are PREFIX-tileNNNN")
@@ -61,10 +65,14 @@ def run(args: argparse.Namespace) -> int:
     base = replace(_BASE, requests=args.requests, layers=args.layers)
     mix = Mix()
     if args.pressure is not None:
-        if not 0 < args.pressure < math.inf:
-            raise InputError("--pressure", "must be a finite number > 0")
+        if not MIN_PRESSURE <= args.pressure <= MAX_PRESSURE:  # false for nan too
+            raise InputError(
+                "--pressure", f"must be a number from {MIN_PRESSURE:g} to {MAX_PRESSURE:g}"
+            )
         band = (args.pressure, args.pressure)
         mix = replace(mix, fits=band, tight=band, over=band)
+    if not args.output:  # Path("") is the current folder: an unset variable would fill it
+        raise InputError("--output", "is empty: name a .jsonl bundle, a .json capture or a folder")
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix not in (BUNDLE_SUFFIX, ".json"):
@@ -76,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
             )
         if out.exists() and not out.is_dir():
             raise InputError("--output", f"{out}: exists and is not a folder")
+        if "/" in args.prefix or "\\" in args.prefix:  # checked before the folder is made
+            raise InputError("--prefix", "names become file names in a folder: no / or \\")
     captures = synth_model(args.tiles, args.seed, mix=mix, base=base, prefix=args.prefix)
     if suffix == BUNDLE_SUFFIX:
         count = write_bundle(captures, out)

@@ -7,6 +7,7 @@ capture gives the same bytes every time.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -106,13 +107,18 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     temporary one is removed and ``path`` is untouched.
     """
     final = Path(path)
+    if not final.name:  # "", "." or "/": a folder, and no name to put a temporary beside
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(final))
     temp = final.with_name(f".{final.name}.{os.getpid()}.partial")
     try:
         yield temp
         os.replace(temp, final)
-    except BaseException:
+    except BaseException as error:
         with suppress(OSError):
             temp.unlink()
+        if isinstance(error, OSError) and error.filename in (temp, str(temp)):
+            # The user named ``path``, not our temporary file: say what they gave.
+            error.filename = str(path)
         raise
 
 
