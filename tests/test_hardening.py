@@ -267,13 +267,40 @@ def test_an_unwritable_output_names_the_users_path_not_the_temporary(
     assert one_error_line(capsys) == f"tilefit: {missing}: No such file or directory"
 
 
-@pytest.mark.parametrize("output", ["", "/"])
 def test_an_output_without_a_file_name_is_a_folder(
-    output: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Path("").with_name(...) raised ValueError: report -o '' ended in a traceback.
-    assert main(["report", _good(tmp_path), "-o", output, "--time-limit", "1"]) == 2
-    assert one_error_line(capsys) == f"tilefit: {Path(output)}: is a folder, not a file"
+    assert main(["report", _good(tmp_path), "-o", "/", "--time-limit", "1"]) == 2
+    assert one_error_line(capsys) == "tilefit: /: is a folder, not a file"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "CAPTURE", "-o", ""],
+        ["diagnose", "CAPTURE", "-o", ""],
+        ["place", "CAPTURE", "-o", ""],
+        ["batch", "CAPTURE", "--db", ""],
+        ["batch", "CAPTURE", "--db", "r.db", "--csv", ""],
+        ["diff", "CAPTURE", "CAPTURE", "--edits-out", ""],
+        ["whatif", "CAPTURE", "--drop", "a", "-o", ""],
+    ],
+)
+def test_an_empty_file_name_is_refused_before_any_work(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # diagnose -o '' and batch --csv '' took the empty name as "no file" and wrote nothing.
+    monkeypatch.chdir(tmp_path)
+    good = _good(tmp_path)
+    assert main([good if a == "CAPTURE" else a for a in argv]) == 2
+    option = argv[argv.index("") - 1]
+    name = "--output" if option == "-o" else option
+    assert one_error_line(capsys) == f"tilefit: {name}: is empty: name a file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [Path(good).name]
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return common.EXIT_USAGE
     try:
+        _check_file_options(args)
         code: int = args.run(args)
     except InputError as error:
         print(f"tilefit: {error.message}", file=sys.stderr)
@@ -92,6 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tilefit: interrupted", file=sys.stderr)
         return common.EXIT_INTERRUPTED
     return code
+
+
+_FILE_OPTIONS = ("output", "csv", "db", "edits_out")  # options that name a file to write
+
+
+def _check_file_options(args: argparse.Namespace) -> None:
+    """An empty file name is a mistake, never "no file": say so before any work."""
+    for name in _FILE_OPTIONS:
+        if getattr(args, name, None) == "":
+            raise InputError(f"--{name.replace('_', '-')}", "is empty: name a file")
 
 
 def entry() -> None:

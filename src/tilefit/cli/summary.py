@@ -28,7 +28,7 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
     how = ""
     if settings is not None:
         how = f" (mode {settings.mode}{'' if settings.search else ', strategies only'})"
-    lines = [f"{total} captures in {store.path.name}{how}", ""]
+    lines = [f"{total} capture{'' if total == 1 else 's'} in {store.path.name}{how}", ""]
     rows = [["verdict", "tiles"], *([v, str(n)] for v, n in verdicts)]
     if errors:
         rows.append(["error", str(errors)])
