@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
-from tilefit.model.edits import AddCapacity, Edit, apply_edits, matching
+from tilefit.model.edits import Edit, edit_capture
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
 from tilefit.verdicts.overload import Window
 
@@ -69,14 +69,9 @@ def what_if(
     An edit that names nothing, or would break the capture format, raises
     InputError at its place, before anything is diagnosed.
     """
-    edited = capture
-    applied: list[AppliedEdit] = []
-    for edit in edits:
-        touched = (
-            () if isinstance(edit, AddCapacity) else matching(edited, edit.pattern, edit.place)
-        )
-        edited = apply_edits(edited, (edit,))
-        applied.append(AppliedEdit(edit, tuple(touched)))
+    edits = tuple(edits)
+    edited, touched = edit_capture(capture, edits)
+    applied = [AppliedEdit(edit, ids) for edit, ids in zip(edits, touched, strict=True)]
     before = diagnose(capture, time_limit=time_limit, workers=workers)
     after = diagnose(edited, time_limit=time_limit, workers=workers)
     return WhatIf(
