@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
+from tilefit.search.anneal import Annealer
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.contention import Features
 from tilefit.search.model import Model, build_model
@@ -44,6 +45,10 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
+
+ANNEAL_SHARE = 0.5
+"""Of each round's time, what the annealing route gets (the cheap routes win most tiles of
+lower density quickly; annealing needs seconds on the denser ones)."""
 
 REINSERT_SECONDS = 0.3
 """Time for the reinsertion route the first time; every third round it gets more."""
@@ -86,8 +91,10 @@ def find_placement(
     def found(placement: Placement, route: str, rounds: int) -> Found:
         return Found(placement, route, rounds, time.monotonic() - started)
 
+    annealer: Annealer | None = None
     rounds = 0
     while not over():
+        round_started = time.monotonic()
         nodes = FIRST_NODES << min(rounds, 20)
         if restriction is not None:
             outcome = search(restriction, _budget(deadline, nodes))
@@ -96,7 +103,7 @@ def find_placement(
         attempt = run_strategy(prepared, features.strategy(rounds, rng))
         if attempt.fits and attempt.placement is not None:
             return found(attempt.placement, "greedy", rounds)
-        at = _bases(model, attempt)
+        at = placed_bases(model, attempt)
         fixed = {k: at[k] for k in pinned if k in at}
         if pinned and not over():
             bases = _complete(model, fixed, deadline, nodes)
@@ -117,6 +124,14 @@ def find_placement(
             bases = _complete(model, fixed, deadline, nodes)
             if bases is not None:
                 return found(placement_of(capture, model, bases), "repair", rounds)
+        if not over():
+            if annealer is None:  # one search, continued every round, from the first pass
+                annealer = Annealer(model, at, rng.randrange(1 << 30))
+            spent = time.monotonic() - round_started
+            slice_end = min(deadline, time.monotonic() + spent * ANNEAL_SHARE / (1 - ANNEAL_SHARE))
+            bases = annealer.run(1 << 62, slice_end, stop)
+            if bases is not None:
+                return found(placement_of(capture, model, bases), "anneal", rounds)
         rounds += 1
     return Found(None, None, rounds, time.monotonic() - started)
 
@@ -125,7 +140,7 @@ def _budget(deadline: float, nodes: int) -> Budget:
     return Budget(max(0.0, deadline - time.monotonic()), nodes)
 
 
-def _bases(model: Model, attempt: Attempt) -> dict[int, int]:
+def placed_bases(model: Model, attempt: Attempt) -> dict[int, int]:
     """Model block index -> base, for every block the attempt placed."""
     out: dict[int, int] = {}
     for k, block in enumerate(model.blocks):
