@@ -36,7 +36,7 @@ from tilefit.search.problem import Array
 TEMPERATURE = 0.4
 """The starting temperature, in mean block areas."""
 
-PERIOD = 40_000
+PERIOD = 15_000
 """Iterations from hot to cold; then the search restarts, hot, from the best state seen."""
 
 EVICT_SHARE = 0.7
