@@ -64,15 +64,17 @@ def _scratch(p: Pairs, n: int) -> list[np.ndarray]:
     return [np.zeros(8 * room, dtype=np.int64) for _ in range(4)]
 
 
-def _cost(model: Model, p: Pairs, bases: dict[int, int], k: int, base: int) -> int:
-    """Area block k at ``base`` overlaps, plus the area of each partner sharing an element."""
+def _cost(model: Model, p: Pairs, bases: dict[int, int], k: int, base: int, whole: bool) -> int:
+    """Area block k at ``base`` overlaps (with ``whole``: the whole area of the block, once
+    per piece pair touching), plus the area of each partner sharing an element."""
     cost = 0
     for e in range(p.ptr[k], p.ptr[k + 1]):
         j = int(p.other[e])
         if j in bases:
             a = base + p.mine_off[e]
             b = bases[j] + p.other_off[e]
-            cost += max(0, min(a + p.mine_size[e], b + p.other_size[e]) - max(a, b)) * p.steps[e]
+            overlap = max(0, min(a + p.mine_size[e], b + p.other_size[e]) - max(a, b))
+            cost += (p.area[j] if overlap else 0) if whole else overlap * p.steps[e]
     for e in range(p.cptr[k], p.cptr[k + 1]):
         j = int(p.c_other[e])
         if j in bases:
@@ -119,12 +121,16 @@ def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
             if (b - p.res[k]) % p.mod[k] == 0
         }
         pos, slope, jump, cand = _scratch(p, len(model.blocks))
-        best = cheapest_base(k, p, y, placed, generator, pos, slope, jump, cand)
+        for whole in (False, True):
+            best = cheapest_base(k, p, y, placed, generator, pos, slope, jump, cand, whole)
+            if not domain:
+                assert best == -1
+                continue
+            assert best in domain
+            least = min(_cost(model, p, bases, k, b, whole) for b in domain)
+            assert _cost(model, p, bases, k, best, whole) == least
         if not domain:
-            assert best == -1
             continue
-        assert best in domain
-        assert _cost(model, p, bases, k, best) == min(_cost(model, p, bases, k, b) for b in domain)
         # What it displaces there: every placed block it cannot stand beside, and only those.
         mark = np.zeros(len(model.blocks), dtype=np.int64)
         out = np.zeros(len(model.blocks), dtype=np.int64)

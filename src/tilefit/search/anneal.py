@@ -51,6 +51,10 @@ OTHERS = 6.0
 REACH = 1.0
 """A band reaches 1-4 times this many of u's sizes on either side of its base."""
 
+WHOLE_SHARE = 0.5
+"""Of the cheapest bases, those that weigh a touched block by its whole area, not by the
+area overlapped (an eviction costs the whole block)."""
+
 CHUNK = 500
 """Iterations between deadline checks."""
 
@@ -89,7 +93,9 @@ class Annealer:
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0
         self.period = PERIOD
-        self.knobs = np.array([EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH], dtype=np.float64)
+        self.knobs = np.array(
+            [EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH, WHOLE_SHARE], dtype=np.float64
+        )
         p = self.pairs
         if p is None:
             return

@@ -16,7 +16,7 @@ from tilefit.search.jit import jit
 from tilefit.search.ruin import below, cheapest_base, displaced, free_runs, uniform
 
 # knobs (see ``tilefit.search.anneal``), passed in so that tests and the driver may set them
-EVICT, CHEAPEST, OTHERS, REACH = 0, 1, 2, 3
+EVICT, CHEAPEST, OTHERS, REACH, WHOLE = 0, 1, 2, 3, 4
 
 # counters
 COST, BEST, DONE, STAMP = 0, 1, 2, 3
@@ -121,7 +121,8 @@ def iterate(
         if p.dptr[u] == p.dptr[u + 1]:
             continue  # no valid base at all: it can never be placed
         if uniform(rng) < knobs[CHEAPEST]:
-            x = cheapest_base(u, p, y, placed, rng, buf.pos, buf.slope, buf.jump, buf.cand)
+            whole = uniform(rng) < knobs[WHOLE]
+            x = cheapest_base(u, p, y, placed, rng, buf.pos, buf.slope, buf.jump, buf.cand, whole)
         else:
             d = p.dptr[u] + below(rng, p.dptr[u + 1] - p.dptr[u])
             lo = p.dlo[d] + (p.res[u] - p.dlo[d]) % p.mod[u]

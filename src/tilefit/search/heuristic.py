@@ -46,9 +46,10 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
 
-ANNEAL_SHARE = 0.5
-"""Of each round's time, what the annealing route gets (the cheap routes win most tiles of
-lower density quickly; annealing needs seconds on the denser ones)."""
+ANNEAL_SHARES = (0.5, 0.5, 0.5, 0.75)
+"""Of each round's time, what the annealing route gets, by round (the last for every later
+one): the cheap routes win most tiles of lower density in their first rounds; past them,
+annealing, which needs seconds on the denser ones, wins more."""
 
 REINSERT_SECONDS = 0.3
 """Time for the reinsertion route the first time; every third round it gets more."""
@@ -128,7 +129,8 @@ def find_placement(
             if annealer is None:  # one search, continued every round, from the first pass
                 annealer = Annealer(model, at, rng.randrange(1 << 30))
             spent = time.monotonic() - round_started
-            slice_end = min(deadline, time.monotonic() + spent * ANNEAL_SHARE / (1 - ANNEAL_SHARE))
+            share = ANNEAL_SHARES[min(rounds, len(ANNEAL_SHARES) - 1)]
+            slice_end = min(deadline, time.monotonic() + spent * share / (1 - share))
             bases = annealer.run(1 << 62, slice_end, stop)
             if bases is not None:
                 return found(placement_of(capture, model, bases), "anneal", rounds)

@@ -50,7 +50,7 @@ from tilefit.search.steps import prove_by_steps
 EXACT_FIRST_SHARE = 0.4
 """Of the prove member's time, what the exact search may take first."""
 
-STEP_SHARE = 0.4
+STEP_SHARE = 0.2
 """Of the prove member's time, what the step relaxations may take first."""
 
 RELAXATION_SHARE = 0.1

@@ -136,9 +136,20 @@ def free_runs(
 
 @jit
 def cheapest_base(
-    i: int, p: Any, y: Any, placed: Any, rng: Any, pos: Any, slope: Any, jump: Any, cand: Any
+    i: int,
+    p: Any,
+    y: Any,
+    placed: Any,
+    rng: Any,
+    pos: Any,
+    slope: Any,
+    jump: Any,
+    cand: Any,
+    whole: bool,
 ) -> int:
-    """A valid base of block i displacing the least placed area (ties drawn), or -1 if none."""
+    """A valid base of block i displacing the least placed area (ties drawn), or -1 if none.
+    The area is what it overlaps, or with ``whole`` the whole area of every block it touches
+    (a block touched by several of its pieces counts once per piece pair)."""
     m = 0
     for k in range(p.ptr[i], p.ptr[i + 1]):
         j = p.other[k]
@@ -152,6 +163,11 @@ def cheapest_base(
         w = p.steps[k]
         rise = q - p.mine_off[k] - s
         gone = q + p.other_size[k] - p.mine_off[k]
+        if whole:  # touching from rise + 1 to gone - 1
+            pos[m], slope[m], jump[m] = rise + 1, 0, p.area[j]
+            pos[m + 1], slope[m + 1], jump[m + 1] = gone, 0, -p.area[j]
+            m += 2
+            continue
         pos[m], slope[m], jump[m] = rise, w, 0
         pos[m + 1], slope[m + 1], jump[m + 1] = rise + short, -w, 0
         pos[m + 2], slope[m + 2], jump[m + 2] = gone - short, -w, 0
