@@ -20,6 +20,9 @@ double from round to round:
 6. **repair** of the pass: every block it placed stays, except those alive
    beside the unit it failed on (nearest first in address, a window that
    grows with r); the kernel re-places that window with the units left over.
+7. **anneal**: compiled ruin and recreate with simulated annealing
+   (``tilefit.search.anneal``), one search continued from round to round,
+   with a share of each round's time (``ANNEAL_SHARES``).
 
 Nothing here proves infeasibility: a round that ends without a placement only
 says this route found none.
