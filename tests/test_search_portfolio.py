@@ -194,7 +194,7 @@ def test_segments_and_reinsertion_answers_are_placements(capture: Capture, seed:
 def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     from tilefit.search import portfolio
 
-    def broken(capture: Capture, time_limit: float) -> portfolio.Decision:
+    def broken(capture: Capture, time_limit: float, seed: int = 0) -> portfolio.Decision:
         raise RuntimeError("internal error: a member broke")
 
     monkeypatch.setattr(portfolio, "_prove", broken)

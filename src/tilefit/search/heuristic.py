@@ -20,6 +20,9 @@ double from round to round:
 6. **repair** of the pass: every block it placed stays, except those alive
    beside the unit it failed on (nearest first in address, a window that
    grows with r); the kernel re-places that window with the units left over.
+7. **anneal**: compiled ruin and recreate with simulated annealing
+   (``tilefit.search.anneal``), one search continued from round to round,
+   with a share of each round's time (``ANNEAL_SHARES``).
 
 Nothing here proves infeasibility: a round that ends without a placement only
 says this route found none.
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
+from tilefit.search.anneal import Annealer
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.contention import Features
 from tilefit.search.model import Model, build_model
@@ -44,6 +48,11 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
+
+ANNEAL_SHARES = (0.5, 0.5, 0.5, 0.75)
+"""Of each round's time, what the annealing route gets, by round (the last for every later
+one): the cheap routes win most tiles of lower density in their first rounds; past them,
+annealing, which needs seconds on the denser ones, wins more."""
 
 REINSERT_SECONDS = 0.3
 """Time for the reinsertion route the first time; every third round it gets more."""
@@ -86,8 +95,10 @@ def find_placement(
     def found(placement: Placement, route: str, rounds: int) -> Found:
         return Found(placement, route, rounds, time.monotonic() - started)
 
+    annealer: Annealer | None = None
     rounds = 0
     while not over():
+        round_started = time.monotonic()
         nodes = FIRST_NODES << min(rounds, 20)
         if restriction is not None:
             outcome = search(restriction, _budget(deadline, nodes))
@@ -96,7 +107,7 @@ def find_placement(
         attempt = run_strategy(prepared, features.strategy(rounds, rng))
         if attempt.fits and attempt.placement is not None:
             return found(attempt.placement, "greedy", rounds)
-        at = _bases(model, attempt)
+        at = placed_bases(model, attempt)
         fixed = {k: at[k] for k in pinned if k in at}
         if pinned and not over():
             bases = _complete(model, fixed, deadline, nodes)
@@ -117,6 +128,15 @@ def find_placement(
             bases = _complete(model, fixed, deadline, nodes)
             if bases is not None:
                 return found(placement_of(capture, model, bases), "repair", rounds)
+        if not over():
+            if annealer is None:  # one search, continued every round, from the first pass
+                annealer = Annealer(model, at, rng.randrange(1 << 30))
+            spent = time.monotonic() - round_started
+            share = ANNEAL_SHARES[min(rounds, len(ANNEAL_SHARES) - 1)]
+            slice_end = min(deadline, time.monotonic() + spent * share / (1 - share))
+            bases = annealer.run(1 << 62, slice_end, stop)
+            if bases is not None:
+                return found(placement_of(capture, model, bases), "anneal", rounds)
         rounds += 1
     return Found(None, None, rounds, time.monotonic() - started)
 
@@ -125,7 +145,7 @@ def _budget(deadline: float, nodes: int) -> Budget:
     return Budget(max(0.0, deadline - time.monotonic()), nodes)
 
 
-def _bases(model: Model, attempt: Attempt) -> dict[int, int]:
+def placed_bases(model: Model, attempt: Attempt) -> dict[int, int]:
     """Model block index -> base, for every block the attempt placed."""
     out: dict[int, int] = {}
     for k, block in enumerate(model.blocks):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
 import signal
 import threading
 import time
@@ -33,11 +34,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
+from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.placement import Placement
+from tilefit.search.anneal import Annealer
 from tilefit.search.bracket import split_relaxation
 from tilefit.search.cliques import clique_core
-from tilefit.search.heuristic import find_placement
+from tilefit.search.contention import Features
+from tilefit.search.heuristic import find_placement, placed_bases
 from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
@@ -46,11 +50,19 @@ from tilefit.search.steps import prove_by_steps
 EXACT_FIRST_SHARE = 0.4
 """Of the prove member's time, what the exact search may take first."""
 
-STEP_SHARE = 0.4
+STEP_SHARE = 0.2
 """Of the prove member's time, what the step relaxations may take first."""
 
-RELAXATION_SHARE = 0.3
-"""Of the prove member's time, what the split relaxation may take first."""
+RELAXATION_SHARE = 0.1
+"""Of the prove member's time, what the split relaxation may take first (little: at the
+densities where nothing cheaper decides, it rarely keeps the sequences whole, and its
+proofs come early or not at all)."""
+
+ANNEAL_SHARE = 0.5
+"""Of the prove member's time left after the relaxations, what its annealing search takes."""
+
+ANNEAL_SEED = 7919
+"""Added to the seed, so that the prove member's annealing search is not the find member's."""
 
 SUBSET_TRIAL_NODES = 20_000
 """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
@@ -79,7 +91,7 @@ def decide(
 ) -> Decision:
     """Run the find and prove members within ``time_limit`` seconds; the first decisive wins."""
     started = time.monotonic()
-    members: list[Member] = [lambda c, t: _find(c, t, seed), _prove]
+    members: list[Member] = [lambda c, t: _find(c, t, seed), lambda c, t: _prove(c, t, seed)]
     if _parallel(workers):
         _warm_up()  # compile or load the kernel once here, not once in every member
         decision = _race(capture, time_limit, members)
@@ -101,19 +113,22 @@ def _parallel(workers: int | None) -> bool:
 def _turns(capture: Capture, time_limit: float, seed: int) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
-    first = _prove(capture, time_limit * 0.25)
+    first = _prove(capture, time_limit * 0.25, seed)
     if first.status != TIMEOUT:
         return first
     found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed)
     if found.status != TIMEOUT:
         return found
-    return _prove(capture, max(0.0, deadline - time.monotonic()))
+    return _prove(capture, max(0.0, deadline - time.monotonic()), seed)
 
 
 def _warm_up() -> None:
-    """Run the kernel once on a one-request capture (numba compiles on first call)."""
+    """Run the kernel and the annealing loop once on a one-request capture (numba compiles
+    or loads them on first call: here once, not in every member)."""
     memory = Memory(1, (Range(0, 1),))
-    search(build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),))), Budget(60))
+    model = build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),)))
+    search(model, Budget(60))
+    Annealer(model, {}, 1).run(1, time.monotonic() + 60)
 
 
 def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decision:
@@ -175,10 +190,13 @@ def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
     return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
 
 
-def _prove(capture: Capture, time_limit: float) -> Decision:
+def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
-    relaxations, the split relaxation when some are, then the exact search to the end."""
+    relaxations, the split relaxation when some are; then a second annealing search
+    (another seed, another start than the find member's: on dense feasible tiles it is
+    what decides, and a placement ends the race as well as a proof), and the exact
+    search to the end."""
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
@@ -204,9 +222,24 @@ def _prove(capture: Capture, time_limit: float) -> Decision:
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
+    share = ANNEAL_SHARE * max(0.0, deadline - time.monotonic())
+    placed = _anneal(capture, model, seed, time.monotonic() + share)
+    if placed is not None:
+        return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
     budget = Budget(max(0.0, deadline - time.monotonic()))
     last = _exact(capture, model, started, budget, deadline)
     return last or Decision(TIMEOUT, None, None, None, False, time.monotonic() - started)
+
+
+def _anneal(capture: Capture, model: Model, seed: int, deadline: float) -> Placement | None:
+    """A placement by annealing until ``deadline``, from a greedy pass the find member's
+    first round does not make (its second constraint-aware order)."""
+    prepared = Prepared.of(capture)
+    rng = random.Random(seed + ANNEAL_SEED)
+    attempt = run_strategy(prepared, Features.of(model, prepared).strategy(1, rng))
+    annealer = Annealer(model, placed_bases(model, attempt), seed + ANNEAL_SEED)
+    bases = annealer.run(1 << 62, deadline)
+    return None if bases is None else placement_of(capture, model, bases)
 
 
 def _exact(

@@ -215,6 +215,7 @@ SEARCH_ROUTES = (
     "completion",
     "segments",
     "reinsert",
+    "anneal",
     "repair",
     "elements",
     "steps",

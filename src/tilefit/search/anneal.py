@@ -1,0 +1,165 @@
+"""Ruin and recreate, compiled, with simulated annealing: the heuristic layer's ``anneal`` route.
+
+The state is a valid partial placement (see ``tilefit.search.ruin``); its cost
+is the area (bytes x steps) of the blocks left out. Each iteration takes a
+block left out, u, and a base for it: the one displacing the least placed
+area, or one drawn at random. Then it either *evicts* (u goes there, what it
+collides with is taken out) or frees a *band* (the placed blocks living with
+u within a few of u's sizes of that base are taken out, and u joins them).
+The blocks taken out, with u and a few others left out, are placed again in a
+drawn order (by area, area over room, or at random) with a drawn fit (lowest,
+the tightest run from below or from above, or a random run's end). Blocks
+that find no room stay out.
+
+The result is kept when the cost does not grow, else with the annealing
+probability exp(-growth / T); T falls linearly from ``TEMPERATURE`` mean block
+areas to 0 over ``PERIOD`` iterations, then the search starts again, hot,
+from the best state seen. Every choice is drawn from the seed, so the answer
+depends only on the seed and on how many iterations ran (the deadline only
+decides that).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilefit.search.anneal_step import iterate, settle
+from tilefit.search.model import Model
+from tilefit.search.pairs import pair_tables
+from tilefit.search.problem import Array
+
+TEMPERATURE = 0.4
+"""The starting temperature, in mean block areas."""
+
+PERIOD = 15_000
+"""Iterations from hot to cold; then the search restarts, hot, from the best state seen."""
+
+EVICT_SHARE = 0.7
+"""Of the iterations, those that evict (the others free a band)."""
+
+CHEAPEST_SHARE = 0.5
+"""Of the iterations, those that send u to the base displacing least (the others: at random)."""
+
+OTHERS = 6.0
+"""About this many other blocks left out are offered a place again in each iteration."""
+
+REACH = 1.0
+"""A band reaches 1-4 times this many of u's sizes on either side of its base."""
+
+WHOLE_SHARE = 0.5
+"""Of the cheapest bases, those that weigh a touched block by its whole area, not by the
+area overlapped (an eviction costs the whole block)."""
+
+CHUNK = 500
+"""Iterations between deadline checks."""
+
+
+class Buffers(NamedTuple):
+    """Scratch arrays of the compiled loop, sized once per model."""
+
+    lo: Array  # forbidden intervals, then free runs (free_runs)
+    hi: Array
+    runs_lo: Array
+    runs_hi: Array
+    pos: Array  # cost breakpoints (cheapest_base)
+    slope: Array
+    jump: Array
+    cand: Array
+    mark: Array  # per block: the stamp of the last search that found it
+    out: Array  # blocks taken out
+    queue: Array  # blocks to place again
+    keys: NDArray[np.float64]
+    log: Array  # (block, old base, old placed) per change, to undo a rejected iteration
+
+
+class Annealer:
+    """One annealing search of a model, resumable: ``run`` continues where it stopped."""
+
+    def __init__(self, model: Model, start: dict[int, int], seed: int) -> None:
+        self.model = model
+        self.pairs = pair_tables(model)
+        n = max(len(model.blocks), 1)
+        self.y = np.zeros(n, dtype=np.int64)
+        self.placed = np.zeros(n, dtype=np.bool_)
+        self.best_y = self.y.copy()
+        self.best_placed = self.placed.copy()
+        # cost now, best cost, iterations run, last stamp
+        self.counters = np.zeros(4, dtype=np.int64)
+        self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
+        self.temperature = 0.0
+        self.period = PERIOD
+        self.knobs = np.array(
+            [EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH, WHOLE_SHARE], dtype=np.float64
+        )
+        p = self.pairs
+        if p is None:
+            return
+        row = int(np.max(np.diff(p.ptr), initial=0)) + int(np.max(np.diff(p.cptr), initial=0))
+        room = row + int(np.max(np.diff(p.dptr), initial=0)) + 2
+
+        def ints(k: int) -> Array:
+            return np.zeros(k, dtype=np.int64)
+
+        self.buffers = Buffers(
+            lo=ints(room),
+            hi=ints(room),
+            runs_lo=ints(room),
+            runs_hi=ints(room),
+            pos=ints(4 * row + 2),
+            slope=ints(4 * row + 2),
+            jump=ints(4 * row + 2),
+            cand=ints(8 * row + 2 * room),
+            mark=ints(n),
+            out=ints(n),
+            queue=ints(n),
+            keys=np.zeros(n, dtype=np.float64),
+            log=ints(3 * (2 * n + 4)),
+        )
+        at = np.full(n, -1, dtype=np.int64)
+        for k, base in start.items():
+            at[k] = base
+        settle(p, self.y, self.placed, at, self.buffers, self.counters)
+        self.best_y[:] = self.y
+        self.best_placed[:] = self.placed
+        self.temperature = TEMPERATURE * float(np.mean(p.area)) if len(model.blocks) else 0.0
+
+    @property
+    def left_out(self) -> int:
+        """The area of the blocks the best state leaves out (-1: the route does not run)."""
+        return int(self.counters[1]) if self.pairs is not None else -1
+
+    def run(
+        self, iterations: int, deadline: float, stop: Callable[[], bool] | None = None
+    ) -> dict[int, int] | None:
+        """Bases of every block once all are placed; None after ``iterations`` or the deadline."""
+        p = self.pairs
+        if p is None:
+            return None
+        left = iterations
+        while left > 0 and self.counters[1] > 0:
+            if time.monotonic() >= deadline or (stop is not None and stop()):
+                break
+            step = min(CHUNK, left)
+            iterate(
+                p,
+                self.y,
+                self.placed,
+                self.best_y,
+                self.best_placed,
+                self.counters,
+                self.rng,
+                self.buffers,
+                self.temperature,
+                self.period,
+                self.knobs,
+                step,
+            )
+            left -= step
+        if self.counters[1] > 0:
+            return None
+        return {k: int(self.best_y[k]) for k in range(len(self.model.blocks))}

@@ -1,0 +1,219 @@
+"""Ruin and recreate with annealing, and its moves, against brute force on tiny captures."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from search_brute import brute_force, valid
+from search_captures import tiny_captures
+
+from tilefit.model.capture import Capture
+from tilefit.search.anneal import Annealer
+from tilefit.search.jit import COMPILED
+from tilefit.search.model import Model, build_model
+from tilefit.search.pairs import Pairs, pair_tables
+from tilefit.search.ruin import cheapest_base, displaced, free_runs
+from tilefit.search.solver import placement_of
+
+EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _offsets(model: Model, bases: dict[int, int]) -> dict[str, int]:
+    return {p.request: base + p.offset for k, base in bases.items() for p in model.blocks[k].pieces}
+
+
+def _partial(capture: Capture, model: Model, rng: random.Random) -> dict[int, int]:
+    """A valid partial placement: blocks in random order, each at a random base that keeps
+    the placement valid (by the brute-force referee), or left out."""
+    bases: dict[int, int] = {}
+    for k in rng.sample(range(len(model.blocks)), len(model.blocks)):
+        options = [
+            b for b in range(capture.memory.size + 1) if valid_with(capture, model, bases, k, b)
+        ]
+        if options and rng.random() < 0.7:
+            bases[k] = rng.choice(options)
+    return bases
+
+
+def valid_with(capture: Capture, model: Model, bases: dict[int, int], k: int, base: int) -> bool:
+    return valid(capture, _offsets(model, {**bases, k: base}))
+
+
+def _state(model: Model, bases: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    n = len(model.blocks)
+    y = np.zeros(n, dtype=np.int64)
+    placed = np.zeros(n, dtype=np.bool_)
+    for k, b in bases.items():
+        y[k] = b
+        placed[k] = True
+    return y, placed
+
+
+def _scratch(p: Pairs, n: int) -> list[np.ndarray]:
+    room = len(p.other) + len(p.c_other) + len(p.dlo) + 4
+    return [np.zeros(8 * room, dtype=np.int64) for _ in range(4)]
+
+
+def _cost(model: Model, p: Pairs, bases: dict[int, int], k: int, base: int, whole: bool) -> int:
+    """Area block k at ``base`` overlaps (with ``whole``: the whole area of the block, once
+    per piece pair touching), plus the area of each partner sharing an element."""
+    cost = 0
+    for e in range(p.ptr[k], p.ptr[k + 1]):
+        j = int(p.other[e])
+        if j in bases:
+            a = base + p.mine_off[e]
+            b = bases[j] + p.other_off[e]
+            overlap = max(0, min(a + p.mine_size[e], b + p.other_size[e]) - max(a, b))
+            cost += (p.area[j] if overlap else 0) if whole else overlap * p.steps[e]
+    for e in range(p.cptr[k], p.cptr[k + 1]):
+        j = int(p.c_other[e])
+        if j in bases:
+            a = base + p.c_off[e]
+            b = bases[j] + p.c_other_off[e]
+            mine = {model.element(x) for x in range(a, a + p.c_size[e])}
+            theirs = {model.element(x) for x in range(b, b + p.c_other_size[e])}
+            if mine & theirs:
+                cost += int(p.area[j])
+    return cost
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=5), st.integers(0, 3))
+def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
+    model = build_model(capture)
+    p = pair_tables(model)
+    assert p is not None
+    rng = random.Random(seed)
+    bases = _partial(capture, model, rng)
+    y, placed = _state(model, bases)
+    lo, hi, runs_lo, runs_hi = _scratch(p, len(model.blocks))
+    generator = np.array([seed + 1], dtype=np.int64)
+    for k in range(len(model.blocks)):
+        if k in bases:
+            continue
+        # Every base where the block can join the placement, and only those.
+        n = free_runs(k, p, y, placed, lo, hi, runs_lo, runs_hi)
+        found = {
+            b
+            for t in range(n)
+            for b in range(int(runs_lo[t]), int(runs_hi[t]) + 1)
+            if (b - p.res[k]) % p.mod[k] == 0
+        }
+        brute = {
+            b for b in range(capture.memory.size + 1) if valid_with(capture, model, bases, k, b)
+        }
+        assert found == brute
+        # The cheapest base displaces least, among every valid base.
+        domain = {
+            b
+            for lo_b, hi_b in model.blocks[k].bases
+            for b in range(lo_b, hi_b + 1)
+            if (b - p.res[k]) % p.mod[k] == 0
+        }
+        pos, slope, jump, cand = _scratch(p, len(model.blocks))
+        for whole in (False, True):
+            best = cheapest_base(k, p, y, placed, generator, pos, slope, jump, cand, whole)
+            if not domain:
+                assert best == -1
+                continue
+            assert best in domain
+            least = min(_cost(model, p, bases, k, b, whole) for b in domain)
+            assert _cost(model, p, bases, k, best, whole) == least
+        if not domain:
+            continue
+        # What it displaces there: every placed block it cannot stand beside, and only those.
+        mark = np.zeros(len(model.blocks), dtype=np.int64)
+        out = np.zeros(len(model.blocks), dtype=np.int64)
+        for base in sorted(domain)[:6]:
+            m = displaced(k, base, p, y, placed, mark, base + 1, out)
+            clash = {
+                j for j, b in bases.items() if not valid(capture, _offsets(model, {j: b, k: base}))
+            }
+            assert set(out[:m].tolist()) == clash
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=5), st.integers(0, 3))
+def test_annealing_answers_are_placements(capture: Capture, seed: int) -> None:
+    model = build_model(capture)
+    rng = random.Random(seed)
+    annealer = Annealer(model, _partial(capture, model, rng), seed)
+    bases = annealer.run(3_000, time.monotonic() + 30)
+    if bases is None:
+        assert annealer.left_out > 0
+        return
+    placement = placement_of(capture, model, bases)
+    assert valid(capture, dict(placement.offsets))
+    assert len(placement.offsets) == len(capture.requests)
+    assert brute_force(capture) is not None
+
+
+def test_an_invalid_start_is_not_taken() -> None:
+    """Blocks of a start that collide are left out, so the state stays valid."""
+    from tilefit.model.capture import Memory, Range, Request
+
+    memory = Memory(8, (Range(0, 8),))
+    capture = Capture("c", 2, memory, (Request("a", 4, 0, 2), Request("b", 4, 0, 2)))
+    model = build_model(capture)
+    annealer = Annealer(model, {0: 2, 1: 3}, 1)
+    assert annealer.placed.tolist() == [True, False]
+    bases = annealer.run(100, time.monotonic() + 30)
+    assert bases is not None and valid(capture, _offsets(model, bases))
+
+
+def test_too_many_pairs_skip_the_route() -> None:
+    from tilefit.model.capture import Memory, Range, Request
+
+    requests = tuple(Request(f"r{k}", 1, 0, 2) for k in range(30))
+    model = build_model(Capture("c", 2, Memory(64, (Range(0, 64),)), requests))
+    assert pair_tables(model, limit=100) is None
+    assert pair_tables(model) is not None
+
+
+SCRIPT = """
+import json, random, time
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.search.anneal import Annealer
+from tilefit.search.model import build_model
+out = []
+for seed in range(3):
+    rng = random.Random(seed)
+    reqs = []
+    for k in range(24):
+        start = rng.randrange(0, 8)
+        reqs.append(Request(f"r{k}", rng.choice((2, 3, 5, 8)), start, start + rng.randrange(1, 5),
+                            rng.choice((1, 2, 4)), rng.choice(("default", "scratch"))))
+    memory = Memory(44, (Range(0, 30), Range(32, 44, classes=("scratch",))), elements=(0, 16, 32))
+    edges = tuple(Conflict(f"r{k}", f"r{k + 5}") for k in range(0, 12, 4))
+    seqs = (Sequence("s", ("r20", "r21", "r22")),)
+    model = build_model(Capture("k", 12, memory, tuple(reqs), seqs, edges))
+    a = Annealer(model, {}, seed + 1)
+    bases = a.run(400, time.monotonic() + 600)
+    out.append([a.left_out, int(a.counters[2]), bases and sorted(bases.items())])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not installed: only the plain path exists")
+def test_plain_python_and_numba_anneal_alike() -> None:
+    def run(plain: bool) -> object:
+        env = dict(os.environ)
+        env.pop("TILEFIT_NO_JIT", None)
+        if plain:
+            env["TILEFIT_NO_JIT"] = "1"
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
+        return json.loads(done.stdout)
+
+    assert run(plain=True) == run(plain=False)
