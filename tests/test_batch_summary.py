@@ -140,3 +140,10 @@ def test_two_tiles_with_one_name_are_told_apart_by_source(tmp_path: Path) -> Non
     slow = lines[lines.index("slowest tiles:") + 1 :]
     assert any("/a/x.json" in line for line in slow)
     assert any("/b/x.json" in line for line in slow)
+
+
+def test_one_capture_is_named_in_the_singular(tmp_path: Path) -> None:
+    with _store(tmp_path, ROWS[:1]) as store:
+        assert summary_lines(store, top=3)[0] == (
+            "1 capture in r.sqlite (mode diagnose, strategies only)"
+        )

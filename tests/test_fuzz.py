@@ -369,7 +369,8 @@ def test_batch_over_a_folder_of_mutated_captures(
         elif output == ["--quiet"]:
             assert out == ""
         else:
-            assert out.startswith(f"{expected} captures in r.sqlite"), out
+            noun = "capture" if expected == 1 else "captures"
+            assert out.startswith(f"{expected} {noun} in r.sqlite"), out
             if len(errors) <= SUMMARY_TOP:  # the summary lists them, each with its source
                 assert all(source in out for source, _ in errors), out
 
