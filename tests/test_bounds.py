@@ -265,3 +265,16 @@ def test_sizes_past_float_precision_stay_exact() -> None:
     assert live_profile(capture_of(Request("p", big + 1, 0, 5), memory=memory)).segments[
         0
     ].live == (big + 1,)
+
+
+def test_support_names_only_the_classes_live_at_its_step() -> None:
+    # resident and default share one allowed set; only default is live at step 4.
+    report = bound(
+        capture_of(
+            Request("w", 70, 1, 3, cls="resident"),
+            Request("x", 30, 4, 6),
+            Request("y", 75, 4, 6),
+        )
+    )
+    s = report.support
+    assert (s.step, s.demand, s.capacity, s.classes) == (4, 105, 80, ("default",))

@@ -90,7 +90,7 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
         "they may use"
     ]
     tighter = any(s.usable != available or s.over < s.excess for w in windows for s in w.steps)
-    head = ["window", "steps", "live", "usable", "over", "must leave"]
+    head = ["window", "steps", "needs", "usable", "over", "must leave"]
     rows = [head + (["usable in"] if tighter else [])]
     for k, w in enumerate(windows, 1):
         for j, s in enumerate(w.steps):

@@ -171,16 +171,17 @@ def _support(capture: Capture, table: UnionTable) -> SupportBound:
     row = int(np.argmax(demand))
     union = table.spans(worst)
     kinds = table.inside_union(worst)
-    live_groups = {g for g in range(table.live.shape[1]) if table.live[row, g] > 0}
+    step = table.steps[row]
+    # Kinds of the requests live at the step, not of their allowed set's column: two
+    # classes may share an allowed set while only one of them is live there.
+    live_kinds = {(r.cls, r.interleaved) for r in capture.requests if r.start <= step < r.end}
     return SupportBound(
         deficit=max(0, excess[worst]),
-        step=table.steps[row],
+        step=step,
         demand=int(demand[row]),
         capacity=table.capacity[worst],
         union=union,
-        classes=tuple(
-            _kind(*key) for key, g in table.group.items() if key in kinds and g in live_groups
-        ),
+        classes=tuple(_kind(*key) for key in table.group if key in kinds and key in live_kinds),
         ranges=tuple(
             r.name or f"[{r.start}, {r.end})"
             for r in capture.memory.ranges
