@@ -151,6 +151,13 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
             f"  proof: {_PROOFS.get(d.search_route or '', 'the search was exhausted')}",
             f"  {avail}",
         ]
+        p = d.pieces
+        if p is not None:
+            union = " ".join(f"[{start}, {end})" for start, end in p.union) or "no memory"
+            lines.append(
+                f"  at step {p.step}: {p.demand} B live may use only {union} = {p.usable} B, "
+                f"{p.excess} B short"
+            )
         if d.irreducible_subset:
             kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
             lines.append(
@@ -170,6 +177,8 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
 
 
 _PROOFS = {
+    "pieces": "at one step the requests need more than the stretches of memory that can "
+    "hold them (a stretch shorter than a request, aligned, cannot hold it)",
     "elements": "requests in conflict with each other need more memory elements than they reach",
     "steps": "the requests alive at one step cannot be placed together",
     "relaxation": "no placement exists even with every sequence split into its members",

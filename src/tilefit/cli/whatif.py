@@ -173,6 +173,12 @@ def _verdict(d: Diagnosis) -> str:
 
 def _why(d: Diagnosis) -> str | None:
     """What the table cannot say: who cannot be placed together, or how close it came."""
+    if d.verdict == "infeasible" and d.pieces is not None:
+        p = d.pieces
+        return (
+            f"infeasible: at step {p.step}, {p.demand} B live may use only {p.usable} B of "
+            f"stretches long enough to hold each request ({p.excess} B short)"
+        )
     if d.verdict == "infeasible" and d.irreducible_subset:
         kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
         return (

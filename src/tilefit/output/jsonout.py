@@ -232,6 +232,15 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "subset_irreducible": d.subset_irreducible,
         "closest": closest_json(d.closest),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
+        "pieces": None
+        if d.pieces is None
+        else {
+            "step": d.pieces.step,
+            "demand": d.pieces.demand,
+            "usable": d.pieces.usable,
+            "union": [{"start": a, "end": b} for a, b in d.pieces.union],
+            "requests": list(d.pieces.requests),
+        },
     }
 
 

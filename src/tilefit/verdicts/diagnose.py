@@ -23,6 +23,7 @@ from tilefit.model.placement import Placement
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import check
 from tilefit.verdicts.exact import EXACT_SEARCH
+from tilefit.verdicts.pieces import PiecesShort, pieces_short
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 
@@ -49,6 +50,7 @@ class Diagnosis:
     search_route: str | None = None  # the search route that decided (see SEARCH_ROUTES)
     subset_irreducible: bool = False  # dropping any one id of the subset makes it placeable
     closest: Closest | None = None  # for "undetermined": the best placement in more memory
+    pieces: PiecesShort | None = None  # for "infeasible" by the pieces bound: where and by how much
 
     @property
     def lower_bound(self) -> int:
@@ -122,6 +124,8 @@ def diagnose(
         outcome = _Outcome("fits", fitting.strategy.name, _checked(capture, fitting))
     elif report.lower_bound > report.available or report.support.deficit > 0:
         outcome = _Outcome("capacity")
+    elif (short := pieces_short(capture)) is not None:
+        outcome = _Outcome("infeasible", subset=short.requests, route="pieces", pieces=short)
     else:
         outcome = _other_strategies(capture, prepared, fallbacks)
         if outcome.verdict is None and search:
@@ -147,6 +151,7 @@ def diagnose(
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
+        pieces=outcome.pieces,
     )
 
 
@@ -160,6 +165,7 @@ class _Outcome:
     route: str | None = None
     irreducible: bool = False
     closest: Closest | None = None
+    pieces: PiecesShort | None = None
 
 
 def _other_strategies(
@@ -210,6 +216,7 @@ def search_strategy(route: str | None) -> str:
 
 EXACT_ROUTES = ("exact", "relaxation")
 SEARCH_ROUTES = (
+    "pieces",
     "restriction",
     "greedy",
     "completion",
@@ -221,7 +228,8 @@ SEARCH_ROUTES = (
     "steps",
     *EXACT_ROUTES,
 )
-"""Routes of the search portfolio (see ``tilefit.search.portfolio``)."""
+"""Routes that decide: ``pieces`` (the pieces bound, ``tilefit.verdicts.pieces``) and
+those of the search portfolio (see ``tilefit.search.portfolio``)."""
 
 CLOSEST_SECONDS = 2.0
 """At most this long, or the time limit if shorter, for the closest placement."""

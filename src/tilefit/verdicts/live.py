@@ -14,7 +14,7 @@ then False, and every deficit found is still a valid lower bound).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -57,20 +57,34 @@ class UnionTable:
         return {key for key, g in self.group.items() if self.inside[g, union]}
 
 
-def union_table(capture: Capture) -> UnionTable:
+def union_table(
+    capture: Capture, sets_of: Callable[[Request], tuple[Interval, ...]] | None = None
+) -> UnionTable:
+    """The table over the requests' allowed sets, or over ``sets_of(request)`` when given.
+
+    With ``sets_of`` the columns are those sets and ``group`` is empty (it names
+    (class, interleaved) kinds, which then do not decide a request's column).
+    """
     memory = capture.memory
     requests = capture.requests
-    # Requests group by allowed set; the allowed set depends on (class, interleaved).
     sets: list[tuple[Interval, ...]] = []
+    index: dict[tuple[Interval, ...], int] = {}
     group: dict[tuple[str, bool], int] = {}
+    columns: list[int] = []
     for r in requests:
         key = (r.cls, r.interleaved)
-        if key not in group:
-            allowed = memory.allowed(*key)
-            if allowed not in sets:
-                sets.append(allowed)
-            group[key] = sets.index(allowed)
-    steps, live = live_by(capture, [group[(r.cls, r.interleaved)] for r in requests], len(sets))
+        if sets_of is None and key in group:
+            columns.append(group[key])
+            continue
+        # Requests group by allowed set; the allowed set depends on (class, interleaved).
+        allowed = memory.allowed(*key) if sets_of is None else sets_of(r)
+        column = index.setdefault(allowed, len(sets))
+        if column == len(sets):
+            sets.append(allowed)
+        if sets_of is None:
+            group[key] = column
+        columns.append(column)
+    steps, live = live_by(capture, columns, len(sets))
 
     # Atoms: the pieces cut by every set boundary; a set or a union is a bitmask of atoms.
     cuts = sorted({p for spans in sets for span in spans for p in span})

@@ -1,0 +1,87 @@
+"""The pieces bound: only the stretches of memory big enough for a request can hold it.
+
+A request lies wholly inside one maximal interval of its allowed set (spec:
+it may span adjacent ranges, and ``Memory.allowed`` joins those). An interval
+too short for it, once its start is rounded up to the request's alignment, is
+storage the request can never use: a 12 KiB scratch-only host aperture holds
+no 18 KiB staging buffer. The support-aware bound of the spec counts such
+storage; this one drops it from each request's allowed set and asks the same
+question (at every step, every union of the sets left, demand against bytes).
+A shortfall proves that no placement exists. It is not a "must leave" figure:
+shrinking a request changes which stretches can hold it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tilefit.model.capture import Capture, Interval, Memory, Request, align_up
+from tilefit.verdicts.live import chunk_rows, union_table
+
+
+@dataclass(frozen=True, slots=True)
+class PiecesShort:
+    """A step where the requests need more than the stretches that can hold them."""
+
+    step: int
+    demand: int  # bytes live at the step whose usable stretches lie inside the union
+    usable: int  # bytes in the union
+    union: tuple[Interval, ...]
+    requests: tuple[str, ...]  # those counted in the demand, largest first
+
+    @property
+    def excess(self) -> int:
+        return self.demand - self.usable
+
+
+def usable(memory: Memory, r: Request) -> tuple[Interval, ...]:
+    """The intervals of the request's allowed set that can hold it, aligned."""
+    return tuple(
+        (start, end)
+        for start, end in memory.allowed(r.cls, r.interleaved)
+        if align_up(start, 0, r.alignment) + r.size <= end
+    )
+
+
+def pieces_short(capture: Capture) -> PiecesShort | None:
+    """The worst step and union where demand exceeds the usable stretches, if any."""
+    memory = capture.memory
+    table = union_table(capture, lambda r: usable(memory, r))
+    short = [u for u in range(len(table.unions)) if table.peaks[u] > table.capacity[u]]
+    if not short:
+        return None
+    capacity = np.array(table.capacity, dtype=table.live.dtype)[short]
+    best: tuple[int, int, int] | None = None  # (excess, row, union)
+    chunk = chunk_rows(len(short))
+    for lo in range(0, len(table.live), chunk):
+        excess = table.live[lo : lo + chunk] @ table.inside[:, short] - capacity
+        at = np.unravel_index(int(np.argmax(excess)), excess.shape)
+        row, col = int(at[0]), int(at[1])
+        found = (int(excess[row, col]), lo + row, short[col])
+        if best is None or found[0] > best[0]:
+            best = found
+    assert best is not None
+    _, row, union = best
+    step = table.steps[row]
+    spans = table.spans(union)
+    counted = sorted(
+        (
+            r
+            for r in capture.requests
+            if r.start <= step < r.end and _within(usable(memory, r), spans)
+        ),
+        key=lambda r: -r.size,
+    )
+    return PiecesShort(
+        step=step,
+        demand=sum(r.size for r in counted),
+        usable=table.capacity[union],
+        union=spans,
+        requests=tuple(r.id for r in counted),
+    )
+
+
+def _within(inner: tuple[Interval, ...], outer: tuple[Interval, ...]) -> bool:
+    return all(any(s <= a and b <= e for s, e in outer) for a, b in inner)

@@ -1,0 +1,82 @@
+"""The pieces bound never rules out a placement that exists; it sees what the spec's bounds miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from search_brute import brute_force
+from test_bounds import captures
+
+from tilefit.formats.load import read_capture
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.edits import Resize, apply_edits
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.pieces import pieces_short, usable
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@st.composite
+def aligned_captures(draw: st.DrawFn) -> Capture:
+    capture = draw(captures())
+    requests = tuple(
+        Request(
+            r.id, r.size, r.start, r.end, draw(st.sampled_from((1, 2, 4))), r.cls, r.interleaved
+        )
+        for r in capture.requests[:5]
+    )
+    return Capture(capture.name, capture.horizon, capture.memory, requests)
+
+
+@settings(max_examples=300, deadline=None)
+@given(aligned_captures())
+def test_a_shortfall_means_brute_force_finds_no_placement(capture: Capture) -> None:
+    short = pieces_short(capture)
+    if short is not None:
+        assert brute_force(capture) is None
+        assert short.excess > 0
+        counted = [capture.request_by_id[i] for i in short.requests]
+        assert all(r.start <= short.step < r.end for r in counted)
+        assert sum(r.size for r in counted) == short.demand
+
+
+@settings(max_examples=200, deadline=None)
+@given(captures())
+def test_it_is_at_least_as_strong_as_the_support_aware_bound(capture: Capture) -> None:
+    if bound(capture).support_deficit > 0:
+        assert pieces_short(capture) is not None
+
+
+def test_a_stretch_too_short_for_a_request_does_not_count() -> None:
+    # 90 B in all, 20 B of them a scratch-only aperture; the 25 B scratch fits no stretch there.
+    memory = Memory(100, (Range(0, 70, "main"), Range(80, 100, "aperture", ("scratch",))))
+    capture = Capture(
+        "t", 4, memory, (Request("w", 60, 0, 4), Request("s", 25, 1, 2, cls="scratch"))
+    )
+    assert bound(capture).support_deficit == 0  # 85 B in 90 B: the spec's bounds see nothing
+    assert usable(memory, capture.requests[1]) == ((0, 70),)
+    short = pieces_short(capture)
+    assert short is not None
+    assert (short.step, short.demand, short.usable, short.union) == (1, 85, 70, ((0, 70),))
+    assert short.requests == ("w", "s")
+    d = diagnose(capture, search=False)
+    assert (d.verdict, d.search_route, d.irreducible_subset) == ("infeasible", "pieces", ("w", "s"))
+
+
+def test_alignment_shortens_a_stretch() -> None:
+    memory = Memory(16, (Range(1, 9),))
+    assert usable(memory, Request("a", 8, 0, 1)) == ((1, 9),)
+    assert usable(memory, Request("a", 8, 0, 1, alignment=2)) == ()
+
+
+def test_trimming_1_0_staging_by_its_deficit_leaves_the_aperture_unusable() -> None:
+    capture = read_capture(EXAMPLES / "1-0.json")
+    trimmed = apply_edits(capture, [Resize("m*.l3.cast.staging", -16_328, True, "trim")])
+    short = pieces_short(trimmed)
+    assert short is not None
+    assert (short.step, short.excess) == (54, 12_288)  # the 12 KiB host aperture
+    enough = apply_edits(capture, [Resize("m*.l3.cast.staging", -24_384, True, "trim")])
+    assert pieces_short(enough) is None
