@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from search_brute import brute_force
 from test_bounds import captures
 
+from tilefit.cli import main
 from tilefit.formats.load import read_capture
+from tilefit.formats.save import capture_text
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.edits import Resize, apply_edits
 from tilefit.verdicts.bounds import bound
@@ -80,3 +84,20 @@ def test_trimming_1_0_staging_by_its_deficit_leaves_the_aperture_unusable() -> N
     assert (short.step, short.excess) == (54, 12_288)  # the 12 KiB host aperture
     enough = apply_edits(capture, [Resize("m*.l3.cast.staging", -24_384, True, "trim")])
     assert pieces_short(enough) is None
+
+
+def test_bound_prints_the_pieces_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    memory = Memory(100, (Range(0, 70, "main"), Range(80, 100, "aperture", ("scratch",))))
+    capture = Capture(
+        "t", 4, memory, (Request("w", 60, 0, 4), Request("s", 25, 1, 2, cls="scratch"))
+    )
+    path = tmp_path / "t.json"
+    path.write_text(capture_text(capture))
+    assert main(["bound", str(path)]) == 0
+    assert (
+        "pieces bound: at step 1, 85 B live may use only [0, 70) = 70 B of stretches long "
+        "enough to hold each: 15 B short"
+    ) in capsys.readouterr().out.splitlines()
+    assert main(["bound", str(path), "--json"]) == 0
+    pieces = json.loads(capsys.readouterr().out)["pieces"]
+    assert (pieces["step"], pieces["demand"], pieces["usable"]) == (1, 85, 70)

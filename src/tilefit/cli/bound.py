@@ -61,6 +61,13 @@ def bound_lines(report: BoundReport) -> list[str]:
         + ("" if s.exhaustive else "; not every union of allowed sets was tried")
     )
     lines += window_lines(report.windows, report.available)
+    p = report.pieces
+    if p is not None:
+        union = " ".join(f"[{start}, {end})" for start, end in p.union) or "no stretch of memory"
+        lines.append(
+            f"pieces bound: at step {p.step}, {p.demand} B live may use only {union} = "
+            f"{p.usable} B of stretches long enough to hold each: {p.excess} B short"
+        )
     lines.append(
         f"contributors at step {report.peak_step}: {len(report.contributors)} requests, "
         f"{report.lower_bound} B"

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.verdicts.exact import ExactResult
     from tilefit.verdicts.experiment import ExperimentRow
     from tilefit.verdicts.overload import Window
+    from tilefit.verdicts.pieces import PiecesShort
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
     from tilefit.verdicts.whatif import WhatIf
@@ -114,6 +115,18 @@ def window_json(w: Window) -> Json:
     }
 
 
+def pieces_json(p: PiecesShort | None) -> Json | None:
+    if p is None:
+        return None
+    return {
+        "step": p.step,
+        "demand": p.demand,
+        "usable": p.usable,
+        "union": [{"start": a, "end": b} for a, b in p.union],
+        "requests": list(p.requests),
+    }
+
+
 # One function per command.
 
 
@@ -138,6 +151,7 @@ def bound_json(report: BoundReport) -> Json:
         },
         "must_leave": report.must_leave,
         "overloaded_windows": [window_json(w) for w in report.windows],
+        "pieces": pieces_json(report.pieces),
     }
 
 
@@ -232,15 +246,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "subset_irreducible": d.subset_irreducible,
         "closest": closest_json(d.closest),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
-        "pieces": None
-        if d.pieces is None
-        else {
-            "step": d.pieces.step,
-            "demand": d.pieces.demand,
-            "usable": d.pieces.usable,
-            "union": [{"start": a, "end": b} for a, b in d.pieces.union],
-            "requests": list(d.pieces.requests),
-        },
+        "pieces": pieces_json(d.pieces),
     }
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from tilefit.model.capture import Capture, Interval
 from tilefit.verdicts.live import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
 from tilefit.verdicts.overload import Window, overloaded_windows
+from tilefit.verdicts.pieces import PiecesShort, pieces_short
 
 __all__ = [
     "MAX_EXHAUSTIVE_SETS",
@@ -74,6 +75,7 @@ class BoundReport:
     class_totals: tuple[tuple[str, int], ...]  # bytes live at the peak by class, largest first
     support: SupportBound
     windows: tuple[Window, ...]  # every overloaded window, in time order
+    pieces: PiecesShort | None = None  # where stretches too short for a request leave it short
 
     @property
     def must_leave(self) -> int:
@@ -137,6 +139,7 @@ def bound(capture: Capture) -> BoundReport:
         class_totals=tuple(sorted(totals.items(), key=lambda item: (-item[1], item[0]))),
         support=_support(capture, table),
         windows=overloaded_windows(capture, table),
+        pieces=pieces_short(capture),
     )
 
 

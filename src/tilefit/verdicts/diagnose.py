@@ -23,7 +23,7 @@ from tilefit.model.placement import Placement
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import check
 from tilefit.verdicts.exact import EXACT_SEARCH
-from tilefit.verdicts.pieces import PiecesShort, pieces_short
+from tilefit.verdicts.pieces import PiecesShort
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 
@@ -124,7 +124,7 @@ def diagnose(
         outcome = _Outcome("fits", fitting.strategy.name, _checked(capture, fitting))
     elif report.lower_bound > report.available or report.support.deficit > 0:
         outcome = _Outcome("capacity")
-    elif (short := pieces_short(capture)) is not None:
+    elif (short := report.pieces) is not None:
         outcome = _Outcome("infeasible", subset=short.requests, route="pieces", pieces=short)
     else:
         outcome = _other_strategies(capture, prepared, fallbacks)
