@@ -68,6 +68,10 @@ def bound_lines(report: BoundReport) -> list[str]:
             f"pieces bound: at step {p.step}, {p.demand} B live may use only {union} = "
             f"{p.usable} B of stretches long enough to hold each: {p.excess} B short"
         )
+        lines.append(
+            "  (no placement exists; not a 'must leave' figure: a request shrunk to fit a "
+            "shorter stretch may use it)"
+        )
     lines.append(
         f"contributors at step {report.peak_step}: {len(report.contributors)} requests, "
         f"{report.lower_bound} B"
