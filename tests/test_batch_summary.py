@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from batch_helpers import ROWS
@@ -95,46 +96,26 @@ def test_summary_json(tmp_path: Path) -> None:
 
 
 def test_two_tiles_with_one_name_are_told_apart_by_source(tmp_path: Path) -> None:
-    twins = [
-        Row(
-            "/a/x.json",
-            "x",
-            0,
-            "diagnose",
-            "fits",
-            None,
-            10,
-            20,
-            0,
-            0,
-            0,
-            0,
-            None,
-            None,
-            None,
-            None,
-            3.0,
-        ),
-        Row(
-            "/b/x.json",
-            "x",
-            0,
-            "diagnose",
-            "fits",
-            None,
-            10,
-            20,
-            0,
-            0,
-            0,
-            0,
-            None,
-            None,
-            None,
-            None,
-            2.0,
-        ),
-    ]
+    twin = Row(
+        "/a/x.json",
+        "x",
+        0,
+        "diagnose",
+        "fits",
+        None,
+        10,
+        20,
+        0,
+        0,
+        0,
+        0,
+        None,
+        None,
+        None,
+        None,
+        3.0,
+    )
+    twins = [twin, replace(twin, source="/b/x.json", seconds=2.0)]
     with _store(tmp_path, twins) as store:
         lines = summary_lines(store)
     slow = lines[lines.index("slowest tiles:") + 1 :]

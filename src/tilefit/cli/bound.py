@@ -9,7 +9,7 @@ from tilefit.cli import common
 
 if TYPE_CHECKING:
     from tilefit.verdicts.bounds import BoundReport
-    from tilefit.verdicts.overload import OverStep, Window
+    from tilefit.verdicts.overload import Window
 
 NAME = "bound"
 HELP = (
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 def bound_lines(report: BoundReport) -> list[str]:
     s = report.support
-    union = " ".join(f"[{start}, {end})" for start, end in s.union) or "(empty)"
+    union = common.spans_text(s.union, "(empty)")
     lines = common.table(
         [
             ("available storage", f"{report.available} B"),
@@ -63,7 +63,7 @@ def bound_lines(report: BoundReport) -> list[str]:
     lines += window_lines(report.windows, report.available)
     p = report.pieces
     if p is not None:
-        union = " ".join(f"[{start}, {end})" for start, end in p.union) or "no stretch of memory"
+        union = common.spans_text(p.union, "no stretch of memory")
         lines.append(
             f"pieces bound: at step {p.step}, {p.demand} B live may use only {union} = "
             f"{p.usable} B of stretches long enough to hold each: {p.excess} B short"
@@ -107,7 +107,7 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
         for j, s in enumerate(w.steps):
             row = [
                 str(k) if j == 0 else "",
-                _steps(s),
+                common.steps_text(s.start, s.end),
                 f"{s.demand} B",
                 f"{s.usable} B",
                 f"{s.excess} B",
@@ -131,7 +131,3 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
             f"requests, {sum(by_count[n].values())} B: {named}{more}"
         )
     return lines
-
-
-def _steps(s: OverStep) -> str:
-    return str(s.start) if s.end == s.start + 1 else f"[{s.start}, {s.end})"

@@ -106,6 +106,16 @@ def write_found(placement: Placement | None, output: str | None) -> None:
         write_placement(placement, output)
 
 
+def steps_text(start: int, end: int) -> str:
+    """A run of steps as every command writes it: ``54``, or ``[40, 43)`` for several."""
+    return str(start) if end == start + 1 else f"[{start}, {end})"
+
+
+def spans_text(spans: Sequence[tuple[int, int]], empty: str) -> str:
+    """Address intervals as ``[a, b) [c, d)``; ``empty`` when there are none."""
+    return " ".join(f"[{start}, {end})" for start, end in spans) or empty
+
+
 def print_json(obj: Any) -> None:
     """One JSON object, keys in a fixed order, so the same input prints the same bytes."""
     json.dump(obj, sys.stdout, indent=2)

@@ -153,9 +153,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
         ]
         p = d.pieces
         if p is not None:
-            union = (
-                " ".join(f"[{start}, {end})" for start, end in p.union) or "no stretch of memory"
-            )
+            union = common.spans_text(p.union, "no stretch of memory")
             lines.append(
                 f"  at step {p.step}: {p.demand} B live may use only {union} = {p.usable} B, "
                 f"{p.excess} B short"

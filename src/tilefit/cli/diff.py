@@ -232,17 +232,16 @@ def _profile_lines(profile: tuple[ProfileRun, ...]) -> list[str]:
         return [head]
     top = sorted(more, key=lambda r: (-r.change, r.start))[:_RUNS_TOP]
     rows = [("steps", "BASE", "OTHER", "more")]
-    rows += [(_steps(r.start, r.end), f"{r.base} B", f"{r.other} B", f"+{r.change} B") for r in top]
+    rows += [
+        (common.steps_text(r.start, r.end), f"{r.base} B", f"{r.other} B", f"+{r.change} B")
+        for r in top
+    ]
     head += "; the largest:" if len(more) > len(top) else ":"
     return [head, *common.table(rows, indent="  ")]
 
 
 def _runs(count: int) -> str:
     return f"{count} run{'' if count == 1 else 's'} of steps"
-
-
-def _steps(start: int, end: int) -> str:
-    return str(start) if end == start + 1 else f"[{start}, {end})"
 
 
 def _window_lines(d: CaptureDiff) -> list[str]:
@@ -278,7 +277,11 @@ def _observed_line(d: CaptureDiff, by_id: dict[str, RequestChange]) -> list[str]
 
 def _one_window(k: int, w: WindowCauses, by_id: dict[str, RequestChange]) -> list[str]:
     win = w.window
-    steps = f"step {w.step}" if win.end == win.start + 1 else f"steps {_steps(win.start, win.end)}"
+    steps = (
+        f"step {w.step}"
+        if win.end == win.start + 1
+        else f"steps {common.steps_text(win.start, win.end)}"
+    )
     where = "" if win.end == win.start + 1 else f", worst at step {w.step}"
     lines = [
         f"  window {k}, {steps}: {win.excess} B over{where}; {w.other_live} B live, "

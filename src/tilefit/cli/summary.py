@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tilefit.batch.store import SUMMARY_TOP, Store
-from tilefit.cli.common import table
+from tilefit.cli.common import steps_text, table
 
 if TYPE_CHECKING:
     from tilefit.batch.row import Row
@@ -106,7 +106,7 @@ def _window(start: int | None, end: int | None) -> str:
     """The worst window's steps as `tilefit bound` writes them: ``54`` or ``[40, 43)``."""
     if start is None or end is None:
         return ""
-    return str(start) if end == start + 1 else f"[{start}, {end})"
+    return steps_text(start, end)
 
 
 def _bytes(value: int | None) -> str:

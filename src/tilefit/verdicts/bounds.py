@@ -185,11 +185,7 @@ def _support(capture: Capture, table: UnionTable) -> SupportBound:
         capacity=table.capacity[worst],
         union=union,
         classes=tuple(_kind(*key) for key in table.group if key in kinds and key in live_kinds),
-        ranges=tuple(
-            r.name or f"[{r.start}, {r.end})"
-            for r in capture.memory.ranges
-            if any(r.start < e and s < r.end for s, e in union)
-        ),
+        ranges=table.range_names(capture.memory, worst),
         exhaustive=table.exhaustive,
     )
 

@@ -50,7 +50,11 @@ class Diagnosis:
     search_route: str | None = None  # the search route that decided (see SEARCH_ROUTES)
     subset_irreducible: bool = False  # dropping any one id of the subset makes it placeable
     closest: Closest | None = None  # for "undetermined": the best placement in more memory
-    pieces: PiecesShort | None = None  # for "infeasible" by the pieces bound: where and by how much
+
+    @property
+    def pieces(self) -> PiecesShort | None:
+        """For "infeasible" by the pieces bound: where and by how much it is short."""
+        return self.bound.pieces if self.search_route == "pieces" else None
 
     @property
     def lower_bound(self) -> int:
@@ -125,7 +129,7 @@ def diagnose(
     elif report.lower_bound > report.available or report.support.deficit > 0:
         outcome = _Outcome("capacity")
     elif (short := report.pieces) is not None:
-        outcome = _Outcome("infeasible", subset=short.requests, route="pieces", pieces=short)
+        outcome = _Outcome("infeasible", subset=short.requests, route="pieces")
     else:
         outcome = _other_strategies(capture, prepared, fallbacks)
         if outcome.verdict is None and search:
@@ -151,7 +155,6 @@ def diagnose(
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
-        pieces=outcome.pieces,
     )
 
 
@@ -165,7 +168,6 @@ class _Outcome:
     route: str | None = None
     irreducible: bool = False
     closest: Closest | None = None
-    pieces: PiecesShort | None = None
 
 
 def _other_strategies(

@@ -197,7 +197,9 @@ def revert_edits(d: CaptureDiff) -> tuple[Edit, ...]:
     drops: list[Edit] = []
     rest: list[Edit] = []
     for c in d.requests:
-        pattern, place = _exact(c.id), f"revert {c.id}"
+        # An exact id names that request alone (tilefit.model.edits.matching), even with
+        # characters fnmatch would read as a pattern: ids need no escaping.
+        pattern, place = c.id, f"revert {c.id}"
         if c.base is None:
             drops.append(Drop(pattern, place))
         elif c.other is not None:
@@ -212,11 +214,6 @@ def _not_revertible(c: RequestChange, horizon: int) -> bool:
     if any(k in NOT_REVERTIBLE for k in c.kinds):
         return True
     return "moved" in c.kinds and c.base is not None and c.base.end > horizon
-
-
-def _exact(ident: str) -> str:
-    """A pattern that names exactly this id: fnmatch's special characters bracketed."""
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in ident)
 
 
 def _kinds(b: Request, o: Request) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.model.capture import Capture, Interval, Request
+from tilefit.model.capture import Capture, Interval, Memory, Request
 
 MAX_EXHAUSTIVE_SETS = 12
 _CHUNK_CELLS = 1 << 22  # rows x unions per matrix product, to bound memory
@@ -51,6 +51,15 @@ class UnionTable:
             else:
                 spans.append((self.cuts[k], self.cuts[k + 1]))
         return tuple(spans)
+
+    def range_names(self, memory: Memory, union: int) -> tuple[str, ...]:
+        """The names of the ranges a union draws on (``[start, end)`` for a nameless one)."""
+        spans = self.spans(union)
+        return tuple(
+            r.name or f"[{r.start}, {r.end})"
+            for r in memory.ranges
+            if any(r.start < e and s < r.end for s, e in spans)
+        )
 
     def inside_union(self, union: int) -> set[tuple[str, bool]]:
         """The (class, interleaved) kinds whose allowed set lies inside the union."""

@@ -135,7 +135,7 @@ def _overloaded_steps(capture: Capture, table: UnionTable) -> list[OverStep]:
                     over=int(total[k]) - available,
                     demand=int(demand[row, tightest[row]]),
                     usable=table.capacity[u],
-                    ranges=_ranges(capture, table, u),
+                    ranges=table.range_names(capture.memory, u),
                 )
             )
     return found
@@ -162,12 +162,3 @@ def _counted(
 
 def _window_request(r: Request, windows: int) -> WindowRequest:
     return WindowRequest(r.id, r.size, r.cls, r.label, windows)
-
-
-def _ranges(capture: Capture, table: UnionTable, union: int) -> tuple[str, ...]:
-    spans = table.spans(union)
-    return tuple(
-        r.name or f"[{r.start}, {r.end})"
-        for r in capture.memory.ranges
-        if any(r.start < e and s < r.end for s, e in spans)
-    )
