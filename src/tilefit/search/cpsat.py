@@ -10,11 +10,13 @@ The published model for offset assignment, with tilefit's constraints added:
   is interleaved) where the whole request fits;
 * sequence members are tied: member k+1's offset is member k's offset plus
   member k's size;
-* a conflict edge: for every memory element e that either side could reach,
-  one Boolean per side says "this side may touch e", at most one of the two
-  is true, and a side that may not touch e lies wholly below e or wholly
-  above it (a sequence side spans its first member's offset to its last
-  member's end, which is contiguous, so this covers every member).
+* a conflict edge: each side's first and last memory element are integers
+  (the element boundaries at or below its lowest and its last byte, one
+  Boolean per boundary it can straddle), and one side's last element lies
+  below the other's first (a sequence side spans its first member's offset to
+  its last member's end, which is contiguous, so this covers every member).
+  One Boolean per side and element ("may touch") was 8 times slower on a
+  316-request tile with 30 edges.
 
 OR-Tools is an optional dependency (``pip install 'tilefit[cpsat]'``),
 imported only when a model is built.
@@ -26,7 +28,7 @@ import time
 from itertools import pairwise
 from typing import Any
 
-from tilefit.model.capture import Capture, Interval, Request
+from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
 
 SOLVED = "solved"
@@ -107,37 +109,45 @@ def _slots(capture: Capture, r: Request) -> list[list[int]]:
 def _conflicts(
     model: Any, capture: Capture, offset: Any, reach: dict[str, tuple[int, int]]
 ) -> None:
-    """Per side and element a "may touch" Boolean; the two sides of an edge never share one."""
+    """Each side's first and last element as integers; one side lies wholly below the other."""
     memory = capture.memory
-    bounds = [*memory.elements, memory.size]
-    elements: list[Interval] = list(pairwise(bounds))
+    bounds = [b for b in memory.elements if b > 0]  # inner element boundaries, ascending
     by_id = capture.request_by_id
-    touch: dict[tuple[str, int], Any] = {}
+    span: dict[str, tuple[Any, Any]] = {}
 
-    def side_span(ident: str) -> tuple[Any, Any, int, int]:
-        """The side's lowest byte and end as expressions, and bounds on where they can be."""
-        members = capture.members(ident)
-        first, last = members[0], members[-1]
-        low = reach[first][0]
-        high = reach[last][1] + by_id[last].size
-        return offset(first), offset(last) + by_id[last].size, low, high
-
-    def may_touch(ident: str, e: int) -> Any:
-        if (ident, e) not in touch:
-            lo_expr, hi_expr, low, high = side_span(ident)
-            start, end = elements[e]
-            flag = model.new_bool_var(f"touch_{ident}_{e}")
-            if end <= low or high <= start:  # out of reach: it never touches e
-                model.add(flag == 0)
+    def index_of(expr: Any, low: int, high: int) -> Any:
+        """The element holding the address ``expr`` (in [low, high]): boundaries at or below it."""
+        flags = []
+        for b in bounds:
+            if b <= low:
+                flags.append(1)
+            elif b > high:
+                flags.append(0)
             else:
-                below = model.new_bool_var("")
-                above = model.new_bool_var("")
-                model.add(hi_expr <= start).only_enforce_if(below)
-                model.add(lo_expr >= end).only_enforce_if(above)
-                model.add_bool_or([flag, below, above])
-            touch[(ident, e)] = flag
-        return touch[(ident, e)]
+                flag = model.new_bool_var("")
+                model.add(expr >= b).only_enforce_if(flag)
+                model.add(expr < b).only_enforce_if(~flag)
+                flags.append(flag)
+        return sum(flags)
+
+    def side(ident: str) -> tuple[Any, Any]:
+        """The first and last element the side's bytes touch (a sequence spans its members)."""
+        if ident not in span:
+            members = capture.members(ident)
+            first, last = members[0], members[-1]
+            size = by_id[last].size
+            lo = index_of(offset(first), reach[first][0], reach[first][1])
+            hi = index_of(
+                offset(last) + size - 1, reach[last][0] + size - 1, reach[last][1] + size - 1
+            )
+            span[ident] = (lo, hi)
+        return span[ident]
 
     for edge in capture.conflicts:
-        for e in range(len(elements)):
-            model.add(may_touch(edge.a, e) + may_touch(edge.b, e) <= 1)
+        lo_a, hi_a = side(edge.a)
+        lo_b, hi_b = side(edge.b)
+        a_below = model.new_bool_var("")
+        b_below = model.new_bool_var("")
+        model.add(hi_a < lo_b).only_enforce_if(a_below)
+        model.add(hi_b < lo_a).only_enforce_if(b_below)
+        model.add_bool_or([a_below, b_below])
