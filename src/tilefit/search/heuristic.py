@@ -49,7 +49,7 @@ from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, se
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
 
-ANNEAL_SHARES = (0.5, 0.5, 0.5, 0.75)
+ANNEAL_SHARES = (0.5, 0.6, 0.75, 0.85)
 """Of each round's time, what the annealing route gets, by round (the last for every later
 one): the cheap routes win most tiles of lower density in their first rounds; past them,
 annealing, which needs seconds on the denser ones, wins more."""

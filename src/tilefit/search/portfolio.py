@@ -58,8 +58,14 @@ RELAXATION_SHARE = 0.1
 densities where nothing cheaper decides, it rarely keeps the sequences whole, and its
 proofs come early or not at all)."""
 
-ANNEAL_SHARE = 0.5
-"""Of the prove member's time left after the relaxations, what its annealing search takes."""
+EXACT_FIRST_NODES = 20_000
+"""The exact search's node allowance in the first turn after the relaxations; it doubles."""
+
+ANNEAL_RATIO = 4.0
+"""After the relaxations, the annealing slice per turn, in times the exact turn before it."""
+
+ANNEAL_FLOOR = 0.05
+"""Seconds an annealing slice takes at least."""
 
 ANNEAL_SEED = 7919
 """Added to the seed, so that the prove member's annealing search is not the find member's."""
@@ -193,10 +199,10 @@ def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
 def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
-    relaxations, the split relaxation when some are; then a second annealing search
-    (another seed, another start than the find member's: on dense feasible tiles it is
-    what decides, and a placement ends the race as well as a proof), and the exact
-    search to the end."""
+    relaxations, the split relaxation when some are; then, in turns, the exact search and a
+    second annealing search (another seed, another start than the find member's: on
+    dense feasible tiles it is what decides, and a placement ends the race as well as a
+    proof)."""
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
@@ -222,24 +228,38 @@ def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    share = ANNEAL_SHARE * max(0.0, deadline - time.monotonic())
-    placed = _anneal(capture, model, seed, time.monotonic() + share)
-    if placed is not None:
-        return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
-    budget = Budget(max(0.0, deadline - time.monotonic()))
-    last = _exact(capture, model, started, budget, deadline)
-    return last or Decision(TIMEOUT, None, None, None, False, time.monotonic() - started)
+    return _anneal_and_exact(capture, model, seed, started, deadline) or Decision(
+        TIMEOUT, None, None, None, False, time.monotonic() - started
+    )
 
 
-def _anneal(capture: Capture, model: Model, seed: int, deadline: float) -> Placement | None:
-    """A placement by annealing until ``deadline``, from a greedy pass the find member's
-    first round does not make (its second constraint-aware order)."""
+def _anneal_and_exact(
+    capture: Capture, model: Model, seed: int, started: float, deadline: float
+) -> Decision | None:
+    """The exact search with a node allowance that doubles, each turn followed by an
+    annealing slice ``ANNEAL_RATIO`` times as long (one search, continued, from a greedy
+    pass the find member's first round does not make): a small infeasible tile is proven
+    in the first turns, a dense feasible one gives most of the time to annealing, and
+    neither waits for the other's share to run out."""
     prepared = Prepared.of(capture)
     rng = random.Random(seed + ANNEAL_SEED)
     attempt = run_strategy(prepared, Features.of(model, prepared).strategy(1, rng))
     annealer = Annealer(model, placed_bases(model, attempt), seed + ANNEAL_SEED)
-    bases = annealer.run(1 << 62, deadline)
-    return None if bases is None else placement_of(capture, model, bases)
+    nodes = EXACT_FIRST_NODES
+    while time.monotonic() < deadline:
+        turn = time.monotonic()
+        budget = Budget(max(0.0, deadline - turn), nodes)
+        decided = _exact(capture, model, started, budget, deadline)
+        if decided is not None:
+            return decided
+        now = time.monotonic()
+        slice_end = min(deadline, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
+        bases = annealer.run(1 << 62, slice_end)
+        if bases is not None:
+            placed = placement_of(capture, model, bases)
+            return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
+        nodes *= 2
+    return None
 
 
 def _exact(
