@@ -2,18 +2,26 @@
 
 Run from the repository root (after `pip install -e '.[test,bench]'`):
 
-    .venv/bin/python benchmarks/hard_tiles.py            # about 20 minutes at most on 2 cores
-    .venv/bin/python benchmarks/hard_tiles.py --quick    # under 3 minutes
+    .venv/bin/python benchmarks/hard_tiles.py            # about 30 minutes at most on 2 cores
+    .venv/bin/python benchmarks/hard_tiles.py --quick    # about 5 minutes
 
-Planted tiles (`tilefit.generate.planted`: a valid placement by construction, every
-constraint kind) at densities 100, 97, 95, 90, 85 and 80% (live peak over
-available storage), 300-1,500 requests. Only the hard ones are kept: the
-production replay and all 16 strategies fail on them; seeds are drawn until
-there are N hard ones per density (or a cap), and the easy ones are counted.
-On each, in the same run and one after the other: `diagnose(capture,
-time_limit=S)` and CP-SAT (`tilefit.search.cpsat`, 2 workers, S seconds).
-Then the infeasible set (`tilefit.generate.infeasible`): a small infeasible core in a
-feasible background, live peak and support bound fitting.
+Two families of hard tiles, each with a valid placement known by construction
+and every constraint kind, at densities 100, 97, 95, 90, 85 and 80% (live peak
+over available storage), 300-1,500 requests:
+
+* planted (`tilefit.generate.planted`): each range's time x address plane cut
+  into leaves, thinned at random: close to a perfect tiling;
+* scattered (`tilefit.generate.scattered`): requests with a program's
+  lifetimes placed one by one at random offsets, then thinned (a random
+  drawing stops short of 100%, so this family starts at 97%).
+
+Only the hard ones are kept: the production replay and all 16 strategies fail
+on them; seeds are drawn until there are N hard ones per density (or a cap),
+and the easy ones are counted. On each, in the same run and one after the
+other: `diagnose(capture, time_limit=S)` and CP-SAT (`tilefit.search.cpsat`,
+2 workers, S seconds). Then the infeasible set (`tilefit.generate.infeasible`):
+a small infeasible core in a feasible background, live peak and support bound
+fitting.
 
 Every placement either returns is refereed by `tilefit.verdicts.check.check`. A planted
 tile is feasible, so a `capacity` or `infeasible` verdict on it (or CP-SAT's
@@ -27,10 +35,12 @@ import platform
 import random
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tilefit.generate.infeasible import infeasible_tiles
-from tilefit.generate.planted import PlantedRecipe, describe, planted_tile
+from tilefit.generate.planted import PlantedRecipe, density, describe, planted_tile
+from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.cpsat import cpsat_solve
@@ -39,6 +49,11 @@ from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
 
 DENSITIES = (1.0, 0.97, 0.95, 0.9, 0.85, 0.8)
+FAMILIES: dict[str, tuple[float, ...]] = {
+    "planted": DENSITIES,
+    "scattered": DENSITIES[1:],  # a random drawing stops short of 100%
+}
+TOLERANCE = 0.005  # a tile counts at a density when its own is within this below it
 REQUESTS = (400, 1300)  # recipes in this range stay within 300-1,500 requests once thinned
 WORKERS = 2
 
@@ -75,6 +90,9 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per solver run")
     parser.add_argument("--quick", action="store_true", help="1 instance per density, 5 s limit")
     parser.add_argument("--seed", type=int, default=0, help="first seed of the generator")
+    parser.add_argument(
+        "--family", choices=[*FAMILIES, "both"], default="both", help="which hard tiles"
+    )
     args = parser.parse_args()
     per, limit = (1, 5.0) if args.quick else (args.per_density, args.time_limit)
     from importlib.metadata import version
@@ -85,11 +103,12 @@ def main() -> int:
     )
     _warm_up()
     wrong = 0
-    results: dict[float, tuple[Tally, Tally]] = {}
+    results: dict[tuple[str, float], tuple[Tally, Tally]] = {}
+    families = list(FAMILIES) if args.family == "both" else [args.family]
     rng = random.Random(args.seed)
-    for target in DENSITIES:
-        hard, easy = _hard_tiles(rng, target, per, args.seed)
-        print(f"\n== density {target:.0%}: {len(hard)} hard, {easy} easy skipped ==")
+    for family, target in [(f, d) for f in families for d in FAMILIES[f]]:
+        hard, easy = _hard_tiles(rng, family, target, per, args.seed)
+        print(f"\n== {family}, density {target:.0%}: {len(hard)} hard, {easy} easy skipped ==")
         if hard:
             print(f"  e.g. {describe(hard[0])}")
         ours, theirs = Tally(), Tally()
@@ -113,11 +132,11 @@ def main() -> int:
             )
         print(f"  diagnose: {ours.line(limit)}")
         print(f"  CP-SAT:   {theirs.line(limit)}")
-        results[target] = ours, theirs
+        results[(family, target)] = ours, theirs
         wrong += ours.wrong + theirs.wrong
     proven, wrong_infeasible = _infeasible_set(args.seed, limit)
     wrong += wrong_infeasible
-    _summary(results, proven, wrong, limit)
+    _summary(results, families, proven, wrong, limit)
     return 0
 
 
@@ -125,23 +144,26 @@ def _warm_up() -> None:
     """Compile the search kernel once, so that no instance pays for it."""
     capture, _ = planted_tile(PlantedRecipe(requests=40, density=0.9, horizon=12))
     diagnose(capture, time_limit=1.0)
+    capture, _ = scattered_tile(ScatteredRecipe(requests=60, density=0.9, horizon=12))
+    diagnose(capture, time_limit=1.0)
 
 
 def _hard_tiles(
-    rng: random.Random, target: float, wanted: int, seed: int
+    rng: random.Random, family: str, target: float, wanted: int, seed: int
 ) -> tuple[list[Capture], int]:
-    """Planted tiles at this density on which production and all 16 strategies fail."""
+    """Tiles of the family at this density on which production and all 16 strategies fail."""
     hard: list[Capture] = []
     easy = 0
     for attempt in range(4 * wanted + 8):  # a cap, in case the strategies often succeed
         if len(hard) >= wanted:
             break
-        recipe = PlantedRecipe(
-            requests=rng.randint(*REQUESTS), density=target, seed=seed * 10_000 + attempt
-        )
-        capture, placement = planted_tile(recipe)
+        requests, tile_seed = rng.randint(*REQUESTS), seed * 10_000 + attempt
+        if family == "planted":
+            capture, placement = planted_tile(PlantedRecipe(requests, target, tile_seed))
+        else:
+            capture, placement = scattered_tile(ScatteredRecipe(requests, target, tile_seed))
         assert check(capture, placement).valid, f"planted placement of {capture.name} is invalid"
-        if not 300 <= len(capture.requests) <= 1500:
+        if not 300 <= len(capture.requests) <= 1500 or density(capture) < target - TOLERANCE:
             continue
         if any(row.fits for row in experiment(capture)):
             easy += 1
@@ -187,11 +209,15 @@ def _infeasible_set(seed: int, limit: float) -> tuple[tuple[int, int], int]:
 
 
 def _summary(
-    results: dict[float, tuple[Tally, Tally]], proven: tuple[int, int], wrong: int, limit: float
+    results: dict[tuple[str, float], tuple[Tally, Tally]],
+    families: list[str],
+    proven: tuple[int, int],
+    wrong: int,
+    limit: float,
 ) -> None:
-    def pooled(densities: list[float], k: int) -> tuple[int, int, int]:
+    def pooled(keep: Callable[[float], bool], k: int, among: list[str]) -> tuple[int, int, int]:
         """Decided, decided within 10 s, instances: for diagnose (k = 0) or CP-SAT (k = 1)."""
-        tallies = [results[d][k] for d in densities if d in results]
+        tallies = [t[k] for (f, d), t in results.items() if f in among and keep(d)]
         n = sum(len(t.runs) for t in tallies)
         return sum(t.decided() for t in tallies), sum(t.decided(10.0) for t in tallies), n
 
@@ -201,25 +227,26 @@ def _summary(
     print("\n== against the targets of issue 10 ==")
     if limit != 10.0:
         print(f"  (solvers ran with {limit:g} s, not the targets' 10 s)")
-    low = [d for d in DENSITIES if d <= 0.9]
-    mid = [d for d in DENSITIES if 0.9 < d <= 0.97]
-    high = [d for d in DENSITIES if d > 0.97]
-    decided, within, n = pooled(low, 0)
-    print(
-        f"  density <= 90%: {decided}/{n} decided, {within}/{n} within 10 s (>= 95%): "
-        f"{verdict(n > 0 and decided >= 0.95 * n and within >= 0.95 * n)}"
-    )
-    decided, within, n = pooled(mid, 0)
-    print(
-        f"  90-97%: {decided}/{n} decided (>= 80% within 10 s): "
-        f"{verdict(n > 0 and min(decided, within) >= 0.8 * n)}"
-    )
-    ours, _, n = pooled(high, 0)
-    theirs, _, _ = pooled(high, 1)
-    print(
-        f"  above 97%: diagnose {ours}/{n}, CP-SAT {theirs}/{n} (more than CP-SAT): "
-        f"{verdict(ours > theirs)}"
-    )
+    groups = [(f, [f]) for f in families] + ([("both", families)] if len(families) > 1 else [])
+    for name, among in groups:
+        print(f"  {name}:")
+        decided, within, n = pooled(lambda d: d <= 0.9, 0, among)
+        print(
+            f"    density <= 90%: {decided}/{n} decided, {within}/{n} within 10 s (>= 95%): "
+            f"{verdict(n > 0 and decided >= 0.95 * n and within >= 0.95 * n)}"
+        )
+        decided, within, n = pooled(lambda d: 0.9 < d <= 0.97, 0, among)
+        print(
+            f"    90-97%: {decided}/{n} decided (>= 80% within 10 s): "
+            f"{verdict(n > 0 and min(decided, within) >= 0.8 * n)}"
+        )
+        ours, _, n = pooled(lambda d: d > 0.97, 0, among)
+        theirs, _, _ = pooled(lambda d: d > 0.97, 1, among)
+        if n:
+            print(
+                f"    above 97%: diagnose {ours}/{n}, CP-SAT {theirs}/{n} (more than CP-SAT): "
+                f"{verdict(ours > theirs)}"
+            )
     print(
         f"  infeasible set: {proven[0]}/{proven[1]} proven infeasible with a subset: "
         f"{verdict(proven[0] == proven[1])}"

@@ -51,10 +51,10 @@ ALIGNMENTS = (8, 16, 32, 64)
 ALIGNMENT_WEIGHTS = (3, 2, 1, 2)
 KINDS = ("resident", "output", "activation", SCRATCH)
 KIND_WEIGHTS = (0.08, 0.07, 0.6, 0.25)
-MISSES = 60  # consecutive draws that fit nowhere before the drawing stops
-SCALE_REQUESTS = 400  # the sizes below are drawn for about this many requests
+MISSES = 200  # consecutive draws that fit nowhere before the drawing stops
+SCALE_REQUESTS = 450  # the sizes below are drawn for about this many requests
 OVERDRAW = 0.04  # the drawing goes on until the live peak is this much above the target
-REACHABLE = 0.975  # about the densest a random drawing gets: denser targets stop here
+REACHABLE = 0.985  # about the densest a random drawing gets: denser targets stop here
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ class ScatteredRecipe:
     sequence_share: float = 0.2  # of the requests, members of a sequence
     conflict_share: float = 0.04  # conflict edges per request
     interleaved_share: float = 0.3  # of the requests drawn as interleaved
-    lowest_share: float = 0.75  # placements at the lowest fitting offset; the rest anywhere
+    lowest_share: float = 0.9  # placements at the lowest fitting offset; the rest anywhere
     tolerance: float = 0.005
 
 
@@ -181,9 +181,10 @@ class _Grid:
 
     def __init__(self, horizon: int) -> None:
         self.taken = np.zeros((horizon, MEMORY.size // CELL), dtype=bool)
+        self.live = np.zeros(horizon, dtype=np.int64)  # bytes taken at each step
 
     def peak(self) -> int:
-        return CELL * int(np.max(self.taken.sum(axis=1)))
+        return int(np.max(self.live))
 
     def place(
         self, rng: random.Random, recipe: ScatteredRecipe, members: list[Request]
@@ -215,6 +216,7 @@ class _Grid:
         at = cell
         for q in members:
             self.taken[q.start : q.end, at : at + q.size // CELL] = True
+            self.live[q.start : q.end] += q.size
             at += q.size // CELL
         return cell * CELL
 
