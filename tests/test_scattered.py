@@ -58,3 +58,9 @@ def test_about_the_requests_asked() -> None:
 def test_density_outside_the_unit_interval_is_refused() -> None:
     with pytest.raises(ValueError, match="density"):
         scattered_tile(ScatteredRecipe(density=1.5))
+
+
+def test_few_requests_on_a_short_horizon() -> None:
+    capture, placement = scattered_tile(ScatteredRecipe(requests=60, density=0.9, horizon=12))
+    assert check(capture, placement).valid
+    assert capture.requests

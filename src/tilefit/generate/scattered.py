@@ -148,7 +148,7 @@ def reached_density(capture: Capture) -> float:
 
 def _draw(rng: random.Random, recipe: ScatteredRecipe, k: int) -> Request:
     horizon = recipe.horizon
-    scale = SCALE_REQUESTS / recipe.requests  # more requests wanted: smaller ones
+    scale = min(SCALE_REQUESTS / recipe.requests, 2.0)  # more requests wanted: smaller ones
     kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
     if kind == "resident":
         start, end = 0, horizon
@@ -192,6 +192,8 @@ class _Grid:
         """Mark the members stacked from a chosen offset; that offset, or None if none fits."""
         first = members[0]
         width = sum(q.size for q in members) // CELL
+        if width > self.taken.shape[1]:
+            return None
         ok = np.zeros(self.taken.shape[1] + 1, dtype=bool)  # ok[c]: the block may start at c
         for lo, hi in MEMORY.allowed(first.cls, first.interleaved):
             lo = max(lo, INTERLEAVED_OFFSET) if first.interleaved else lo
