@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from search_brute import brute_force, valid
+from search_captures import tiny_captures
 
 from tilefit.generate.infeasible import core_of, infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, planted_tile
@@ -71,3 +74,15 @@ def test_a_core_less_one_request_is_solved() -> None:
     )
     status, placement, _ = cpsat_solve(relaxed, time_limit=20)
     assert status == SOLVED and placement is not None and check(relaxed, placement).valid
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(tiny_captures())
+def test_same_verdict_as_brute_force(capture: Capture) -> None:
+    # The yardstick is only fair if it models the same rules: every kind, tiny captures.
+    expected = brute_force(capture)
+    status, placement, _ = cpsat_solve(capture, time_limit=30, workers=1)
+    assert status == (SOLVED if expected is not None else INFEASIBLE)
+    if placement is not None:
+        assert check(capture, placement).valid
+        assert valid(capture, dict(placement.offsets))
