@@ -17,7 +17,7 @@ from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
 from tilefit.model.capture import Capture
-from tilefit.search.anneal import Annealer
+from tilefit.search.anneal import Annealer, Restarts, luby
 from tilefit.search.jit import COMPILED
 from tilefit.search.model import Model, build_model
 from tilefit.search.pairs import Pairs, pair_tables
@@ -217,3 +217,49 @@ def test_plain_python_and_numba_anneal_alike() -> None:
         return json.loads(done.stdout)
 
     assert run(plain=True) == run(plain=False)
+
+
+def test_luby_sequence() -> None:
+    assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=5), st.integers(0, 3))
+def test_restarted_answers_are_placements(capture: Capture, seed: int) -> None:
+    model = build_model(capture)
+    rng = random.Random(seed)
+    begun: list[int] = []
+
+    def begin(k: int) -> Annealer:
+        begun.append(k)
+        return Annealer(model, _partial(capture, model, rng), seed + k)
+
+    restarts = Restarts(begin, unit=20)
+    bases = restarts.run(time.monotonic() + 0.2)
+    assert begun == list(range(len(begun)))  # each search is the next one asked for
+    if bases is None:
+        assert restarts.current.left_out > 0
+        return
+    placement = placement_of(capture, model, bases)
+    assert valid(capture, dict(placement.offsets))
+    assert brute_force(capture) is not None
+
+
+def test_a_stalled_search_is_begun_again_and_a_single_one_never() -> None:
+    from tilefit.model.capture import Memory, Range, Request
+
+    # Three 4-byte requests living together in 8 bytes: no search ever places all.
+    memory = Memory(8, (Range(0, 8),))
+    capture = Capture("c", 2, memory, tuple(Request(f"r{k}", 4, 0, 2) for k in range(3)))
+    model = build_model(capture)
+    begun: list[int] = []
+
+    def begin(k: int) -> Annealer:
+        begun.append(k)
+        return Annealer(model, {}, k + 1)
+
+    assert Restarts(begin, unit=500).run(time.monotonic() + 0.5) is None
+    assert len(begun) > 3
+    single = Annealer(model, {}, 1)
+    assert Restarts.one(single).run(time.monotonic() + 0.2) is None
+    assert single.stalled > 500

@@ -58,6 +58,9 @@ area overlapped (an eviction costs the whole block)."""
 CHUNK = 500
 """Iterations between deadline checks."""
 
+STALL_UNIT = 1_000
+"""Iterations without a better state after which a search may begin again (``Restarts``)."""
+
 
 class Buffers(NamedTuple):
     """Scratch arrays of the compiled loop, sized once per model."""
@@ -88,8 +91,8 @@ class Annealer:
         self.placed = np.zeros(n, dtype=np.bool_)
         self.best_y = self.y.copy()
         self.best_placed = self.placed.copy()
-        # cost now, best cost, iterations run, last stamp
-        self.counters = np.zeros(4, dtype=np.int64)
+        # cost now, best cost, iterations run, last stamp, last gain (see anneal_step)
+        self.counters = np.zeros(5, dtype=np.int64)
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0
         self.period = PERIOD
@@ -133,16 +136,28 @@ class Annealer:
         """The area of the blocks the best state leaves out (-1: the route does not run)."""
         return int(self.counters[1]) if self.pairs is not None else -1
 
+    @property
+    def stalled(self) -> int:
+        """Iterations run since the best state last improved."""
+        return int(self.counters[2] - self.counters[4])
+
     def run(
-        self, iterations: int, deadline: float, stop: Callable[[], bool] | None = None
+        self,
+        iterations: int,
+        deadline: float,
+        stop: Callable[[], bool] | None = None,
+        stall: int | None = None,
     ) -> dict[int, int] | None:
-        """Bases of every block once all are placed; None after ``iterations`` or the deadline."""
+        """Bases of every block once all are placed; None after ``iterations``, at the
+        deadline, or once ``stall`` iterations have passed without a better state."""
         p = self.pairs
         if p is None:
             return None
         left = iterations
         while left > 0 and self.counters[1] > 0:
             if time.monotonic() >= deadline or (stop is not None and stop()):
+                break
+            if stall is not None and self.stalled >= stall:
                 break
             step = min(CHUNK, left)
             iterate(
@@ -163,3 +178,50 @@ class Annealer:
         if self.counters[1] > 0:
             return None
         return {k: int(self.best_y[k]) for k in range(len(self.model.blocks))}
+
+
+class Restarts:
+    """Annealing searches begun again from a fresh start whenever one stalls.
+
+    From some starts (a greedy pass and a seed) the search is stuck a block or two
+    short for good; from others it ends in a few hundred iterations. So a search
+    that has gone ``unit`` times Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...)
+    iterations without a better state is dropped for a new one, ``begin(k)``
+    making the k-th: many short searches, and now and then a long one for the
+    tiles that need it. A search that keeps improving is never dropped, and with
+    ``unit=None`` none is: one long search.
+    """
+
+    def __init__(self, begin: Callable[[int], Annealer], unit: int | None = STALL_UNIT) -> None:
+        self.begin = begin
+        self.unit = unit
+        self.starts = 0
+        self.current = begin(0)
+
+    @classmethod
+    def one(cls, annealer: Annealer) -> Restarts:
+        """A single search, never begun again."""
+        return cls(lambda k: annealer, unit=None)
+
+    def run(self, deadline: float, stop: Callable[[], bool] | None = None) -> dict[int, int] | None:
+        """Bases of every block once a search places all; None at the deadline or stop."""
+        while True:
+            stall = None if self.unit is None else self.unit * luby(self.starts + 1)
+            bases = self.current.run(1 << 62, deadline, stop, stall)
+            if bases is not None or self.current.pairs is None or stall is None:
+                return bases
+            if self.current.stalled < stall:  # the deadline or the stop, not a stall
+                return None
+            self.starts += 1
+            self.current = self.begin(self.starts)
+
+
+def luby(i: int) -> int:
+    """The i-th term (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ..."""
+    while True:
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1

@@ -18,8 +18,8 @@ from tilefit.search.ruin import below, cheapest_base, displaced, free_runs, unif
 # knobs (see ``tilefit.search.anneal``), passed in so that tests and the driver may set them
 EVICT, CHEAPEST, OTHERS, REACH, WHOLE = 0, 1, 2, 3, 4
 
-# counters
-COST, BEST, DONE, STAMP = 0, 1, 2, 3
+# counters: cost now, best cost, iterations run, last stamp, iteration of the last better best
+COST, BEST, DONE, STAMP, GAIN = 0, 1, 2, 3, 4
 
 
 @jit
@@ -195,6 +195,7 @@ def iterate(
             counters[COST] = cost
             if cost < counters[BEST]:
                 counters[BEST] = cost
+                counters[GAIN] = counters[DONE]
                 best_y[:nblocks] = y[:nblocks]
                 best_placed[:nblocks] = placed[:nblocks]
         else:

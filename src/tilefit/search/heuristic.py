@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.anneal import Annealer
+from tilefit.search.anneal import Annealer, Restarts
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.contention import Features
 from tilefit.search.model import Model, build_model
@@ -95,7 +95,7 @@ def find_placement(
     def found(placement: Placement, route: str, rounds: int) -> Found:
         return Found(placement, route, rounds, time.monotonic() - started)
 
-    annealer: Annealer | None = None
+    annealing: tuple[Restarts, Restarts] | None = None
     rounds = 0
     while not over():
         round_started = time.monotonic()
@@ -129,16 +129,33 @@ def find_placement(
             if bases is not None:
                 return found(placement_of(capture, model, bases), "repair", rounds)
         if not over():
-            if annealer is None:  # one search, continued every round, from the first pass
-                annealer = Annealer(model, at, rng.randrange(1 << 30))
+            # Two annealing routes share the slice: one long search from the first pass,
+            # continued from round to round (some tiles need one), and short searches begun
+            # again from fresh passes whenever they stall (others are decided from one
+            # start in a few hundred iterations and never from another).
+            if annealing is None:
+                annealing = (
+                    Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
+                    Restarts(lambda k: fresh_annealer(model, prepared, features, k + 1, rng)),
+                )
             spent = time.monotonic() - round_started
             share = ANNEAL_SHARES[min(rounds, len(ANNEAL_SHARES) - 1)]
             slice_end = min(deadline, time.monotonic() + spent * share / (1 - share))
-            bases = annealer.run(1 << 62, slice_end, stop)
-            if bases is not None:
-                return found(placement_of(capture, model, bases), "anneal", rounds)
+            middle = (time.monotonic() + slice_end) / 2
+            for search_until, route in zip((middle, slice_end), annealing, strict=True):
+                bases = route.run(search_until, stop)
+                if bases is not None:
+                    return found(placement_of(capture, model, bases), "anneal", rounds)
         rounds += 1
     return Found(None, None, rounds, time.monotonic() - started)
+
+
+def fresh_annealer(
+    model: Model, prepared: Prepared, features: Features, k: int, rng: random.Random
+) -> Annealer:
+    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
+    attempt = run_strategy(prepared, features.strategy(k, rng))
+    return Annealer(model, placed_bases(model, attempt), rng.randrange(1 << 30))
 
 
 def _budget(deadline: float, nodes: int) -> Budget:

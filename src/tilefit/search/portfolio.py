@@ -34,14 +34,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
-from tilefit.engine.attempt import Prepared, run_strategy
+from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.placement import Placement
-from tilefit.search.anneal import Annealer
+from tilefit.search.anneal import Annealer, Restarts
 from tilefit.search.bracket import split_relaxation
 from tilefit.search.cliques import clique_core
 from tilefit.search.contention import Features
-from tilefit.search.heuristic import find_placement, placed_bases
+from tilefit.search.heuristic import find_placement, fresh_annealer
 from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
@@ -63,6 +63,10 @@ EXACT_FIRST_NODES = 20_000
 
 ANNEAL_RATIO = 4.0
 """After the relaxations, the annealing slice per turn, in times the exact turn before it."""
+
+LONG_STALL_UNIT = 100_000
+"""Iterations without a better state before the prove member's annealing may begin again
+(the find member's restart a hundred times sooner: the two cover both kinds of tile)."""
 
 ANNEAL_FLOOR = 0.05
 """Seconds an annealing slice takes at least."""
@@ -237,14 +241,18 @@ def _anneal_and_exact(
     capture: Capture, model: Model, seed: int, started: float, deadline: float
 ) -> Decision | None:
     """The exact search with a node allowance that doubles, each turn followed by an
-    annealing slice ``ANNEAL_RATIO`` times as long (one search, continued, from a greedy
-    pass the find member's first round does not make): a small infeasible tile is proven
-    in the first turns, a dense feasible one gives most of the time to annealing, and
-    neither waits for the other's share to run out."""
+    annealing slice ``ANNEAL_RATIO`` times as long (``Restarts``, continued from turn to
+    turn, from passes the find member's first round does not make): a small infeasible
+    tile is proven in the first turns, a dense feasible one gives most of the time to
+    annealing, and neither waits for the other's share to run out."""
     prepared = Prepared.of(capture)
+    features = Features.of(model, prepared)
     rng = random.Random(seed + ANNEAL_SEED)
-    attempt = run_strategy(prepared, Features.of(model, prepared).strategy(1, rng))
-    annealer = Annealer(model, placed_bases(model, attempt), seed + ANNEAL_SEED)
+    # Passes from order 1 on (the find member's first round makes pass 0), and restarts far
+    # rarer than the find member's: some tiles need one long search.
+    annealer = Restarts(
+        lambda k: fresh_annealer(model, prepared, features, k + 1, rng), LONG_STALL_UNIT
+    )
     nodes = EXACT_FIRST_NODES
     while time.monotonic() < deadline:
         turn = time.monotonic()
@@ -254,7 +262,7 @@ def _anneal_and_exact(
             return decided
         now = time.monotonic()
         slice_end = min(deadline, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
-        bases = annealer.run(1 << 62, slice_end)
+        bases = annealer.run(slice_end)
         if bases is not None:
             placed = placement_of(capture, model, bases)
             return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
