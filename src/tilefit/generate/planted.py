@@ -82,7 +82,7 @@ class PlantedRecipe:
 
 
 @dataclass(frozen=True, slots=True)
-class _Leaf:
+class Leaf:
     lo: int
     hi: int
     start: int
@@ -95,13 +95,26 @@ def planted_tile(recipe: PlantedRecipe) -> tuple[Capture, Placement]:
     if not 0 < recipe.density <= 1:
         raise ValueError(f"density {recipe.density} must lie in (0, 1]")
     rng = random.Random(recipe.seed)
-    horizon = recipe.horizon
     # Thinning removes requests, so cut more leaves than the requests wanted.
     leaves = _cut(rng, recipe, round(recipe.requests / recipe.density))
     requests = [_request(rng, recipe, k, leaf) for k, leaf in enumerate(leaves)]
     offsets = {r.id: leaf.lo for r, leaf in zip(requests, leaves, strict=True)}
     sequences = _sequences(rng, recipe, requests, leaves)
-    conflicts = _conflicts(rng, recipe, requests, leaves, sequences)
+    conflicts = conflict_edges(rng, recipe, requests, leaves, sequences)
+    return finish_tile(rng, recipe, "planted", requests, offsets, sequences, conflicts)
+
+
+def finish_tile(
+    rng: random.Random,
+    recipe: PlantedRecipe,
+    family: str,
+    requests: list[Request],
+    offsets: dict[str, int],
+    sequences: list[Sequence],
+    conflicts: list[Conflict],
+) -> tuple[Capture, Placement]:
+    """Thin a tile with a valid placement down to the recipe's density, then name it
+    ``{family}-d{density}-n{requests}-s{seed}`` and put its requests in program order."""
     # A last removal can overshoot below the tolerance; thin again (a few tries) when it does.
     close = (recipe.density - recipe.tolerance) * MEMORY.available
     for _ in range(THINNING_TRIES):
@@ -111,10 +124,10 @@ def planted_tile(recipe: PlantedRecipe) -> tuple[Capture, Placement]:
     # Capture order follows program order (start step), ties drawn, never the address.
     draw = {r.id: rng.random() for r in kept}
     kept.sort(key=lambda r: (r.start, draw[r.id]))
-    name = f"planted-d{round(recipe.density * 100)}-n{recipe.requests}-s{recipe.seed}"
+    name = f"{family}-d{round(recipe.density * 100)}-n{recipe.requests}-s{recipe.seed}"
     capture = Capture(
         name=name,
-        horizon=horizon,
+        horizon=recipe.horizon,
         memory=MEMORY,
         requests=tuple(kept),
         sequences=tuple(kept_sequences),
@@ -169,14 +182,14 @@ def describe(capture: Capture) -> str:
 # --------------------------------------------------------------------------- leaves
 
 
-def _cut(rng: random.Random, recipe: PlantedRecipe, count: int) -> list[_Leaf]:
+def _cut(rng: random.Random, recipe: PlantedRecipe, count: int) -> list[Leaf]:
     """Guillotine-cut every range into about ``count`` leaves, the largest rectangle first."""
     horizon = recipe.horizon
-    leaves: list[_Leaf] = []
-    heap: list[tuple[float, int, _Leaf]] = []
+    leaves: list[Leaf] = []
+    heap: list[tuple[float, int, Leaf]] = []
     serial = 0  # ties in the heap go to insertion order, never to comparing leaves
 
-    def push(leaf: _Leaf) -> None:
+    def push(leaf: Leaf) -> None:
         nonlocal serial
         weight = (leaf.hi - leaf.lo) / ADDRESS_SCALE * (leaf.end - leaf.start) / horizon
         heapq.heappush(heap, (-weight * rng.uniform(0.5, 1.5), serial, leaf))
@@ -185,13 +198,13 @@ def _cut(rng: random.Random, recipe: PlantedRecipe, count: int) -> list[_Leaf]:
     for r in RANGES:
         aperture = r.classes is not None
         if aperture:
-            push(_Leaf(r.start, r.end, 0, horizon, True))
+            push(Leaf(r.start, r.end, 0, horizon, True))
             continue
         for lo, hi, resident in _columns(rng, r, recipe.resident_share):
             if resident:  # held for the whole horizon: a leaf already
-                leaves.append(_Leaf(lo, hi, 0, horizon, False))
+                leaves.append(Leaf(lo, hi, 0, horizon, False))
             else:
-                push(_Leaf(lo, hi, 0, horizon, False))
+                push(Leaf(lo, hi, 0, horizon, False))
     while heap and len(leaves) + len(heap) < count:
         _, _, leaf = heapq.heappop(heap)
         halves = _split(rng, leaf, horizon)
@@ -224,7 +237,7 @@ def _columns(rng: random.Random, r: Range, share: float) -> list[tuple[int, int,
     return out
 
 
-def _split(rng: random.Random, leaf: _Leaf, horizon: int) -> tuple[_Leaf, _Leaf] | None:
+def _split(rng: random.Random, leaf: Leaf, horizon: int) -> tuple[Leaf, Leaf] | None:
     width, steps = leaf.hi - leaf.lo, leaf.end - leaf.start
     can_time = steps >= 2
     can_address = width >= 2 * MIN_WIDTH
@@ -237,8 +250,8 @@ def _split(rng: random.Random, leaf: _Leaf, horizon: int) -> tuple[_Leaf, _Leaf]
     ):
         t = rng.randint(leaf.start + 1, leaf.end - 1)
         return (
-            _Leaf(leaf.lo, leaf.hi, leaf.start, t, leaf.aperture),
-            _Leaf(leaf.lo, leaf.hi, t, leaf.end, leaf.aperture),
+            Leaf(leaf.lo, leaf.hi, leaf.start, t, leaf.aperture),
+            Leaf(leaf.lo, leaf.hi, t, leaf.end, leaf.aperture),
         )
     lo, hi = leaf.lo + MIN_WIDTH, leaf.hi - MIN_WIDTH
     grain = rng.choices(GRAINS, GRAIN_WEIGHTS)[0]
@@ -247,12 +260,12 @@ def _split(rng: random.Random, leaf: _Leaf, horizon: int) -> tuple[_Leaf, _Leaf]
         grain, first, last = 8, -(-lo // 8), hi // 8
     cut = grain * rng.randint(first, last)
     return (
-        _Leaf(leaf.lo, cut, leaf.start, leaf.end, leaf.aperture),
-        _Leaf(cut, leaf.hi, leaf.start, leaf.end, leaf.aperture),
+        Leaf(leaf.lo, cut, leaf.start, leaf.end, leaf.aperture),
+        Leaf(cut, leaf.hi, leaf.start, leaf.end, leaf.aperture),
     )
 
 
-def _request(rng: random.Random, recipe: PlantedRecipe, k: int, leaf: _Leaf) -> Request:
+def _request(rng: random.Random, recipe: PlantedRecipe, k: int, leaf: Leaf) -> Request:
     size = leaf.hi - leaf.lo
     alignment = min(MAX_ALIGNMENT, leaf.lo & -leaf.lo)
     if alignment > 1 and rng.random() < recipe.less_aligned_share:
@@ -273,7 +286,7 @@ def _request(rng: random.Random, recipe: PlantedRecipe, k: int, leaf: _Leaf) -> 
 
 
 def _sequences(
-    rng: random.Random, recipe: PlantedRecipe, requests: list[Request], leaves: list[_Leaf]
+    rng: random.Random, recipe: PlantedRecipe, requests: list[Request], leaves: list[Leaf]
 ) -> list[Sequence]:
     """Runs of leaves stacked back to back in address, each with its own lifetime."""
     starting_at: dict[int, list[int]] = {}
@@ -313,11 +326,11 @@ def _sequences(
     return out
 
 
-def _conflicts(
+def conflict_edges(
     rng: random.Random,
     recipe: PlantedRecipe,
     requests: list[Request],
-    leaves: list[_Leaf],
+    leaves: list[Leaf],
     sequences: list[Sequence],
 ) -> list[Conflict]:
     """Edges between sides whose planted bytes touch disjoint memory elements."""

@@ -36,12 +36,10 @@ from tilefit.generate.planted import (
     INTERLEAVED_OFFSET,
     MEMORY,
     SCRATCH,
-    THINNING_TRIES,
+    Leaf,
     PlantedRecipe,
-    _conflicts,
-    _Leaf,
-    _peak,
-    _thin,
+    conflict_edges,
+    finish_tile,
 )
 from tilefit.model.capture import Capture, Request, Sequence
 from tilefit.model.placement import Placement
@@ -79,7 +77,7 @@ def scattered_tile(recipe: ScatteredRecipe) -> tuple[Capture, Placement]:
     rng = random.Random(recipe.seed)
     grid = _Grid(recipe.horizon)
     requests: list[Request] = []
-    leaves: list[_Leaf] = []
+    leaves: list[Leaf] = []
     sequences: list[Sequence] = []
     misses = 0
     # Draw past the target (thinning brings the peak down to it), or until nothing fits.
@@ -108,7 +106,7 @@ def scattered_tile(recipe: ScatteredRecipe) -> tuple[Capture, Placement]:
         misses = 0
         for q in drawn:
             requests.append(q)
-            leaves.append(_Leaf(lo, lo + q.size, q.start, q.end, False))
+            leaves.append(Leaf(lo, lo + q.size, q.start, q.end, False))
             lo += q.size
         if members > 1:
             sequences.append(Sequence(f"s{len(sequences):03d}", tuple(q.id for q in drawn)))
@@ -120,30 +118,9 @@ def scattered_tile(recipe: ScatteredRecipe) -> tuple[Capture, Placement]:
         conflict_share=recipe.conflict_share,
         tolerance=recipe.tolerance,
     )
-    conflicts = _conflicts(rng, planted, requests, leaves, sequences)
+    conflicts = conflict_edges(rng, planted, requests, leaves, sequences)
     offsets = {q.id: leaf.lo for q, leaf in zip(requests, leaves, strict=True)}
-    close = (recipe.density - recipe.tolerance) * MEMORY.available
-    for _ in range(THINNING_TRIES):  # a last removal can overshoot: thin again when it does
-        kept, kept_sequences, kept_conflicts = _thin(rng, planted, requests, sequences, conflicts)
-        if _peak(kept) >= close:
-            break
-    draw = {q.id: rng.random() for q in kept}
-    kept.sort(key=lambda q: (q.start, draw[q.id]))
-    name = f"scattered-d{round(recipe.density * 100)}-n{recipe.requests}-s{recipe.seed}"
-    capture = Capture(
-        name=name,
-        horizon=recipe.horizon,
-        memory=MEMORY,
-        requests=tuple(kept),
-        sequences=tuple(kept_sequences),
-        conflicts=tuple(kept_conflicts),
-    )
-    return capture, Placement(name, {q.id: offsets[q.id] for q in kept})
-
-
-def reached_density(capture: Capture) -> float:
-    """Live peak over available storage (the drawing may stop below the target)."""
-    return _peak(capture.requests) / capture.available
+    return finish_tile(rng, planted, "scattered", requests, offsets, sequences, conflicts)
 
 
 def _draw(rng: random.Random, recipe: ScatteredRecipe, k: int) -> Request:
