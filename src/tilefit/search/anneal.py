@@ -16,7 +16,7 @@ probability exp(-growth / T); T falls linearly from ``TEMPERATURE`` mean block
 areas to 0 over ``PERIOD`` iterations, then the search starts again, hot,
 from the best state seen. Every choice is drawn from the seed, so the answer
 depends only on the seed and on how many iterations ran (the deadline only
-decides that).
+decides that). ``Restarts`` begins a stalled search again from a fresh start.
 """
 
 from __future__ import annotations

@@ -21,8 +21,10 @@ double from round to round:
    beside the unit it failed on (nearest first in address, a window that
    grows with r); the kernel re-places that window with the units left over.
 7. **anneal**: compiled ruin and recreate with simulated annealing
-   (``tilefit.search.anneal``), one search continued from round to round,
-   with a share of each round's time (``ANNEAL_SHARES``).
+   (``tilefit.search.anneal``) with a share of each round's time
+   (``ANNEAL_SHARES``), split between one long search from the first pass and
+   short searches restarted from fresh passes (``anneal.Restarts``), both
+   continued from round to round.
 
 Nothing here proves infeasibility: a round that ends without a placement only
 says this route found none.
