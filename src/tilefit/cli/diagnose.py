@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_json_argument(parser)
     parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
     common.add_time_limit_argument(
-        parser, "seconds for the search when the strategies fail (default 10)"
+        parser,
+        "seconds for the verdict when the strategies fail: the search, then the closest placement (default 10)",
     )
     parser.add_argument(
         "--no-search", action="store_true", help="stop after the strategies (no search)"

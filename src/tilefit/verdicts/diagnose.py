@@ -110,7 +110,8 @@ def diagnose(
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence.
 
-    ``time_limit`` bounds the search (the strategies and bounds are cheap);
+    ``time_limit`` bounds the whole (the bounds and the strategies are cheap; the search
+    leaves time for the closest placement when it ends undecided);
     ``search=False`` stops after the strategies (verdict ``undetermined`` when
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
     among the strategies, so the retry chain's choice is the one reported.
@@ -131,14 +132,18 @@ def diagnose(
     elif (short := report.pieces) is not None:
         outcome = _Outcome("infeasible", subset=short.requests, route="pieces")
     else:
+        passes_started = time.monotonic()
         outcome = _other_strategies(capture, prepared, fallbacks)
+        passes = time.monotonic() - passes_started
         if outcome.verdict is None and search:
             remaining = max(0.0, time_limit - (time.monotonic() - started))
-            outcome = _search(capture, remaining, workers)
+            # The closest placement, if the search ends undecided, is about as many greedy
+            # passes as were just run: keep that much of the limit for it.
+            reserve = min(CLOSEST_SECONDS, passes, remaining / 5)
+            outcome = _search(capture, remaining - reserve, workers)
         if outcome.verdict is None:
-            outcome = replace(
-                outcome, verdict="undetermined", closest=_closest(capture, time_limit)
-            )
+            left = time_limit - (time.monotonic() - started)
+            outcome = replace(outcome, verdict="undetermined", closest=_closest(capture, left))
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -234,7 +239,8 @@ SEARCH_ROUTES = (
 those of the search portfolio (see ``tilefit.search.portfolio``)."""
 
 CLOSEST_SECONDS = 2.0
-"""At most this long, or the time limit if shorter, for the closest placement."""
+"""At most this long, or the time left if shorter, for the closest placement (it stops at
+its deadline once one greedy pass has fitted, so one pass may run past it)."""
 
 
 def _closest(capture: Capture, time_limit: float) -> Closest | None:
