@@ -40,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
     common.add_time_limit_argument(
         parser,
-        "seconds for the verdict when the strategies fail: the search, then the closest placement (default 10)",
+        "seconds for the verdict when the strategies fail: the search, then the closest"
+        " placement (default 10)",
     )
     parser.add_argument(
         "--no-search", action="store_true", help="stop after the strategies (no search)"
