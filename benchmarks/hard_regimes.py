@@ -22,7 +22,7 @@ import platform
 import sys
 from collections.abc import Callable
 
-from hard_tiles import WORKERS, Tally, _referee, _warm_up
+from hard_tiles import WORKERS, Tally, referee, warm_up
 
 from tilefit.generate.planted import PlantedRecipe, density, planted_tile
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
@@ -56,7 +56,7 @@ def main() -> int:
         f"{platform.machine()}; {args.per_shape} hard tile(s) per shape and density, "
         f"{args.time_limit:g} s per solver, CP-SAT on {WORKERS} workers"
     )
-    _warm_up()
+    warm_up()
     ours, theirs = Tally(), Tally()
     wrong = 0
     print(f"\n{'tile':32} {'requests':>8} {'steps':>5}  {'diagnose':28} CP-SAT")
@@ -74,7 +74,7 @@ def main() -> int:
                         continue
                     found += 1
                     d = diagnose(capture, time_limit=args.time_limit)
-                    ok = _referee(capture, d.placement, "diagnose")
+                    ok = referee(capture, d.placement, "diagnose")
                     if d.verdict in ("capacity", "infeasible") or not ok:
                         print(f"  !!! WRONG VERDICT: diagnose says {d.verdict} on {capture.name}")
                         wrong += 1
@@ -82,7 +82,7 @@ def main() -> int:
                     status, placement, seconds = cpsat_solve(
                         capture, args.time_limit, workers=WORKERS
                     )
-                    ok = _referee(capture, placement, "CP-SAT")
+                    ok = referee(capture, placement, "CP-SAT")
                     if status == "infeasible" or not ok:
                         print(f"  !!! WRONG VERDICT: CP-SAT says {status} on {capture.name}")
                         wrong += 1

@@ -101,7 +101,7 @@ def main() -> int:
         f"python {platform.python_version()}, ortools {version('ortools')}, {platform.machine()}; "
         f"{per} hard tile(s) per density, {limit:g} s per solver, CP-SAT on {WORKERS} workers"
     )
-    _warm_up()
+    warm_up()
     wrong = 0
     results: dict[tuple[str, float], tuple[Tally, Tally]] = {}
     families = list(FAMILIES) if args.family == "both" else [args.family]
@@ -114,13 +114,13 @@ def main() -> int:
         ours, theirs = Tally(), Tally()
         for capture in hard:
             d = diagnose(capture, time_limit=limit)
-            ok = _referee(capture, d.placement, "diagnose")
+            ok = referee(capture, d.placement, "diagnose")
             if d.verdict in ("capacity", "infeasible") or not ok:
                 print(f"  !!! WRONG VERDICT: diagnose says {d.verdict} on feasible {capture.name}")
                 ours.wrong += 1
             ours.add(d.verdict in ("fits", "fragmentation") and ok, d.seconds)
             status, placement, seconds = cpsat_solve(capture, limit, workers=WORKERS)
-            ok = _referee(capture, placement, "CP-SAT")
+            ok = referee(capture, placement, "CP-SAT")
             if status == "infeasible" or not ok:
                 print(f"  !!! WRONG VERDICT: CP-SAT says {status} on feasible {capture.name}")
                 theirs.wrong += 1
@@ -140,7 +140,7 @@ def main() -> int:
     return 0
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile the search kernel once, so that no instance pays for it."""
     capture, _ = planted_tile(PlantedRecipe(requests=40, density=0.9, horizon=12))
     diagnose(capture, time_limit=1.0)
@@ -172,7 +172,7 @@ def _hard_tiles(
     return hard, easy
 
 
-def _referee(capture: Capture, placement: Placement | None, source: str) -> bool:
+def referee(capture: Capture, placement: Placement | None, source: str) -> bool:
     if placement is None:
         return True
     result = check(capture, placement)
@@ -197,7 +197,7 @@ def _infeasible_set(seed: int, limit: float) -> tuple[tuple[int, int], int]:
             wrong += 1
         proven += d.verdict == "infeasible" and subset is not None
         status, placement, seconds = cpsat_solve(capture, limit, workers=WORKERS)
-        if status == "solved" or not _referee(capture, placement, "CP-SAT"):
+        if status == "solved" or not referee(capture, placement, "CP-SAT"):
             print(f"  !!! WRONG VERDICT: CP-SAT says {status} on infeasible {capture.name}")
             wrong += 1
         found = f"subset of {len(subset)}" if subset else "no subset"

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jit_helpers import run_script
 from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
@@ -206,17 +204,7 @@ print(json.dumps(out))
 
 @pytest.mark.skipif(not COMPILED, reason="numba is not installed: only the plain path exists")
 def test_plain_python_and_numba_anneal_alike() -> None:
-    def run(plain: bool) -> object:
-        env = dict(os.environ)
-        env.pop("TILEFIT_NO_JIT", None)
-        if plain:
-            env["TILEFIT_NO_JIT"] = "1"
-        done = subprocess.run(
-            [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
-        )
-        return json.loads(done.stdout)
-
-    assert run(plain=True) == run(plain=False)
+    assert run_script(SCRIPT, plain=True) == run_script(SCRIPT, plain=False)
 
 
 def test_luby_sequence() -> None:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
+from jit_helpers import run_script
 
 from tilefit.search.jit import COMPILED
 
@@ -32,18 +28,6 @@ print(json.dumps(out))
 """
 
 
-def _run(plain: bool) -> list[object]:
-    env = dict(os.environ)
-    env.pop("TILEFIT_NO_JIT", None)
-    if plain:
-        env["TILEFIT_NO_JIT"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
-    )
-    result: list[object] = json.loads(done.stdout)
-    return result
-
-
 @pytest.mark.skipif(not COMPILED, reason="numba is not installed: only the plain path exists")
 def test_plain_python_and_numba_agree_node_for_node() -> None:
-    assert _run(plain=True) == _run(plain=False)
+    assert run_script(SCRIPT, plain=True) == run_script(SCRIPT, plain=False)

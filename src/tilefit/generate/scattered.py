@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tilefit.generate.planted import (
-    INTERLEAVED_OFFSET,
     MEMORY,
     SCRATCH,
     Leaf,
@@ -173,7 +172,6 @@ class _Grid:
             return None
         ok = np.zeros(self.taken.shape[1] + 1, dtype=bool)  # ok[c]: the block may start at c
         for lo, hi in MEMORY.allowed(first.cls, first.interleaved):
-            lo = max(lo, INTERLEAVED_OFFSET) if first.interleaved else lo
             step = first.alignment // CELL
             starts = np.arange(-(-lo // first.alignment) * step, (hi // CELL) - width + 1, step)
             ok[starts] = True
