@@ -1,13 +1,13 @@
 """``python -m tilefit`` and the ``tilefit`` command's entry point.
 
-An interrupt at any moment once this module starts loading exits 130 with one
-line ("tilefit: interrupted") and no traceback: its first statements answer
+An interrupt at any moment once this module has run its first statements exits
+130 with one line ("tilefit: interrupted") and no traceback: they answer
 Ctrl-C (``_early``) until ``entry`` has its own ``try`` around the command's
 imports, where a KeyboardInterrupt is answered the same way. Only what runs
 before this module (the interpreter's start-up, the console script's
 ``import re``, the package ``tilefit/__init__``, which imports nothing) is
-still Python's to handle. ``tilefit.cli.entry`` does the rest (a closed stdout
-exits quietly with 141).
+still Python's to handle, and so are those first few statements.
+``tilefit.cli.entry`` does the rest (a closed stdout exits quietly with 141).
 
 Importing this module is asking for the command, so it may take SIGINT; a host
 program that set its own SIGINT handler keeps it. ``import tilefit`` takes
