@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from tilefit.search.anneal_step import iterate, settle
 from tilefit.search.model import Model
 from tilefit.search.pairs import pair_tables
+from tilefit.search.partial import Partial, better, partial_of
 from tilefit.search.problem import Array
 
 TEMPERATURE = 0.4
@@ -136,6 +137,13 @@ class Annealer:
         """The area of the blocks the best state leaves out (-1: the route does not run)."""
         return int(self.counters[1]) if self.pairs is not None else -1
 
+    def partial(self) -> Partial | None:
+        """The best state as a partial placement (None: the route does not run)."""
+        if self.pairs is None:
+            return None
+        bases = {int(k): int(self.best_y[k]) for k in np.flatnonzero(self.best_placed)}
+        return partial_of(self.model, bases, self.left_out)
+
     @property
     def stalled(self) -> int:
         """Iterations run since the best state last improved."""
@@ -197,6 +205,7 @@ class Restarts:
         self.unit = unit
         self.starts = 0
         self.current = begin(0)
+        self.dropped: Partial | None = None  # the best state of the searches dropped
 
     @classmethod
     def one(cls, annealer: Annealer) -> Restarts:
@@ -212,8 +221,14 @@ class Restarts:
                 return bases
             if self.current.stalled < stall:  # the deadline or the stop, not a stall
                 return None
+            if self.dropped is None or self.current.left_out < self.dropped.left_out:
+                self.dropped = better(self.dropped, self.current.partial())
             self.starts += 1
             self.current = self.begin(self.starts)
+
+    def partial(self) -> Partial | None:
+        """The best state of every search begun, as a partial placement."""
+        return better(self.dropped, self.current.partial())
 
 
 def luby(i: int) -> int:

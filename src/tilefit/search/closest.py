@@ -26,6 +26,7 @@ from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement
 from tilefit.search.contention import Features
 from tilefit.search.model import build_model
+from tilefit.search.partial import Partial, finish
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -71,30 +72,52 @@ def overflow_width(capture: Capture) -> int:
     return max(memory.size - memory.elements[-1], -(-total // OVERFLOW_ELEMENTS), 1)
 
 
-def closest(capture: Capture, time_limit: float = 2.0, seed: int = 0) -> Closest | None:
-    """The greedy placement reaching least far above the top, or None if none fits even so."""
-    deadline = time.monotonic() + time_limit
-    memory = capture.memory
-    # Room for every request side by side, each padded to its alignment and an element.
+def wide_enough(capture: Capture) -> Capture | None:
+    """The capture extended by room for every request side by side, each padded to its
+    alignment and an element; None when that is beyond the numbers a capture may hold."""
     width = overflow_width(capture)
     extra = sum(r.size + r.alignment for r in capture.requests) + width * (
         len(capture.requests) + 1
     )
-    if memory.size + extra >= INT_LIMIT:  # beyond the numbers a capture may hold
+    if capture.memory.size + extra >= INT_LIMIT:
         return None
-    wide = extended(capture, extra)
+    return extended(capture, extra)
+
+
+def closest(
+    capture: Capture, time_limit: float = 2.0, seed: int = 0, partial: Partial | None = None
+) -> Closest | None:
+    """The placement reaching least far above the top, or None if none fits even so: the
+    search's best ``partial`` placement finished above it (``tilefit.search.partial``),
+    or a greedy pass."""
+    deadline = time.monotonic() + time_limit
+    wide = wide_enough(capture)
+    if wide is None:
+        return None
+    best: Closest | None = None
+    if partial is not None and (finished := finish(capture, wide, partial)) is not None:
+        best = _closest(capture, SEARCH_PARTIAL, finished)
     prepared = Prepared.of(wide)
     features = Features.of(build_model(wide), prepared)
     rng = random.Random(seed)
     strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(GREEDY_ROUNDS))]
-    best = None
     for strategy in strategies:
-        attempt = run_strategy(prepared, strategy)
-        if attempt.fits and (best is None or attempt.peak_address < best.peak_address):
-            best = attempt
-        if time.monotonic() >= deadline and best is not None:
+        if best is not None and (best.overflow == 0 or time.monotonic() >= deadline):
             break
-    if best is None or best.placement is None:
-        return None
-    overflow = max(0, best.peak_address - memory.size)
-    return Closest(overflow, capture.available + overflow, best.strategy.name, best.placement)
+        attempt = run_strategy(prepared, strategy)
+        if attempt.fits and attempt.placement is not None:
+            found = _closest(capture, attempt.strategy.name, attempt.placement)
+            if best is None or found.overflow < best.overflow:
+                best = found
+    return best
+
+
+SEARCH_PARTIAL = "search:anneal"
+"""What a closest placement finished from the search's best partial one is called."""
+
+
+def _closest(capture: Capture, name: str, placement: Placement) -> Closest:
+    by_id = capture.request_by_id
+    reach = max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
+    overflow = max(0, reach - capture.memory.size)
+    return Closest(overflow, capture.available + overflow, name, placement)

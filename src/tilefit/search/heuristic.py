@@ -44,6 +44,7 @@ from tilefit.search.anneal import Annealer, Restarts
 from tilefit.search.bracket import rigid_restriction
 from tilefit.search.contention import Features
 from tilefit.search.model import Model, build_model
+from tilefit.search.partial import Partial, better
 from tilefit.search.reinsert import placement_of_units, reinsert
 from tilefit.search.segments import Assigner
 from tilefit.search.solver import SOLVED, Budget, _search_free, placement_of, search
@@ -71,6 +72,7 @@ class Found:
     route: str | None  # the route that found it: see the module text
     rounds: int
     seconds: float
+    partial: Partial | None = None  # without a placement: the annealing's best partial one
 
 
 def find_placement(
@@ -149,7 +151,8 @@ def find_placement(
                 if bases is not None:
                     return found(placement_of(capture, model, bases), "anneal", rounds)
         rounds += 1
-    return Found(None, None, rounds, time.monotonic() - started)
+    partial = None if annealing is None else better(*(route.partial() for route in annealing))
+    return Found(None, None, rounds, time.monotonic() - started, partial)
 
 
 def fresh_annealer(

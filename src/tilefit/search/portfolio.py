@@ -44,6 +44,7 @@ from tilefit.search.contention import Features
 from tilefit.search.heuristic import find_placement, fresh_annealer
 from tilefit.search.iis import shrink
 from tilefit.search.model import Model, build_model
+from tilefit.search.partial import Partial, better
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
 
@@ -91,6 +92,7 @@ class Decision:
     subset: tuple[str, ...] | None  # when INFEASIBLE: unit or request ids that cannot fit together
     irreducible: bool  # the subset loses its infeasibility without any one of its ids
     seconds: float
+    partial: Partial | None = None  # when TIMEOUT: the best partial placement seen, if any
 
 
 Member = Callable[[Capture, float], Decision]
@@ -129,7 +131,15 @@ def _turns(capture: Capture, time_limit: float, seed: int) -> Decision:
     found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed)
     if found.status != TIMEOUT:
         return found
-    return _prove(capture, max(0.0, deadline - time.monotonic()), seed)
+    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed)
+    return _closer(_closer(first, found), last)
+
+
+def _closer(first: Decision, second: Decision) -> Decision:
+    """The later decision, carrying the better partial placement of two that timed out."""
+    if second.status != TIMEOUT:
+        return second
+    return replace(second, partial=better(first.partial, second.partial))
 
 
 def _warm_up() -> None:
@@ -171,6 +181,7 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
                     raise decision
                 if decision.status != TIMEOUT:
                     return decision
+                answer = _closer(answer, decision)
     finally:
         for process in processes:
             if process.is_alive():
@@ -196,7 +207,7 @@ def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection
 def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
     found = find_placement(capture, time_limit, seed=seed)
     if found.placement is None:
-        return Decision(TIMEOUT, None, None, None, False, found.seconds)
+        return Decision(TIMEOUT, None, None, None, False, found.seconds, found.partial)
     return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
 
 
@@ -232,14 +243,12 @@ def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    return _anneal_and_exact(capture, model, seed, started, deadline) or Decision(
-        TIMEOUT, None, None, None, False, time.monotonic() - started
-    )
+    return _anneal_and_exact(capture, model, seed, started, deadline)
 
 
 def _anneal_and_exact(
     capture: Capture, model: Model, seed: int, started: float, deadline: float
-) -> Decision | None:
+) -> Decision:
     """The exact search with a node allowance that doubles, each turn followed by an
     annealing slice ``ANNEAL_RATIO`` times as long (``Restarts``, continued from turn to
     turn, from passes the find member's first round does not make): a small infeasible
@@ -267,7 +276,8 @@ def _anneal_and_exact(
             placed = placement_of(capture, model, bases)
             return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
         nodes *= 2
-    return None
+    seconds = time.monotonic() - started
+    return Decision(TIMEOUT, None, None, None, False, seconds, annealer.partial())
 
 
 def _exact(

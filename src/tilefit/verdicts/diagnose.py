@@ -29,6 +29,7 @@ from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
+    from tilefit.search.partial import Partial
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
 
@@ -143,7 +144,8 @@ def diagnose(
             outcome = _search(capture, remaining - reserve, workers)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
-            outcome = replace(outcome, verdict="undetermined", closest=_closest(capture, left))
+            found = _closest(capture, left, outcome.partial)
+            outcome = replace(outcome, verdict="undetermined", closest=found)
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -173,6 +175,7 @@ class _Outcome:
     route: str | None = None
     irreducible: bool = False
     closest: Closest | None = None
+    partial: Partial | None = None  # the search's best partial placement, when it timed out
 
 
 def _other_strategies(
@@ -212,7 +215,7 @@ def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcom
             route=route,
             irreducible=decision.irreducible,
         )
-    return _Outcome(search_status=decision.status)
+    return _Outcome(search_status=decision.status, partial=decision.partial)
 
 
 def search_strategy(route: str | None) -> str:
@@ -243,10 +246,10 @@ CLOSEST_SECONDS = 2.0
 its deadline once one greedy pass has fitted, so one pass may run past it)."""
 
 
-def _closest(capture: Capture, time_limit: float) -> Closest | None:
+def _closest(capture: Capture, time_limit: float, partial: Partial | None) -> Closest | None:
     from tilefit.search.closest import closest, extended
 
-    found = closest(capture, min(CLOSEST_SECONDS, max(time_limit, 0.1)))
+    found = closest(capture, min(CLOSEST_SECONDS, max(time_limit, 0.1)), partial=partial)
     if found is not None:
         _referee(extended(capture, found.overflow), found.placement, "the closest placement")
     return found

@@ -1,0 +1,127 @@
+"""The search's best partial placement, finished above the top (``tilefit.search.partial``)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from search_captures import tiny_captures
+
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+from tilefit.search.anneal import Annealer, Restarts
+from tilefit.search.closest import SEARCH_PARTIAL, closest, extended, wide_enough
+from tilefit.search.model import build_model
+from tilefit.search.partial import Partial, better, finish
+from tilefit.search.portfolio import decide
+from tilefit.search.solver import TIMEOUT
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
+
+EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _overflow(capture: Capture, placement: Placement) -> int:
+    by_id = capture.request_by_id
+    reach = max(o + by_id[i].size for i, o in placement.offsets.items())
+    return max(0, reach - capture.memory.size)
+
+
+@SETTINGS
+@given(tiny_captures(max_requests=5), st.integers(0, 3), st.integers(0, 400))
+def test_annealing_partials_finish_as_placements_of_the_extended_memory(
+    capture: Capture, seed: int, iterations: int
+) -> None:
+    """Whatever state the annealing stops in, its best partial placement, with the blocks
+    it left out stacked above the top, passes the referee in the memory extended by the
+    overflow, and keeps every offset it had."""
+    model = build_model(capture)
+    annealer = Annealer(model, {}, seed)
+    annealer.run(iterations, time.monotonic() + 30)
+    partial = annealer.partial()
+    if partial is None:  # the route does not run on this model
+        return
+    assert partial.left_out == annealer.left_out
+    wide = wide_enough(capture)
+    assert wide is not None
+    finished = finish(capture, wide, partial)
+    if finished is None:
+        # Only when a block left out has no base at all above the top (two members in
+        # conflict, a fixed distance apart, that the overflow's elements cannot separate).
+        top = capture.memory.size
+        wide_blocks = build_model(wide).blocks
+        assert any(
+            all(hi < top for _, hi in wide_blocks[k].bases)
+            for k, block in enumerate(model.blocks)
+            if block.pieces[0].request not in partial.offsets
+        )
+        return
+    assert set(finished.offsets) == {r.id for r in capture.requests}
+    assert all(finished.offsets[i] == o for i, o in partial.offsets.items())
+    overflow = _overflow(capture, finished)
+    assert check(extended(capture, overflow), finished).valid
+    if partial.left_out == 0:
+        assert overflow == 0
+
+
+def test_a_tile_one_request_short_lacks_at_most_that_request() -> None:
+    """A full tile (100%) with one request taken from its planted placement: finished
+    above the top, it needs no more than that request, far less than any greedy pass."""
+    capture, planted = planted_tile(PlantedRecipe(requests=120, density=1.0, seed=2))
+    in_sequence = {m for s in capture.sequences for m in s.members}
+    dropped = max((r for r in capture.requests if r.id not in in_sequence), key=lambda r: r.size)
+    offsets = {i: o for i, o in planted.offsets.items() if i != dropped.id}
+    partial = Partial(dropped.size * (dropped.end - dropped.start), offsets)
+    found = closest(capture, partial=partial)
+    greedy = closest(capture)
+    assert found is not None and greedy is not None
+    assert found.strategy == SEARCH_PARTIAL
+    assert 0 < found.overflow <= dropped.size + dropped.alignment < greedy.overflow
+    assert check(extended(capture, found.overflow), found.placement).valid
+
+
+def test_the_better_partial_leaves_out_less() -> None:
+    small, large = Partial(5, {"a": 0}), Partial(9, {})
+    assert better(small, large) is small and better(large, small) is small
+    assert better(None, large) is large and better(large, None) is large
+    assert better(Partial(5, {}), small).offsets == {}  # a tie keeps the first
+
+
+def test_restarts_keep_the_best_state_of_the_searches_they_drop() -> None:
+    capture, _ = planted_tile(PlantedRecipe(requests=150, density=1.0, seed=4))
+    model = build_model(capture)
+    lefts: list[Annealer] = []
+
+    def begin(k: int) -> Annealer:
+        lefts.append(Annealer(model, {}, k + 1))
+        return lefts[-1]
+
+    restarts = Restarts(begin, unit=50)
+    assert restarts.run(time.monotonic() + 0.5) is None
+    assert len(lefts) > 1
+    partial = restarts.partial()
+    assert partial is not None
+    assert partial.left_out == min(a.left_out for a in lefts)
+
+
+def test_an_undecided_search_hands_its_best_partial_placement_to_the_closest() -> None:
+    """On a full tile no member decides in a second; the portfolio's answer carries the
+    annealing's best partial placement, and diagnose's closest placement, refereed, is
+    no worse than that partial placement finished."""
+    capture, _ = planted_tile(PlantedRecipe(requests=300, density=1.0, seed=5))
+    decision = decide(capture, 1.0, workers=1)
+    assert decision.status == TIMEOUT
+    assert decision.partial is not None and decision.partial.left_out > 0
+    wide = wide_enough(capture)
+    assert wide is not None
+    finished = finish(capture, wide, decision.partial)
+    assert finished is not None
+    d = diagnose(capture, time_limit=3.0, workers=1)
+    assert d.verdict == "undetermined" and d.closest is not None
+    assert check(extended(capture, d.closest.overflow), d.closest.placement).valid
+    greedy = closest(capture)
+    assert greedy is not None and d.closest.overflow <= greedy.overflow
