@@ -222,7 +222,7 @@ class Restarts:
             if self.current.stalled < stall:  # the deadline or the stop, not a stall
                 return None
             if self.dropped is None or self.current.left_out < self.dropped.left_out:
-                self.dropped = better(self.dropped, self.current.partial())
+                self.dropped = self.current.partial()
             self.starts += 1
             self.current = self.begin(self.starts)
 

@@ -19,7 +19,9 @@ forking is unsafe (threads running, or inside a daemonic worker, as in
 ``tilefit batch``) or ``workers=1``, the members take turns in this process.
 Both members are deterministic; which one answers first may depend on the
 machine, but a decided verdict never does (a placement and a proof cannot
-both exist).
+both exist). When neither decides, the answer carries the best partial placement
+either member's annealing holds (``tilefit.search.partial``): diagnose finishes
+it above the top for the closest placement.
 """
 
 from __future__ import annotations
