@@ -14,7 +14,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.anneal import Annealer, Restarts
 from tilefit.search.closest import SEARCH_PARTIAL, closest, extended, wide_enough
-from tilefit.search.model import build_model
+from tilefit.search.model import Block, build_model
 from tilefit.search.partial import Partial, better, finish
 from tilefit.search.portfolio import decide
 from tilefit.search.solver import TIMEOUT
@@ -29,6 +29,15 @@ def _overflow(capture: Capture, placement: Placement) -> int:
     by_id = capture.request_by_id
     reach = max(o + by_id[i].size for i, o in placement.offsets.items())
     return max(0, reach - capture.memory.size)
+
+
+def _aligned_base_above(block: Block, top: int) -> bool:
+    for lo, hi in block.bases:
+        lowest = max(lo, top)
+        lowest += (block.residue - lowest) % block.modulus
+        if lowest <= hi:
+            return True
+    return False
 
 
 @SETTINGS
@@ -50,12 +59,12 @@ def test_annealing_partials_finish_as_placements_of_the_extended_memory(
     assert wide is not None
     finished = finish(capture, wide, partial)
     if finished is None:
-        # Only when a block left out has no base at all above the top (two members in
-        # conflict, a fixed distance apart, that the overflow's elements cannot separate).
+        # Only when a block left out has no aligned base at all above the top (two members
+        # in conflict, a fixed distance apart, that the overflow's elements cannot separate).
         top = capture.memory.size
         wide_blocks = build_model(wide).blocks
         assert any(
-            all(hi < top for _, hi in wide_blocks[k].bases)
+            not _aligned_base_above(wide_blocks[k], top)
             for k, block in enumerate(model.blocks)
             if block.pieces[0].request not in partial.offsets
         )
