@@ -7,8 +7,10 @@ elements as wide as the top one (wider when the requests are huge, so that
 there are never many more than ``OVERFLOW_ELEMENTS``), so that every
 constraint keeps its meaning.
 Greedy passes (the 16 strategies and the constraint-aware orders of
-``tilefit.search.contention``) place every request in the extended memory;
-the one reaching least far above the old top wins. Its overflow (bytes above
+``tilefit.search.contention``) place every request in the extended memory,
+and so does the search's best partial placement once the blocks it left out
+are put above the top (``tilefit.search.partial``); the one reaching least
+far above the old top wins. Its overflow (bytes above
 the old top) is what the tile lacks under that placement; the caller's
 referee checks it against ``extended(capture, overflow)`` (diagnose does).
 """
@@ -34,6 +36,9 @@ OVERFLOW_ELEMENTS = 1024
 
 GREEDY_ROUNDS = 8
 """Constraint-aware greedy passes tried beside the 16 strategies."""
+
+SEARCH_PARTIAL = "search:anneal"
+"""The name of a closest placement finished from the search's best partial one."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +115,6 @@ def closest(
             if best is None or found.overflow < best.overflow:
                 best = found
     return best
-
-
-SEARCH_PARTIAL = "search:anneal"
-"""What a closest placement finished from the search's best partial one is called."""
 
 
 def _closest(capture: Capture, name: str, placement: Placement) -> Closest:
