@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from tilefit.model.capture import Capture, Interval
@@ -95,6 +96,30 @@ class Model:
 
     def element(self, address: int) -> int:
         return bisect_right(self.elements, address) - 1
+
+    def side_elements(self, side: Side, base: int) -> tuple[int, int]:
+        """The first and last memory element a side touches with its block at ``base``."""
+        at = base + side.offset
+        return self.element(at), self.element(at + side.size - 1)
+
+    def partners(self, k: int) -> Iterator[tuple[Side, Side]]:
+        """Each conflict edge of block ``k`` as (its side, the other side)."""
+        for edge in self.edges:
+            for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
+                if mine.block == k:
+                    yield mine, theirs
+
+    def collision(self, k: int, base: int, j: int, there: int) -> tuple[Piece, Piece] | None:
+        """The first piece of block ``k`` at ``base`` and piece of block ``j`` at ``there``
+        that live at a common step and share a byte, or None."""
+        for p in self.blocks[k].pieces:
+            lo = base + p.offset
+            for q in self.blocks[j].pieces:
+                if p.start < q.end and q.start < p.end:
+                    qlo = there + q.offset
+                    if lo < qlo + q.size and qlo < lo + p.size:
+                        return p, q
+        return None
 
     def restricted(self, keep: frozenset[int]) -> Model:
         """The same problem with only the blocks numbered in ``keep``."""

@@ -102,24 +102,17 @@ def _clash(
     model: Model, k: int, base: int, at: Mapping[int, int], stacked: list[int]
 ) -> int | None:
     """A base above the first clash of block ``k`` at ``base``, or None if it is clear."""
-    block = model.blocks[k]
     for j in stacked:
-        other, there = model.blocks[j], at[j]
-        for p in block.pieces:
-            for q in other.pieces:
-                lo, hi = there + q.offset, there + q.offset + q.size
-                lives = p.start < q.end and q.start < p.end
-                if lives and base + p.offset < hi and lo < base + p.offset + p.size:
-                    return hi - p.offset
-    for edge in model.edges:
-        for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
-            if mine.block != k or theirs.block not in at:
-                continue
-            lo = model.element(base + mine.offset)
-            hi = model.element(base + mine.offset + mine.size - 1)
-            their_lo = model.element(at[theirs.block] + theirs.offset)
-            their_hi = model.element(at[theirs.block] + theirs.offset + theirs.size - 1)
-            if lo <= their_hi and their_lo <= hi:
-                # Up to the element after the partner's last: its elements are then apart.
-                return max(base + 1, model.elements[their_hi + 1] - mine.offset)
+        hit = model.collision(k, base, j, at[j])
+        if hit is not None:
+            p, q = hit
+            return at[j] + q.offset + q.size - p.offset  # p just above q
+    for mine, theirs in model.partners(k):
+        if theirs.block not in at:
+            continue
+        lo, hi = model.side_elements(mine, base)
+        their_lo, their_hi = model.side_elements(theirs, at[theirs.block])
+        if lo <= their_hi and their_lo <= hi:
+            # Up to the element after the partner's last: its elements are then apart.
+            return max(base + 1, model.elements[their_hi + 1] - mine.offset)
     return None

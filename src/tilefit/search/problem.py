@@ -217,9 +217,7 @@ def _forbidden(
     mine: Side, other: Side, pinned_at: Mapping[int, int], model: Model
 ) -> tuple[int, int]:
     """Bases of ``mine``'s block at which its side touches an element of pinned ``other``."""
-    at = pinned_at[other.block] + other.offset
-    first = model.element(at)
-    last = model.element(at + other.size - 1)
+    first, last = model.side_elements(other, pinned_at[other.block])
     elem = model.elements
     return elem[first] - mine.offset - mine.size + 1, elem[last + 1] - 1 - mine.offset
 

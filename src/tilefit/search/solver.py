@@ -138,32 +138,20 @@ def _arrangements(
 
 def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
     """Whether block k at base clashes with no pinned block already standing."""
-    block = model.blocks[k]
     for j, other_base in at.items():
-        other = model.blocks[j]
-        for p in block.pieces:
-            lo = base + p.offset
-            for q in other.pieces:
-                if p.start < q.end and q.start < p.end:
-                    qlo = other_base + q.offset
-                    if lo < qlo + q.size and qlo < lo + p.size:
-                        return False
-    for edge in model.edges:
-        for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
-            if mine.block != k:
-                continue
-            if theirs.block == k:
-                where = base
-            elif theirs.block in at:
-                where = at[theirs.block]
-            else:
-                continue
-            a0 = base + mine.offset
-            b0 = where + theirs.offset
-            ea = (model.element(a0), model.element(a0 + mine.size - 1))
-            eb = (model.element(b0), model.element(b0 + theirs.size - 1))
-            if ea[0] <= eb[1] and eb[0] <= ea[1]:
-                return False
+        if model.collision(k, base, j, other_base) is not None:
+            return False
+    for mine, theirs in model.partners(k):
+        if theirs.block == k:
+            where = base
+        elif theirs.block in at:
+            where = at[theirs.block]
+        else:
+            continue
+        ea = model.side_elements(mine, base)
+        eb = model.side_elements(theirs, where)
+        if ea[0] <= eb[1] and eb[0] <= ea[1]:
+            return False
     return True
 
 
