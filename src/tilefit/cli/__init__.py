@@ -30,6 +30,7 @@ COMMANDS = (
     "batch",
     "synth",
     "convert",
+    "importing",
 )
 
 

@@ -73,6 +73,8 @@ def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
     lines += _production_lines(d)
     lines.append("")
     lines += _verdict_lines(d, output)
+    if d.heap is not None:
+        lines.append(f"  {d.heap.text}")
     lines.append("")
     lines += _peak_lines(d)
     return lines

@@ -9,6 +9,7 @@ from tilefit.cli import common
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
+    from tilefit.verdicts.heap import HeapStanding
 
 NAME = "solve"
 HELP = (
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.output.jsonout import solve_json
+    from tilefit.output.jsonout import heap_json, solve_json
     from tilefit.verdicts.exact import search_exact
 
     common.check_seconds(args.time_limit, "--time-limit")
@@ -59,11 +60,26 @@ def run(args: argparse.Namespace) -> int:
     )
     common.write_found(result.placement, args.output)
     out = solve_json(result)
+    out["heap_standing"] = heap_json(_standing(capture, out))
     if args.json:
         common.print_json(out)
     else:
         print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
+
+
+def _standing(capture: Capture, out: dict[str, Any]) -> HeapStanding | None:
+    """For an imported capture: its compiler's heap beside the lowest top found."""
+    from tilefit.verdicts.bounds import bound
+    from tilefit.verdicts.heap import heap_standing
+
+    if capture.origin is None:
+        return None
+    best = out["best_top"]
+    if best is None and out["placement"] is not None:
+        by_id = capture.request_by_id
+        best = max((o + by_id[i].size for i, o in out["placement"]["offsets"].items()), default=0)
+    return heap_standing(capture, bound(capture).lower_bound, best, bool(out["optimal"]))
 
 
 def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] | None) -> list[str]:
@@ -86,6 +102,8 @@ def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] |
             )
         else:
             lines.append(f"lowest memory top: at least {out['top_lower_bound']}")
+    if out["heap_standing"] is not None:
+        lines.append(out["heap_standing"]["text"])
     if status == "infeasible":
         lines += subset_lines(capture, subset)
     return lines

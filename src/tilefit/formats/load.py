@@ -27,6 +27,7 @@ from tilefit.model.capture import (
     Capture,
     Conflict,
     Memory,
+    Origin,
     Range,
     Request,
     Sequence,
@@ -47,12 +48,14 @@ _TOP_KEYS = {
     "conflicts",
     "production",
     "observed",
+    "origin",
 }
 _MEMORY_KEYS = {"size", "elements", "interleaved_offset", "ranges"}
 _RANGE_KEYS = {"start", "end", "name", "classes"}
 _REQUEST_KEYS = {"id", "size", "alignment", "start", "end", "class", "interleaved", "label"}
 _SEQUENCE_KEYS = {"id", "members", "repeat"}
 _OBSERVED_KEYS = {"failed"}
+_ORIGIN_KEYS = {"tool", "heap", "source"}
 _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 
 
@@ -90,6 +93,7 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
         observed = as_str(obs["failed"], "observed.failed")
         if observed not in ids and observed not in seq_members:
             fail("observed.failed", f"unknown id {observed!r}")
+    origin = _origin(top["origin"]) if "origin" in top else None
     return Capture(
         name=name,
         horizon=horizon,
@@ -100,7 +104,20 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
         production=production,
         observed_failed=observed,
         tile=tile,
+        origin=origin,
     )
+
+
+def _origin(value: object) -> Origin:
+    obj = as_object(value, "origin", _ORIGIN_KEYS, ("tool", "heap"))
+    tool = as_str(obj["tool"], "origin.tool")
+    if not tool:
+        fail("origin.tool", "must not be empty")
+    heap = as_int(obj["heap"], "origin.heap")
+    if heap < 0:
+        fail("origin.heap", "must be >= 0")
+    source = as_str(obj["source"], "origin.source") if "source" in obj else None
+    return Origin(tool, heap, source)
 
 
 def _memory(value: object) -> Memory:

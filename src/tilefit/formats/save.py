@@ -69,6 +69,11 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
         out["production"] = list(capture.production)
     if capture.observed_failed is not None:
         out["observed"] = {"failed": capture.observed_failed}
+    if capture.origin is not None:
+        origin: dict[str, Any] = {"tool": capture.origin.tool, "heap": capture.origin.heap}
+        if capture.origin.source is not None:
+            origin["source"] = capture.origin.source
+        out["origin"] = origin
     return out
 
 

@@ -106,6 +106,19 @@ class Conflict:
     b: str
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The allocator a capture was imported from, and the heap it made.
+
+    ``heap`` is that allocator's own memory top for these requests (XLA's
+    preallocated temp size), the yardstick tilefit's answers are set beside.
+    """
+
+    tool: str  # for example "XLA"
+    heap: int
+    source: str | None = None  # where it came from, for example the dump module and allocation
+
+
 @dataclass(frozen=True)
 class Capture:
     """Every allocation request of one tile, exactly as the allocator saw them."""
@@ -119,6 +132,7 @@ class Capture:
     production: tuple[str, ...] = DEFAULT_PRODUCTION
     observed_failed: str | None = None
     tile: int | None = None
+    origin: Origin | None = None  # set on imports from a compiler (tilefit import)
 
     @cached_property
     def request_by_id(self) -> dict[str, Request]:

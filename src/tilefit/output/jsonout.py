@@ -30,11 +30,12 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.model.placement import Placement
     from tilefit.search.closest import Closest
     from tilefit.verdicts.bounds import BoundReport, Contributor
-    from tilefit.verdicts.check import CheckResult
+    from tilefit.verdicts.check import CheckResult, Violation
     from tilefit.verdicts.diagnose import Diagnosis
     from tilefit.verdicts.diff import CaptureDiff, RequestChange
     from tilefit.verdicts.exact import ExactResult
     from tilefit.verdicts.experiment import ExperimentRow
+    from tilefit.verdicts.heap import HeapStanding
     from tilefit.verdicts.overload import Window
     from tilefit.verdicts.pieces import PiecesShort
     from tilefit.verdicts.replay import ReplayResult
@@ -160,11 +161,29 @@ def check_json(result: CheckResult) -> Json:
 
     return {
         "valid": result.valid,
-        "violations": [
-            {"kind": v.kind, "ids": list(v.ids), "detail": v.detail} for v in result.violations
-        ],
+        "violations": [violation_json(v) for v in result.violations],
         "counts": {kind: result.count(kind) for kind in KINDS},
         "overlaps_not_listed": result.overlaps_not_listed,
+    }
+
+
+def violation_json(v: Violation) -> Json:
+    return {"kind": v.kind, "ids": list(v.ids), "detail": v.detail}
+
+
+def heap_json(standing: HeapStanding | None) -> Json | None:
+    """Where an imported capture's own heap stands (null for a capture not imported)."""
+    if standing is None:
+        return None
+    return {
+        "tool": standing.tool,
+        "heap": standing.heap,
+        "lower_bound": standing.lower_bound,
+        "best_top": standing.best_top,
+        "proven": standing.proven,
+        "optimal": standing.optimal,
+        "above": standing.above,
+        "text": standing.text,
     }
 
 
@@ -247,6 +266,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "closest": closest_json(d.closest),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
         "pieces": pieces_json(d.pieces),
+        "heap_standing": heap_json(d.heap),
     }
 
 

@@ -38,8 +38,17 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
     return (
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
-        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}{save_link(capture, d)}</p></header>"
+        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}{save_link(capture, d)}</p>"
+        f"{_heap_html(capture, d)}</header>"
     )
+
+
+def _heap_html(capture: Capture, d: Diagnosis) -> str:
+    """For an imported capture: where its compiler's own heap stands."""
+    if d.heap is None or capture.origin is None:
+        return ""
+    source = f" ({esc(capture.origin.source)})" if capture.origin.source else ""
+    return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
 
 
 def save_link(capture: Capture, d: Diagnosis) -> str:

@@ -23,6 +23,7 @@ from tilefit.model.placement import Placement
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import check
 from tilefit.verdicts.exact import EXACT_SEARCH
+from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.pieces import PiecesShort
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
@@ -51,6 +52,7 @@ class Diagnosis:
     search_route: str | None = None  # the search route that decided (see SEARCH_ROUTES)
     subset_irreducible: bool = False  # dropping any one id of the subset makes it placeable
     closest: Closest | None = None  # for "undetermined": the best placement in more memory
+    heap: HeapStanding | None = None  # for an imported capture: where its compiler's heap stands
 
     @property
     def pieces(self) -> PiecesShort | None:
@@ -162,7 +164,15 @@ def diagnose(
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
+        heap=heap_standing(capture, report.lower_bound, _top(capture, outcome.placement)),
     )
+
+
+def _top(capture: Capture, placement: Placement | None) -> int | None:
+    if placement is None:
+        return None
+    by_id = capture.request_by_id
+    return max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,192 @@
+"""XLA's temp values as requests, and XLA's offsets as a placement.
+
+The rules, each from XLA's own code (docs/xla.md says where):
+
+- A value occupies its bytes during its live range, inclusive at both ends:
+  XLA's heap simulator lets two values share addresses only when one ends
+  strictly before the other starts. Step t of XLA is step t of the capture,
+  and range ``first-last`` is the request's ``[first, last + 1)``.
+- Values that XLA keeps at one offset over touching ranges are one buffer to
+  the heap simulator, so one request here: the values of one HloBuffer (a
+  while loop's state, a tuple's element and its alias) and an output written
+  in place over an operand that dies at that instruction. Nothing else may
+  touch: two values at different offsets whose ranges meet at a step keep
+  their own addresses, as in XLA.
+- Offsets are multiples of the backend's heap alignment; sizes are not rounded.
+- The memory is the heap XLA made (the allocation's size), or ``capacity``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tilefit.formats.foreign import Imported, ImportOptions
+from tilefit.formats.load import read_text
+from tilefit.formats.xla.assignment import Allocation, Value, parse_assignment
+from tilefit.formats.xla.files import Module, find_modules
+from tilefit.formats.xla.liverange import LiveRanges, parse_live_ranges
+from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
+
+TOOL = "XLA"
+# The heap simulator's alignment per backend (cpu_compiler.cc memory_alignment,
+# the GPU's kXlaAllocatedBufferAlignBytes). Others need --alignment.
+ALIGNMENT = {"cpu": 64, "gpu": 256}
+# tilefit's nearest strategy to XLA's GlobalDecreasingSizeBestFitHeap (largest
+# first, best fit); XLA's own answer is the placement written beside the capture.
+PRODUCTION = ("size/best-fit",)
+
+
+def read_dumps(paths: Sequence[str], options: ImportOptions) -> list[Imported]:
+    """Every temp allocation of every module the paths name (dump folders or files)."""
+    out: list[Imported] = []
+    for module in find_modules(list(paths)):
+        out += import_module(module, options.capacity, options.alignment)
+    return out
+
+
+def import_module(
+    module: Module, capacity: int | None = None, alignment: int | None = None
+) -> list[Imported]:
+    """Every preallocated temp allocation of one module; InputError on a dump not understood."""
+    source = str(module.assignment)
+    try:
+        allocations = parse_assignment(read_text(module.assignment))
+    except InputError as error:
+        raise error.located(source) from None
+    temps = [a for a in allocations if a.temp and a.values]
+    if not temps:
+        return []
+    live_file = module.live_range or module.assignment
+    try:
+        live = parse_live_ranges(read_text(live_file))
+    except InputError as error:
+        raise error.located(str(live_file)) from None
+    align = _alignment(module, alignment, source)
+    return [
+        _import(module, a, live, align, capacity, f"{module.name}.alloc{a.index}")
+        if len(temps) > 1
+        else _import(module, a, live, align, capacity, module.name)
+        for a in temps
+    ]
+
+
+def _alignment(module: Module, given: int | None, source: str) -> int:
+    if given is not None:
+        return given
+    if module.backend not in ALIGNMENT:
+        known = ", ".join(sorted(ALIGNMENT))
+        raise InputError(
+            "",
+            f"backend {module.backend!r} not understood (known: {known}): "
+            "give its heap alignment with --alignment BYTES",
+            source,
+        )
+    return ALIGNMENT[module.backend]
+
+
+def _import(
+    module: Module,
+    allocation: Allocation,
+    live: LiveRanges,
+    alignment: int,
+    capacity: int | None,
+    name: str,
+) -> Imported:
+    source = str(module.assignment)
+    for value in allocation.values:
+        if value.key not in live.ranges:
+            raise InputError(
+                f"line {value.line}",
+                f"value {value.name} has no live range in "
+                f"{(module.live_range or module.assignment).name}: the dumps do not match",
+                source,
+            )
+        if value.offset % alignment:
+            raise InputError(
+                f"line {value.line}",
+                f"offset {value.offset} of {value.name} is not a multiple of the "
+                f"{module.backend} heap alignment {alignment}: give --alignment BYTES",
+                source,
+            )
+    top = max((v.offset + v.size for v in allocation.values), default=0)
+    if top != allocation.size:
+        raise InputError(
+            f"line {allocation.line}",
+            f"allocation {allocation.index} has size {allocation.size} but its values end at "
+            f"{top}: the file is cut short, or a layout this importer does not know",
+            source,
+        )
+    requests: list[Request] = []
+    offsets: dict[str, int] = {}
+    for group in _buffers(allocation.values, live):
+        first = group[0]
+        ident = first.name
+        first_step = min(live.ranges[v.key][0] for v in group)
+        last_step = max(live.ranges[v.key][1] for v in group)
+        requests.append(
+            Request(
+                id=ident,
+                size=max(v.size for v in group),
+                start=first_step,
+                end=last_step + 1,
+                alignment=alignment,
+                label=_label(group),
+            )
+        )
+        offsets[ident] = first.offset
+    size = allocation.size if capacity is None else capacity
+    capture = Capture(
+        name=name,
+        horizon=live.steps + 1,
+        memory=Memory(size=size, ranges=(Range(0, size, "temp"),)),
+        requests=tuple(requests),
+        production=PRODUCTION,
+        origin=Origin(
+            TOOL,
+            allocation.size,
+            f"{module.assignment.name} allocation {allocation.index} ({module.backend})",
+        ),
+    )
+    return Imported(capture, Placement(name, offsets), source, len(allocation.values))
+
+
+def _buffers(values: Sequence[Value], live: LiveRanges) -> list[list[Value]]:
+    """Values at one offset whose ranges touch or overlap, each list in time order.
+
+    XLA only lets two values meet in time at one offset when they share one
+    buffer (an HloBuffer's values, or an output written over a dying operand).
+    """
+
+    def when(v: Value) -> tuple[int, int, int]:
+        first, last = live.ranges[v.key]
+        return first, last, v.id
+
+    by_offset: dict[int, list[Value]] = {}
+    for value in values:
+        by_offset.setdefault(value.offset, []).append(value)
+    groups: list[list[Value]] = []
+    for same in by_offset.values():
+        current: list[Value] = []
+        reach = -1
+        for value in sorted(same, key=when):
+            first, last, _ = when(value)
+            if current and first <= reach:
+                current.append(value)
+                reach = max(reach, last)
+            else:
+                current = [value]
+                groups.append(current)
+                reach = last
+    groups.sort(key=lambda g: when(g[0]))
+    return groups
+
+
+def _label(group: list[Value]) -> str:
+    text = f"{group[0].shape}"
+    if len(group) > 1:
+        names = ", ".join(v.name for v in group[1:4])
+        more = f" and {len(group) - 4} more" if len(group) > 4 else ""
+        text += f"; shares its buffer with {names}{more}"
+    return text

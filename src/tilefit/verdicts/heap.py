@@ -1,0 +1,60 @@
+"""Where the imported allocator's own heap stands beside tilefit's answer.
+
+An imported capture (``tilefit import``) carries the heap its compiler made
+(``Capture.origin``). Set beside the live lower bound and the best placement
+tilefit found, it is one of: optimal (it equals the lower bound, or the exact
+search proved no lower top exists), above the best placement found (by how
+much, and whether that placement is proven optimal), or not beaten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tilefit.model.capture import Capture
+
+
+@dataclass(frozen=True, slots=True)
+class HeapStanding:
+    tool: str
+    heap: int  # the tool's own memory top
+    lower_bound: int  # the live lower bound
+    best_top: int | None  # the lowest top of a placement tilefit found (None: none found)
+    proven: bool  # best_top is proven the lowest possible
+
+    @property
+    def optimal(self) -> bool:
+        """No placement has a lower top than the tool's heap."""
+        return self.heap <= self.lower_bound or (self.proven and self.best_top == self.heap)
+
+    @property
+    def above(self) -> int:
+        """Bytes the heap lies above the best placement found (0: not beaten)."""
+        return max(0, self.heap - self.best_top) if self.best_top is not None else 0
+
+    @property
+    def text(self) -> str:
+        heap = f"{self.tool}'s heap"
+        if self.heap <= self.lower_bound:
+            return f"{heap} is optimal (equals the live lower bound, {self.heap:,} B)"
+        if self.optimal:
+            return f"{heap} is optimal ({self.heap:,} B, proven by the exact search)"
+        if self.above and self.best_top is not None:
+            share = 100.0 * self.above / self.best_top
+            proof = "proven optimal" if self.proven else "not proven optimal"
+            return (
+                f"{heap} is {self.heap:,} B, {self.above:,} B ({share:.1f}%) above the best "
+                f"placement found ({self.best_top:,} B, {proof})"
+            )
+        gap = self.heap - self.lower_bound
+        text = f"{heap} is {self.heap:,} B, {gap:,} B above the live lower bound"
+        return text if self.best_top is None else f"{text}; no lower placement found"
+
+
+def heap_standing(
+    capture: Capture, lower_bound: int, best_top: int | None, proven: bool = False
+) -> HeapStanding | None:
+    """The standing of ``capture``'s origin heap; None for a capture not imported."""
+    if capture.origin is None:
+        return None
+    return HeapStanding(capture.origin.tool, capture.origin.heap, lower_bound, best_top, proven)
