@@ -3,8 +3,9 @@
 A source is one capture's origin: a file, or one line of a bundle. Its key
 (the file's absolute path, or ``PATH:LINE``) identifies its result row, so a
 resumed run with the same inputs skips exactly what is recorded. Folders are
-searched recursively for ``.json`` captures and ``.jsonl`` bundles (hidden
-entries skipped); a minimalloc ``.csv`` is read only when named.
+searched recursively for ``.json`` captures, ``.jsonl`` bundles and XLA dumps
+(a module's ``*-buffer-assignment.txt``, imported as ``tilefit import xla``
+would; hidden entries skipped); a minimalloc ``.csv`` is read only when named.
 
 Reading a source's text happens later, one at a time (``load``), so a broken
 file or line becomes an error row, not the end of the run.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilefit.batch.bundle import BUNDLE_SUFFIX, bundle_lines, read_line
+from tilefit.formats.xla.files import ASSIGNMENT_SUFFIX
 from tilefit.model.errors import InputError
 
 FOLDER_SUFFIXES = (".json", BUNDLE_SUFFIX)
@@ -32,8 +34,15 @@ class Source:
     offset: int = 0  # byte offset of that line
 
     @property
+    def xla(self) -> bool:
+        """An XLA module's buffer assignment, imported when read."""
+        return self.path.name.endswith(ASSIGNMENT_SUFFIX)
+
+    @property
     def default_name(self) -> str:
         """The name when the capture gives none, or cannot be read."""
+        if self.xla:
+            return self.path.name[: -len(ASSIGNMENT_SUFFIX)]
         stem = self.path.stem
         return stem if self.line is None else f"{stem}-line{self.line}"
 
@@ -82,12 +91,15 @@ def _sources(path: Path) -> Iterator[Source]:
 def _files(folder: Path) -> Iterator[Path]:
     for child in folder.rglob("*"):
         hidden = any(part.startswith(".") for part in child.relative_to(folder).parts)
-        if not hidden and child.is_file() and child.suffix.lower() in FOLDER_SUFFIXES:
+        wanted = child.suffix.lower() in FOLDER_SUFFIXES or child.name.endswith(ASSIGNMENT_SUFFIX)
+        if not hidden and child.is_file() and wanted:
             yield child
 
 
 def load(source: Source) -> Job:
     """Read a source's text; InputError (located) when it cannot be read."""
+    if source.xla:
+        return _imported(source)
     try:
         raw = (
             source.path.read_bytes()
@@ -107,3 +119,21 @@ def _decode(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"byte {error.start}", "not UTF-8 text") from None
+
+
+def _imported(source: Source) -> Job:
+    """An XLA module's one temp allocation as a capture's text."""
+    from tilefit.formats.save import capture_text
+    from tilefit.formats.xla import import_module
+    from tilefit.formats.xla.files import module_of
+
+    imported = import_module(module_of(source.path))
+    if len(imported) != 1:
+        raise InputError(
+            "",
+            f"{len(imported)} preallocated temp allocations, not one: "
+            "tilefit import xla -o DIR writes one capture for each, to batch instead",
+            source.key,
+        )
+    capture = imported[0].capture
+    return Job(source.key, capture.name, f"{capture.name}.json", capture_text(capture))

@@ -52,6 +52,8 @@ def parse_live_ranges(text: str) -> LiveRanges:
         line = raw.rstrip("\r")
         if line.startswith(_PEAK):
             break  # the peak listing follows; the ranges are complete
+        if not line:
+            continue
         if line in ("  InstructionSequence:", "  BufferLiveRange:"):
             section = line.strip()
             continue
