@@ -141,7 +141,8 @@ def _lines(row: dict[str, Any]) -> list[str]:
         f"{row['name']}: {row['source']}",
         f"  {row['values']} values as {row['requests']} requests over {row['steps']} steps; "
         f"heap {row['heap']:,} B, live lower bound {row['lower_bound']:,} B",
-        f"  {row['heap_standing']['text']}",
+        f"  {row['heap_standing']['text']}"
+        + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
     ]
     if row["memory"] != row["heap"]:
         lines.append(f"  asks: does it fit in {row['memory']:,} B? (tilefit diagnose)")
