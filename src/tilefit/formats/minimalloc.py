@@ -15,6 +15,7 @@ from typing import Any
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import Placement
+from tilefit.model.words import counted
 
 _CAPACITY_NAME = re.compile(r"^(?P<stem>.+)\.(?P<capacity>\d+)\.csv$", re.IGNORECASE)
 _COLUMNS = {"id", "lower", "upper", "end", "size", "alignment", "offset"}
@@ -67,7 +68,9 @@ def _read_rows(reader: Any, need_offset: bool) -> tuple[list[str], list[tuple[in
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise InputError(f"line {line}", f"has {len(row)} cells, the header has {len(header)}")
+            raise InputError(
+                f"line {line}", f"has {counted(len(row), 'cell')}, the header has {len(header)}"
+            )
         rows.append((line, [cell.strip() for cell in row]))
     return header, rows
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture, Interval, Range
+from tilefit.model.words import counted
 from tilefit.plot.windows import WindowMark, window_marks
 from tilefit.verdicts.overload import Window
 
@@ -130,7 +131,9 @@ def attempt_map(
     name = attempt.strategy.name
     if title is None:
         title = f"{capture.name}: {name}, " + (
-            "fits" if band is None else f"fails on {band.id} after {band.placed_before} units"
+            "fits"
+            if band is None
+            else f"fails on {band.id} after {counted(band.placed_before, 'unit')}"
         )
     return _memory_map(capture, attempt.offsets, title, band, windows)
 
