@@ -152,3 +152,13 @@ def test_a_bundle_given_for_one_capture_points_to_batch(
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"tilefit: {bundle}: line 2 column 1: ")
     assert "a bundle of captures" in lines[0] and f"`tilefit batch {bundle}`" in lines[0]
+
+
+def test_a_bad_csv_row_comes_before_the_missing_capacity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "nocap.csv"
+    path.write_text("id,lower,upper,size\na,0,1,4\nb,0,1,x\n")
+    assert main(["diagnose", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"tilefit: {path}: line 3: column 'size': 'x' is not an integer\n"

@@ -88,7 +88,9 @@ def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
 
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
+    """The capture a CSV describes; its rows are checked before a missing capacity is named."""
     header, rows = _rows(text, need_offset=False)
+    requests = _requests(header, rows)
     if capacity is None:
         capacity = capacity_from_name(file_name)
         if capacity is None:
@@ -100,6 +102,12 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
         raise InputError("--capacity", "must be > 0")
     if capacity >= INT_LIMIT:
         raise InputError("--capacity", f"must be below {INT_LIMIT_TEXT}")
+    horizon = max((r.end for r in requests), default=1)
+    memory = Memory(size=capacity, ranges=(Range(0, capacity),))
+    return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=requests)
+
+
+def _requests(header: list[str], rows: list[tuple[int, list[str]]]) -> tuple[Request, ...]:
     inclusive = "end" in header
     requests: list[Request] = []
     seen: set[str] = set()
@@ -127,9 +135,7 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
         if alignment < 1:
             raise InputError(f"line {line}", "column 'alignment' must be >= 1")
         requests.append(Request(ident, size, lower, upper, alignment))
-    horizon = max((r.end for r in requests), default=1)
-    memory = Memory(size=capacity, ranges=(Range(0, capacity),))
-    return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=tuple(requests))
+    return tuple(requests)
 
 
 def placement_from_csv(text: str, file_name: str) -> Placement:
