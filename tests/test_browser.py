@@ -160,6 +160,8 @@ def test_clicking_a_box_marks_its_conflict_partners(page: Browser) -> None:
 
 
 def test_a_class_can_be_highlighted(page: Browser) -> None:
+    light = "getComputedStyle(document.querySelector('svg.map text.bl.lt')).fill"
+    assert page.evaluate(light) == "rgb(255, 255, 255)"  # on the resident boxes' mid blue
     chip = _box(page, '.chip[data-cls="1"]')  # the capture's second class: activation
     page.click(*_centre(chip))
     opacity = page.evaluate(
@@ -171,8 +173,10 @@ def test_a_class_can_be_highlighted(page: Browser) -> None:
     )
     assert opacity[0] == "1"
     assert float(opacity[1]) == 1.0 and float(opacity[2]) < 0.5
+    assert page.evaluate(light) == "rgb(0, 0, 0)"  # light labels turn dark on faded boxes
     page.click(*_centre(chip))  # a second click lets go
     assert page.evaluate("document.body.hasAttribute('data-hl')") is False
+    assert page.evaluate(light) == "rgb(255, 255, 255)"
 
 
 def test_a_sequence_found_by_its_id_is_named_by_it(page: Browser) -> None:

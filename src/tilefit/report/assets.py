@@ -68,7 +68,7 @@ stroke-width:3px}
 .hole:hover{fill-opacity:.95}
 .hl{font-size:9px;font-weight:700;fill:#0b3d0b;text-anchor:middle;dominant-baseline:middle;
 pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:2.5px}
-.bl{font-size:9px;text-anchor:middle;dominant-baseline:middle;fill:#111;pointer-events:none}
+.bl{font-size:9px;text-anchor:middle;dominant-baseline:middle;pointer-events:none}
 rect.e{stroke:#fff;stroke-width:.5}
 .need{fill:#d62728;stroke:#fff;stroke-width:.5}
 .st{font-size:11px;text-anchor:middle;fill:#333}
