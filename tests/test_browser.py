@@ -157,6 +157,11 @@ def test_clicking_a_box_marks_its_conflict_partners(page: Browser) -> None:
     assert "3 conflict partners" in marked["info"]
     page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
     assert page.evaluate("document.querySelectorAll('rect.partner').length") == 0
+    box = _box(page, _request_selector(page, "m1", "w.q"))  # sequence w: w.q and w.k
+    page.click(*_centre(box))
+    info = page.evaluate("document.getElementById('selection').innerText")
+    assert "; 1 sequence mate (grey edge)" in info
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
 
 
 def test_a_class_can_be_highlighted(page: Browser) -> None:

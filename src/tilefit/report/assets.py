@@ -213,11 +213,13 @@ JS = r"""
     document.body.classList.add("sel");
     // A sequence found by its id is named by it, not by its first member.
     var text = (sequence ? "sequence " + sequence.id + " (" + sequence.members.length +
-      " members)" : R.id[k]) + ": " + (p.length ? p.length + " conflict partner" +
+      (sequence.members.length > 1 ? " members)" : " member)") : R.id[k]) + ": " +
+      (p.length ? p.length + " conflict partner" +
       (p.length > 1 ? "s" : "") + " (red): " + p.slice(0, 12).map(function (q) {
         return R.id[q]; }).join(", ") + (p.length > 12 ? ", ..." : "") : "no conflict partner");
     if (mates.length > 1 && !sequence) {
-      text += "; " + (mates.length - 1) + " sequence mates (grey edge)";
+      text += "; " + (mates.length - 1) + " sequence mate" + (mates.length > 2 ? "s" : "") +
+        " (grey edge)";
     }
     info.textContent = text + " ";
     var button = document.createElement("button");
