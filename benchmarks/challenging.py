@@ -24,6 +24,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from needs import INSTALL
+
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
@@ -99,7 +101,7 @@ def _omnimalloc(capture: Capture) -> str:
     try:
         import omnimalloc as om
     except ImportError:
-        return "omnimalloc not installed"
+        return f"omnimalloc not installed ({INSTALL})"
     allocations = [
         om.Allocation(id=r.id, size=r.size, start=r.start, end=r.end) for r in capture.requests
     ]

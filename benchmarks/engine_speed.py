@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import numpy as np
+from needs import INSTALL
 
 from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
@@ -101,7 +102,7 @@ def comparison_section(sizes: tuple[int, ...]) -> None:
         from omnimalloc.allocators import GreedyBySizeAllocator
     except ImportError:
         GreedyBySizeAllocator = None
-        print("omnimalloc is not installed (pip install omnimalloc): tilefit only")
+        print(f"omnimalloc is not installed ({INSTALL}): tilefit only")
     header = ("requests", "tilefit", "us/request", "omnimalloc", "ratio", "peak", "omni peak")
     print("  ".join(f"{h:>12}" for h in header))
     previous: tuple[int, float] | None = None

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 
 from hard_tiles import WORKERS, Tally, referee, warm_up
+from needs import need
 
 from tilefit.generate.planted import PlantedRecipe, density, planted_tile
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
@@ -49,6 +50,7 @@ def main() -> int:
     parser.add_argument("--per-shape", type=int, default=2, help="hard tiles per shape")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per solver run")
     args = parser.parse_args()
+    need("ortools", __file__)
     from importlib.metadata import version
 
     print(

@@ -38,6 +38,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from needs import need
+
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, density, describe, planted_tile
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
@@ -94,6 +96,7 @@ def main() -> int:
         "--family", choices=[*FAMILIES, "both"], default="both", help="which hard tiles"
     )
     args = parser.parse_args()
+    need("ortools", __file__)
     per, limit = (1, 5.0) if args.quick else (args.per_density, args.time_limit)
     from importlib.metadata import version
 

@@ -157,9 +157,16 @@ def test_clicking_a_box_marks_its_conflict_partners(page: Browser) -> None:
     assert "3 conflict partners" in marked["info"]
     page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
     assert page.evaluate("document.querySelectorAll('rect.partner').length") == 0
+    box = _box(page, _request_selector(page, "m1", "w.q"))  # sequence w: w.q and w.k
+    page.click(*_centre(box))
+    info = page.evaluate("document.getElementById('selection').innerText")
+    assert "; 1 sequence mate (grey edge)" in info
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "code": "Escape"})
 
 
 def test_a_class_can_be_highlighted(page: Browser) -> None:
+    light = "getComputedStyle(document.querySelector('svg.map text.bl.lt')).fill"
+    assert page.evaluate(light) == "rgb(255, 255, 255)"  # on the resident boxes' mid blue
     chip = _box(page, '.chip[data-cls="1"]')  # the capture's second class: activation
     page.click(*_centre(chip))
     opacity = page.evaluate(
@@ -171,8 +178,10 @@ def test_a_class_can_be_highlighted(page: Browser) -> None:
     )
     assert opacity[0] == "1"
     assert float(opacity[1]) == 1.0 and float(opacity[2]) < 0.5
+    assert page.evaluate(light) == "rgb(0, 0, 0)"  # light labels turn dark on faded boxes
     page.click(*_centre(chip))  # a second click lets go
     assert page.evaluate("document.body.hasAttribute('data-hl')") is False
+    assert page.evaluate(light) == "rgb(255, 255, 255)"
 
 
 def test_a_sequence_found_by_its_id_is_named_by_it(page: Browser) -> None:

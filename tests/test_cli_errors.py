@@ -106,3 +106,59 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
         main(["bound"])
     assert info.value.code == 2
     assert main([]) == 2
+
+
+# Every command that reads one capture, with what else it needs (B: the bundle, G: a capture).
+ONE_CAPTURE = {
+    "diagnose": ["B"],
+    "replay": ["B"],
+    "bound": ["B"],
+    "whatif": ["B", "--drop", "a"],
+    "experiment": ["B"],
+    "place": ["B"],
+    "solve": ["B"],
+    "check": ["B", "placement.json"],
+    "plot": ["B", "-o", "map.png"],
+    "report": ["B", "-o", "report.html"],
+    "convert": ["B", "-o", "out.csv"],
+    "diff": ["G", "B"],
+}
+
+
+def test_every_command_that_reads_a_capture_is_listed() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    reading = {
+        name
+        for name, command in sub.choices.items()  # type: ignore[union-attr]
+        if any(a.dest in ("capture", "base") for a in command._actions)
+    }
+    assert reading == set(ONE_CAPTURE)
+
+
+@pytest.mark.parametrize("command", sorted(ONE_CAPTURE))
+def test_a_bundle_given_for_one_capture_points_to_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    bundle = tmp_path / "model.jsonl"
+    bundle.write_text(f"{json.dumps(GOOD)}\n{json.dumps({**GOOD, 'name': 'second'})}\n")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD))
+    names = {"B": str(bundle), "G": str(good)}
+    args = [names.get(a, str(tmp_path / a) if "." in a else a) for a in ONE_CAPTURE[command]]
+    assert main([command, *args]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"tilefit: {bundle}: line 2 column 1: ")
+    assert "a bundle of captures" in lines[0] and f"`tilefit batch {bundle}`" in lines[0]
+
+
+def test_a_bad_csv_row_comes_before_the_missing_capacity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "nocap.csv"
+    path.write_text("id,lower,upper,size\na,0,1,4\nb,0,1,x\n")
+    assert main(["diagnose", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"tilefit: {path}: line 3: column 'size': 'x' is not an integer\n"

@@ -137,3 +137,17 @@ def test_the_text_names_the_production_error_only_when_one_was_observed() -> Non
     observed = diagnosis_lines(diagnose(replace(c, observed_failed="a")))[-1]
     assert unobserved.startswith("the replay's failure names a: ")
     assert observed.startswith("the production error names a: ")
+
+
+def test_the_text_counts_one_hole_and_one_unit_in_the_singular() -> None:
+    import re
+
+    from tilefit.cli.diagnose import diagnosis_lines
+
+    # a fills [0, 40); b (40 B) meets the one hole [40, 64) after one unit placed
+    c = capture(64, [("a", 40, 0, 2, 1), ("b", 40, 0, 2, 1)], horizon=2)
+    text = "\n".join(diagnosis_lines(diagnose(c, search=False)))
+    assert "after placing 1 unit; largest hole 24 B at [40, 64) of 1 hole" in text
+    assert re.findall(r"\b1 [a-z]+s\b", text) == []
+    alone = capture(64, [("a", 40, 0, 2, 1)], horizon=2)
+    assert "at the peak (step 0): 1 request, 40 B" in diagnosis_lines(diagnose(alone))

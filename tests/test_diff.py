@@ -202,7 +202,7 @@ def test_every_kind_of_change_is_found_and_worded(
         "  new      added: 7 B, align 1, steps [2, 6), class default",
         "  gone     removed: 5 B, align 1, steps [1, 3), class default",
         "  sequence seq        members same, grows -> grows, same",
-        "  sequence pair       added, 1 members",
+        "  sequence pair       added, 1 member",
         "  conflict new / grows  added",
         "  range what-if [100, 120)  added",
         "memory: available 100 -> 120 B, size 100 -> 120 B",

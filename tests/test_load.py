@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +216,66 @@ def test_read_placement_json(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         read_placement(path)
     assert info.value.place == "offsets.a"
+
+
+def test_a_capture_cut_anywhere_says_where_and_that_it_may_be_cut_short() -> None:
+    text = (Path(__file__).parent.parent / "examples" / "small.json").read_text()
+    for end in range(1, len(text.rstrip())):
+        if not text[:end].strip():
+            continue
+        with pytest.raises(InputError) as info:
+            parse_json(text[:end])
+        rule = info.value.rule
+        assert re.fullmatch(r"line \d+ column \d+", info.value.place), end
+        assert rule.startswith("malformed JSON: ") and rule.endswith(CUT), (end, rule)
+        assert "\n" not in info.value.message
+
+
+CUT = "(the file may be cut short)"
+MALFORMED = [
+    ('{"format": "tilefit', "line 1 column 12", f"a string starts here and is never closed {CUT}"),
+    ('{\n  "horizon": 4,\n  "memory": {', "line 3 column 14", f"inside an object or a list {CUT}"),
+    ('{"horizon": }', "line 1 column 13", "expected a value here (an object, a list, a string,"),
+    ('{"horizon": 4 "version": 1}', "line 1 column 15", "expected ',' before the next item"),
+    ('{"horizon" 4}', "line 1 column 12", "expected ':' between a key and its value"),
+    ("{'horizon': 4}", "line 1 column 2", "expected a key in double quotes"),
+    ('{"horizon": 4,}', "line 1 column 15", "a comma before the end of an object or list"),
+    ('{"a": [1, 2,]}', "line 1 column 13", "(JSON allows no trailing comma)"),
+    ('{"name": "a\nb"}', "line 1 column 12", "closing quote may be missing"),
+    ('{"name": "a\\qb"}', "line 1 column 12", "an unknown escape in a string"),
+    ('{"name": "\\u12"}', "line 1 column 12", "\\u in a string must be followed by four"),
+    ("", "line 1 column 1", "the file is empty: expected a JSON object"),
+    ("\ufeff{}", "line 1 column 1", "a byte order mark (U+FEFF)"),
+    ("{} []", "line 1 column 4", "more text follows the first JSON value"),
+]
+
+
+@pytest.mark.parametrize(("text", "place", "words"), MALFORMED)
+def test_malformed_json_is_one_complete_sentence(text: str, place: str, words: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_json(text)
+    assert info.value.place == place
+    rule = info.value.rule
+    assert rule.startswith("malformed JSON: ") and words in rule, rule
+    assert not rule.endswith((" at", ":")) and "Expecting" not in rule and "\n" not in rule
+
+
+def test_a_bundle_read_as_one_capture_points_to_batch(tmp_path: Path) -> None:
+    line = json.dumps(
+        json.loads((Path(__file__).parent.parent / "examples/small.json").read_text())
+    )
+    path = tmp_path / "model.jsonl"
+    path.write_text(f"{line}\n{line}\n")
+    with pytest.raises(InputError) as info:
+        read_capture(path)
+    assert info.value.place == "line 2 column 1"
+    assert "a bundle of captures" in info.value.rule
+    assert f"`tilefit batch {path}` reads a bundle" in info.value.rule
+    one = tmp_path / "one.jsonl"
+    one.write_text(f"{line}\n")
+    assert read_capture(one).name == "small"  # a bundle of one is a capture
+    other = tmp_path / "two.json"
+    other.write_text('{"format": "tilefit-capture"} [1]')
+    with pytest.raises(InputError) as info:
+        read_capture(other)
+    assert info.value.rule == "malformed JSON: more text follows the first JSON value"

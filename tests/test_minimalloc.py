@@ -84,3 +84,12 @@ def test_export_refuses_to_lose_meaning() -> None:
     labelled = replace(c, requests=(replace(c.requests[0], cls="scratch"), *c.requests[1:]))
     with pytest.raises(InputError, match="classes"):
         capture_to_csv(labelled)
+
+
+def test_a_bad_row_is_named_before_the_missing_capacity() -> None:
+    text = "id,lower,upper,size\na,0,4,8\nb,3,2,8\n"
+    with pytest.raises(InputError) as info:
+        capture_from_csv(text, "model.csv")
+    assert info.value.place == "line 3" and "'upper' must be > 'lower'" in info.value.rule
+    with pytest.raises(InputError, match="no capacity"):  # once the rows are good
+        capture_from_csv(text.replace("b,3,2", "b,3,5"), "model.csv")

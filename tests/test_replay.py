@@ -84,3 +84,15 @@ def test_replay_is_the_production_strategies_in_turn(capture: Capture) -> None:
     if result.placement is not None:
         check_valid(capture, result.placement.offsets)
     assert len(result.attempts) == len(capture.production) or result.fits
+
+
+def test_the_text_counts_one_unit_and_one_request_in_the_singular() -> None:
+    from tilefit.cli.replay import replay_lines
+    from tilefit.model.capture import Memory, Range, Request
+
+    one = Capture("one", 2, Memory(32, (Range(0, 32),)), (Request("a", 40, 0, 2),))
+    two = replace(one, requests=(Request("a", 20, 0, 2), Request("b", 20, 0, 2)))
+    lines = replay_lines(one, replay(one), None, ["lifetime/first-fit"])
+    assert lines[0].startswith("one: 1 request, 32 B available")
+    lines = replay_lines(two, replay(two), None, ["lifetime/first-fit"])
+    assert "FAILED on b after placing 1 unit" in "\n".join(lines)

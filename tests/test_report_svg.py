@@ -10,8 +10,10 @@ from report_helpers import fragmented
 
 from tilefit.engine.attempt import run_strategy
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.plot.colors import DARK_TEXT, LIGHT_TEXT, class_colors, contrast
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
+from tilefit.report.html import LABEL_CSS
 from tilefit.report.svg import Frame, num
 from tilefit.report.svgmap import map_svg
 from tilefit.report.svgprofile import columns, profile_frame, profile_svg
@@ -81,3 +83,72 @@ def test_long_profiles_are_gathered_into_columns_that_keep_the_peak() -> None:
     assert len(svg) < 100_000
     assert f"peak {series.lower_bound:,} B at step {series.peak_step}" in svg
     assert len(re.findall(r"<path class=\"k0\"", svg)) == 1
+
+
+def _boxes_and_labels(svg: str, label: str) -> tuple[list[ET.Element], list[ET.Element]]:
+    root = ET.fromstring(svg)
+    rects = [e for e in root.iter() if e.tag.endswith("rect")]
+    texts = [e for e in root.iter() if e.tag.endswith("text") and label in e.get("class", "")]
+    return rects, texts
+
+
+def _under(rects: list[ET.Element], text: ET.Element, kind: str) -> ET.Element:
+    """The rect of ``kind`` (a class prefix) that holds the text's anchor point."""
+    x, y = float(text.get("x", "nan")), float(text.get("y", "nan"))
+    found = [
+        r
+        for r in rects
+        if r.get("class", "").startswith(kind)
+        and float(r.get("x", "nan")) <= x <= float(r.get("x", "nan")) + float(r.get("width", "0"))
+        and float(r.get("y", "nan")) <= y <= float(r.get("y", "nan")) + float(r.get("height", "0"))
+    ]
+    assert len(found) == 1, text.text
+    return found[0]
+
+
+def _font(text: ET.Element) -> float:
+    style = re.fullmatch(r"font-size:([\d.]+)px", text.get("style", "font-size:9px"))
+    assert style is not None
+    return float(style[1])
+
+
+def test_no_hole_label_is_taller_than_its_strip() -> None:
+    # r0 leaves a 15 B hole in the first range, the second range is a 10 B hole: on a map
+    # 576 units tall, strips of 8.6 and 5.8 units, too thin for a 9-unit label.
+    memory = Memory(1000, (Range(0, 985), Range(990, 1000)))
+    requests = (Request("r0", 970, 0, 4), Request("r1", 20, 0, 4))
+    capture = Capture("thin", 4, memory, requests)
+    layout = attempt_map(capture, run_strategy(capture, "lifetime/first-fit"))
+    assert layout.failure is not None and layout.failure.holes == ((970, 985), (990, 1000))
+    rects, labels = _boxes_and_labels(map_svg("m0", layout, {"default": 0}), "hl")
+    for label in labels:
+        strip = _under(rects, label, "hole")
+        assert _font(label) * 1.3 <= float(strip.get("height", "0")) + 0.05, label.text
+    assert [(t.text, _font(t)) for t in labels] == [("15 B", 6.6)]  # shrunk; 10 B: none
+    wide = attempt_map(fragmented(), run_strategy(fragmented(), "alignment/first-fit"))
+    _, labels = _boxes_and_labels(map_svg("m0", wide, CLASSES), "hl")
+    assert labels and all(_font(t) == 9 for t in labels)  # holes tall enough keep the font
+
+
+def test_box_labels_contrast_with_their_box() -> None:
+    two_each = [cls for cls in CLASSES for _ in "ab"]
+    requests = tuple(Request(f"{cls}{j}", 100, 0, 4, cls=cls) for j, cls in enumerate(two_each))
+    capture = Capture("labels", 4, Memory(800, (Range(0, 800),)), requests)
+    layout = attempt_map(capture, run_strategy(capture, "lifetime/first-fit"))
+    rects, labels = _boxes_and_labels(map_svg("m0", layout, CLASSES), "bl")
+    fills = class_colors(CLASSES)
+    by_class = {f"k{k}": cls for cls, k in CLASSES.items()}
+    seen = set()
+    for label in labels:
+        cls = by_class[_under(rects, label, "k").get("class", "").split()[0]]
+        text = LIGHT_TEXT if "lt" in label.get("class", "").split() else DARK_TEXT
+        assert contrast(fills[cls], text) >= 4.5, (cls, text)
+        seen.add((cls, text))
+    # Light text on the mid-blue resident boxes, dark on the lighter classes.
+    assert seen == {
+        ("scratch", DARK_TEXT),
+        ("activation", DARK_TEXT),
+        ("output", DARK_TEXT),
+        ("resident", LIGHT_TEXT),
+    }
+    assert f".bl{{fill:{DARK_TEXT}}}.bl.lt{{fill:{LIGHT_TEXT}}}" in LABEL_CSS

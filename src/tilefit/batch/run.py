@@ -18,6 +18,7 @@ from tilefit.batch.row import Row, error_row
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted, plural
 
 Record = Callable[[Row], None]
 Runner = Callable[[Iterable[Job], Settings, Record], None]
@@ -39,7 +40,8 @@ def prepare(store: Store, settings: Settings, *, resume: bool, overwrite: bool) 
     elif rows and not resume:
         raise InputError(
             "--db",
-            f"already holds {rows} rows: add --resume to skip them, or --overwrite to start again",
+            f"already holds {counted(rows, 'row')}: add --resume to skip "
+            f"{plural(rows, 'it', 'them')}, or --overwrite to start again",
             str(store.path),
         )
     elif resume:

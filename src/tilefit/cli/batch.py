@@ -15,6 +15,7 @@ from tilefit.batch.work import MODES, Settings
 from tilefit.cli import common
 from tilefit.cli.summary import summary_lines
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted, plural
 
 NAME = "batch"
 HELP = "diagnose every capture of a model (files, folders, .jsonl bundles) into a SQLite database"
@@ -136,7 +137,7 @@ def _run(store: Store, sources: list[Source], settings: Settings, args: argparse
         raise InputError("--jobs", str(error)) from None
     except KeyboardInterrupt:
         print(
-            f"tilefit: interrupted; {store.count()} rows are safe in {args.db}: "
+            f"tilefit: interrupted; {_safe_rows(store.count())} safe in {args.db}: "
             "rerun with --resume to finish",
             file=sys.stderr,
         )
@@ -154,3 +155,7 @@ def _report(store: Store, args: argparse.Namespace) -> None:
         common.print_json(summary_json(store))
     elif not args.quiet:
         print("\n".join(summary_lines(store)))
+
+
+def _safe_rows(count: int) -> str:
+    return f"{counted(count, 'row')} {plural(count, 'is', 'are')}"

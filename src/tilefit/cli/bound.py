@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.verdicts.bounds import BoundReport
@@ -73,7 +74,7 @@ def bound_lines(report: BoundReport) -> list[str]:
             "shorter stretch may use it)"
         )
     lines.append(
-        f"contributors at step {report.peak_step}: {len(report.contributors)} requests, "
+        f"contributors at step {report.peak_step}: {counted(len(report.contributors), 'request')}, "
         f"{report.lower_bound} B"
     )
     for cls, total in report.class_totals:
@@ -127,7 +128,7 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
         more = f", ... {len(ranked) - _SHARED_TOP} more" if len(ranked) > _SHARED_TOP else ""
         where = f"all {n}" if n == len(windows) else f"{n}"
         lines.append(
-            f"  live in {where} windows, so shrinking one helps in each: {len(ranked)} "
-            f"requests, {sum(by_count[n].values())} B: {named}{more}"
+            f"  live in {where} windows, so shrinking one helps in each: "
+            f"{counted(len(ranked), 'request')}, {sum(by_count[n].values())} B: {named}{more}"
         )
     return lines

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.words import plural
 
 if TYPE_CHECKING:
     from tilefit.verdicts.check import CheckResult
@@ -71,5 +72,8 @@ def check_lines(result: CheckResult) -> list[str]:
         + [(v.kind, ", ".join(v.ids), v.detail) for v in result.violations]
     )
     if result.overlaps_not_listed:
-        lines.append(f"... and {result.overlaps_not_listed} more overlapping pairs not listed")
+        lines.append(
+            f"... and {result.overlaps_not_listed} more overlapping "
+            f"{plural(result.overlaps_not_listed, 'pair')} not listed"
+        )
     return lines

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.cli.bound import window_lines
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.verdicts.diagnose import Diagnosis
@@ -91,7 +92,8 @@ def _production_lines(d: Diagnosis) -> list[str]:
         lines.append(
             f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "
             f"class {u.cls}, steps [{u.start}, {u.end})) after placing "
-            f"{a.failure.placed_before} units; largest hole {_largest_hole(a.failure.holes)}"
+            f"{counted(a.failure.placed_before, 'unit')}; "
+            f"largest hole {_largest_hole(a.failure.holes)}"
         )
     if d.reproduced is not None:
         lines.append(
@@ -106,7 +108,7 @@ def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:
     if not holes:
         return "none"
     start, end = holes[0]
-    return f"{end - start} B at [{start}, {end}) of {len(holes)} holes"
+    return f"{end - start} B at [{start}, {end}) of {counted(len(holes), 'hole')}"
 
 
 def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
@@ -191,7 +193,10 @@ _PROOFS = {
 
 
 def _peak_lines(d: Diagnosis) -> list[str]:
-    lines = [f"at the peak (step {d.peak_step}): {len(d.contributors)} requests, {d.lower_bound} B"]
+    lines = [
+        f"at the peak (step {d.peak_step}): {counted(len(d.contributors), 'request')}, "
+        f"{d.lower_bound} B"
+    ]
     for cls, total in d.bound.class_totals:
         members = [c for c in d.contributors if c.cls == cls]
         lines.append(f"  {cls}: {total} B in {len(members)}")

@@ -7,6 +7,7 @@ from math import floor
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture, Range, Request
@@ -194,7 +195,7 @@ def _structure_lines(d: CaptureDiff) -> list[str]:
     for s in d.sequences[:_OTHERS_TOP]:
         if s.base is None or s.other is None:
             members = s.other if s.base is None else s.base
-            rows.append((f"sequence {s.id}", f"{s.kind}, {len(members or ())} members"))
+            rows.append((f"sequence {s.id}", f"{s.kind}, {counted(len(members or ()), 'member')}"))
         else:
             rows.append((f"sequence {s.id}", f"members {_ids(s.base)} -> {_ids(s.other)}"))
     more = _more(len(d.sequences), min(len(d.sequences), _OTHERS_TOP))

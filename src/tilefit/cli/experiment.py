@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
@@ -58,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
 def experiment_lines(
     capture: Capture, rows: Sequence[ExperimentRow], times: bool = True
 ) -> list[str]:
-    lines = [f"{capture.name}: {len(capture.requests)} requests, {capture.available} B available"]
+    lines = [
+        f"{capture.name}: {counted(len(capture.requests), 'request')}, "
+        f"{capture.available} B available"
+    ]
     for split in (False, True):
         part = [r for r in rows if r.split_sequences == split]
         if not part:

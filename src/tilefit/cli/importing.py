@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.formats.foreign import Imported
@@ -139,7 +140,8 @@ def _write(imported: list[Imported], rows: list[dict[str, Any]], folder: Path) -
 def _lines(row: dict[str, Any]) -> list[str]:
     lines = [
         f"{row['name']}: {row['source']}",
-        f"  {row['values']} values as {row['requests']} requests over {row['steps']} steps; "
+        f"  {counted(row['values'], 'value')} as {counted(row['requests'], 'request')} over "
+        f"{counted(row['steps'], 'step')}; "
         f"heap {row['heap']:,} B, live lower bound {row['lower_bound']:,} B",
         f"  {row['heap_standing']['text']}"
         + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
@@ -150,7 +152,9 @@ def _lines(row: dict[str, Any]) -> list[str]:
         lines.append("  XLA's placement passes the referee")
     else:
         count = len(row["violations"])
-        lines.append(f"  XLA's placement FAILS the referee: {count} violations, for example:")
+        lines.append(
+            f"  XLA's placement FAILS the referee: {counted(count, 'violation')}, for example:"
+        )
         lines += [f"    {v['kind']}: {v['detail']}" for v in row["violations"][:5]]
     if row["capture_file"]:
         lines.append(f"  wrote {row['capture_file']} and {row['placement_file']}")

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.words import counted, plural
 
 if TYPE_CHECKING:
     from tilefit.engine.attempt import Attempt
@@ -68,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         missing = sum(1 for r in capture.requests if r.id not in placement.offsets)
         if missing:
             print(
-                f"tilefit: note: {missing} requests have no offset and are not drawn",
+                f"tilefit: note: {counted(missing, 'request')} "
+                f"{plural(missing, 'has', 'have')} no offset "
+                f"and {plural(missing, 'is', 'are')} not drawn",
                 file=sys.stderr,
             )
         title = f"{capture.name}: {args.placement}"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.engine.attempt import Attempt, Failure
@@ -79,7 +80,7 @@ def replay_lines(
     capture: Capture, result: ReplayResult, output: str | None, strategies: Sequence[str]
 ) -> list[str]:
     lines = [
-        f"{capture.name}: {len(capture.requests)} requests, "
+        f"{capture.name}: {counted(len(capture.requests), 'request')}, "
         f"{capture.available} B available; strategies: {', '.join(strategies)}"
     ]
     for number, attempt in enumerate(result.attempts, 1):
@@ -98,7 +99,7 @@ def attempt_lines(number: int, attempt: Attempt) -> list[str]:
     failure = attempt.failure
     if failure is None:
         return [f"{head} fits, peak address {attempt.peak_address}"]
-    placed = f"after placing {failure.placed_before} units"
+    placed = f"after placing {counted(failure.placed_before, 'unit')}"
     return [f"{head} FAILED on {failure.unit.id} {placed}", *failure_lines(failure)]
 
 

@@ -6,11 +6,13 @@ Every error is an InputError naming the place (a JSON path such as
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from itertools import pairwise
 from pathlib import Path
 
 from tilefit.formats.jsonread import (
+    MoreAfterValue,
     as_int,
     as_list,
     as_object,
@@ -35,6 +37,7 @@ from tilefit.model.capture import (
 )
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import PLACEMENT_FORMAT, Placement
+from tilefit.model.words import counted
 
 _TOP_KEYS = {
     "format",
@@ -283,7 +286,7 @@ def _conflicts(
         place = f"conflicts[{k}]"
         pair = as_list(item, place)
         if len(pair) != 2:
-            fail(place, f"must be a pair [a, b] of ids, got {len(pair)} items")
+            fail(place, f"must be a pair [a, b] of ids, got {counted(len(pair), 'item')}")
         a = as_str(pair[0], f"{place}[0]")
         b = as_str(pair[1], f"{place}[1]")
         for j, ident in enumerate((a, b)):
@@ -332,9 +335,24 @@ def read_capture(path: str | Path, capacity: int | None = None) -> Capture:
             return capture_from_csv(read_text(path), path.name, capacity)
         if capacity is not None:
             raise InputError("--capacity", "applies only to a minimalloc CSV")
-        return capture_from_json(parse_json(read_text(path)), default_name=path.stem)
+        return capture_from_json(_one_capture(read_text(path), path), default_name=path.stem)
     except InputError as error:
         raise error.located(str(path)) from None
+
+
+def _one_capture(text: str, path: Path) -> object:
+    """The JSON of one capture; several objects one after the other are a bundle, said so."""
+    try:
+        return parse_json(text)
+    except MoreAfterValue as error:
+        if not error.objects:
+            raise
+        raise InputError(
+            error.place,
+            "a second JSON object starts here, so this is a bundle of captures (one a line, "
+            f"as in .jsonl): `tilefit batch {shlex.quote(str(path))}` reads a bundle; every "
+            "other command reads one capture",
+        ) from None
 
 
 def read_placement(path: str | Path) -> Placement:

@@ -15,6 +15,7 @@ from typing import Any
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import Placement
+from tilefit.model.words import counted
 
 _CAPACITY_NAME = re.compile(r"^(?P<stem>.+)\.(?P<capacity>\d+)\.csv$", re.IGNORECASE)
 _COLUMNS = {"id", "lower", "upper", "end", "size", "alignment", "offset"}
@@ -67,7 +68,9 @@ def _read_rows(reader: Any, need_offset: bool) -> tuple[list[str], list[tuple[in
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise InputError(f"line {line}", f"has {len(row)} cells, the header has {len(header)}")
+            raise InputError(
+                f"line {line}", f"has {counted(len(row), 'cell')}, the header has {len(header)}"
+            )
         rows.append((line, [cell.strip() for cell in row]))
     return header, rows
 
@@ -85,7 +88,9 @@ def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
 
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
+    """The capture a CSV describes; its rows are checked before a missing capacity is named."""
     header, rows = _rows(text, need_offset=False)
+    requests = _requests(header, rows)
     if capacity is None:
         capacity = capacity_from_name(file_name)
         if capacity is None:
@@ -97,6 +102,12 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
         raise InputError("--capacity", "must be > 0")
     if capacity >= INT_LIMIT:
         raise InputError("--capacity", f"must be below {INT_LIMIT_TEXT}")
+    horizon = max((r.end for r in requests), default=1)
+    memory = Memory(size=capacity, ranges=(Range(0, capacity),))
+    return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=requests)
+
+
+def _requests(header: list[str], rows: list[tuple[int, list[str]]]) -> tuple[Request, ...]:
     inclusive = "end" in header
     requests: list[Request] = []
     seen: set[str] = set()
@@ -124,9 +135,7 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
         if alignment < 1:
             raise InputError(f"line {line}", "column 'alignment' must be >= 1")
         requests.append(Request(ident, size, lower, upper, alignment))
-    horizon = max((r.end for r in requests), default=1)
-    memory = Memory(size=capacity, ranges=(Range(0, capacity),))
-    return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=tuple(requests))
+    return tuple(requests)
 
 
 def placement_from_csv(text: str, file_name: str) -> Placement:

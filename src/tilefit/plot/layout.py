@@ -10,16 +10,20 @@ capacity, every overloaded window.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture, Interval, Range
+from tilefit.model.words import counted
 from tilefit.plot.windows import WindowMark, window_marks
 from tilefit.verdicts.overload import Window
 
 SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
 MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows
+LINE_HEIGHT = 1.3  # a label needs this many times its font size of height
+MIN_LABEL_PX = 6.0  # a label shrunk to fit its box is never smaller than this
 MAX_BOX_LABELS = 300  # beyond this many, only the largest boxes that fit a label get one
 
 
@@ -130,7 +134,9 @@ def attempt_map(
     name = attempt.strategy.name
     if title is None:
         title = f"{capture.name}: {name}, " + (
-            "fits" if band is None else f"fails on {band.id} after {band.placed_before} units"
+            "fits"
+            if band is None
+            else f"fails on {band.id} after {counted(band.placed_before, 'unit')}"
         )
     return _memory_map(capture, attempt.offsets, title, band, windows)
 
@@ -189,7 +195,16 @@ def range_caption(r: Range) -> str:
 
 def fits_in_box(width_px: float, height_px: float, text: str, font_px: float) -> bool:
     """Whether a one-line ``text`` of ``font_px`` pixels fits inside a box of that size."""
-    return height_px >= font_px * 1.3 and width_px >= len(text) * font_px * 0.62 + 4
+    return height_px >= font_px * LINE_HEIGHT and width_px >= len(text) * font_px * 0.62 + 4
+
+
+def label_font(width_px: float, height_px: float, text: str, font_px: float) -> float | None:
+    """The font size, ``font_px`` or smaller down to MIN_LABEL_PX, at which a one-line
+    ``text`` fits inside a box of that size; None when it fits at none (no label)."""
+    font = min(font_px, math.floor(height_px / LINE_HEIGHT * 10) / 10)
+    if font < MIN_LABEL_PX or not fits_in_box(width_px, height_px, text, font):
+        return None
+    return font
 
 
 def boxes_to_label(layout: MemoryMap, width: float, height: float, font: float) -> tuple[Box, ...]:

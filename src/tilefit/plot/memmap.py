@@ -28,7 +28,7 @@ from tilefit.plot.layout import (
     FailedBand,
     MemoryMap,
     boxes_to_label,
-    fits_in_box,
+    label_font,
     range_caption,
 )
 from tilefit.plot.ticks import address_ticks, byte_label, step_ticks
@@ -143,7 +143,8 @@ def _draw_boxes(ax: Axes, boxes: Sequence[Box], colors: dict[str, str], layout: 
     for b in boxes_to_label(layout, width_px, height_px, font_px):
         ax.text(
             (b.start + b.end) / 2, b.offset + b.size / 2, b.id,
-            ha="center", va="center", fontsize=_FONT_PT, color="#111111", zorder=4, clip_on=True,
+            ha="center", va="center", fontsize=_FONT_PT, zorder=4, clip_on=True,
+            color=palette.label_color(colors.get(b.cls, "#9c9c9c")),
         )  # fmt: skip
 
 
@@ -162,11 +163,14 @@ def _draw_band(ax: Axes, band: FailedBand, layout: MemoryMap) -> list[Patch]:
             )
         )  # fmt: skip
         text = f"{hi - lo:,} B"
-        tall = fits_in_box((band.end - band.start) / layout.horizon * width_px, 1e9, text, font_px)
-        if k < 12 and tall:  # the largest holes; the side panel lists the rest by size
+        strip_px = max((hi - lo) / layout.size * height_px, MIN_HOLE_PX)
+        width = (band.end - band.start) / layout.horizon * width_px
+        font = label_font(width, strip_px, text, font_px)
+        if k < 12 and font is not None:  # the largest holes; the side panel lists the rest
             ax.text(
                 (band.start + band.end) / 2, (lo + hi) / 2, text, ha="center", va="center",
-                fontsize=_FONT_PT, color="#0b3d0b", fontweight="bold", zorder=5, clip_on=True,
+                fontsize=_FONT_PT * font / font_px, color="#0b3d0b", fontweight="bold", zorder=5,
+                clip_on=True,
                 bbox={"facecolor": "#ffffff", "alpha": 0.6, "lw": 0, "pad": 0.5},
             )  # fmt: skip
     return [

@@ -68,7 +68,7 @@ stroke-width:3px}
 .hole:hover{fill-opacity:.95}
 .hl{font-size:9px;font-weight:700;fill:#0b3d0b;text-anchor:middle;dominant-baseline:middle;
 pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:2.5px}
-.bl{font-size:9px;text-anchor:middle;dominant-baseline:middle;fill:#111;pointer-events:none}
+.bl{font-size:9px;text-anchor:middle;dominant-baseline:middle;pointer-events:none}
 rect.e{stroke:#fff;stroke-width:.5}
 .need{fill:#d62728;stroke:#fff;stroke-width:.5}
 .st{font-size:11px;text-anchor:middle;fill:#333}
@@ -213,11 +213,13 @@ JS = r"""
     document.body.classList.add("sel");
     // A sequence found by its id is named by it, not by its first member.
     var text = (sequence ? "sequence " + sequence.id + " (" + sequence.members.length +
-      " members)" : R.id[k]) + ": " + (p.length ? p.length + " conflict partner" +
+      (sequence.members.length > 1 ? " members)" : " member)") : R.id[k]) + ": " +
+      (p.length ? p.length + " conflict partner" +
       (p.length > 1 ? "s" : "") + " (red): " + p.slice(0, 12).map(function (q) {
         return R.id[q]; }).join(", ") + (p.length > 12 ? ", ..." : "") : "no conflict partner");
     if (mates.length > 1 && !sequence) {
-      text += "; " + (mates.length - 1) + " sequence mates (grey edge)";
+      text += "; " + (mates.length - 1) + " sequence mate" + (mates.length > 2 ? "s" : "") +
+        " (grey edge)";
     }
     info.textContent = text + " ";
     var button = document.createElement("button");

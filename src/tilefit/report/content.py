@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
+from tilefit.model.words import counted
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
 from tilefit.verdicts.check import check
@@ -115,7 +116,8 @@ def _attempt_caption(attempt: Attempt, *, who: str | None) -> str:
     f = attempt.failure
     largest = max((e - s for s, e in f.holes), default=0)
     return (
-        f"{who}, {attempt.strategy.name}, places {f.placed_before} units, then finds no room "
-        f"for {f.unit.id} ({f.unit.size:,} B, alignment {f.unit.alignment}) over steps "
-        f"[{f.unit.start}, {f.unit.end}): its largest hole is {largest:,} B."
+        f"{who}, {attempt.strategy.name}, places {counted(f.placed_before, 'unit')}, "
+        f"then finds no room for {f.unit.id} ({f.unit.size:,} B, alignment "
+        f"{f.unit.alignment}) over steps [{f.unit.start}, {f.unit.end}): "
+        f"its largest hole is {largest:,} B."
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture
+from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.windows import shared_line, steps_text
 from tilefit.verdicts.bounds import BoundReport
@@ -41,7 +42,8 @@ def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -
     fitting = [a.strategy.name for a in matrix if a.fits]
     names = ", ".join(f"<code>{esc(n)}</code>" for n in fitting)
     items.append(
-        f"{len(fitting)} of {len(matrix)} strategies fit" + (f": {names}." if names else ".")
+        f"{len(fitting)} of {counted(len(matrix), 'strategy', 'strategies')} "
+        f"{plural(len(fitting), 'fits', 'fit')}" + (f": {names}." if names else ".")
     )
     if d.placement is not None and d.strategy is not None:
         items.append(
@@ -68,7 +70,8 @@ def _production_item(capture: Capture, d: Diagnosis) -> str:
         text = (
             f"Production replay: {tried}; the last attempt fails on "
             f"<code>{esc(u.id)}</code> ({byte_html(u.size)}, alignment {u.alignment}, class "
-            f"{esc(u.cls)}, steps [{u.start}, {u.end})) after placing {f.placed_before} units; "
+            f"{esc(u.cls)}, steps [{u.start}, {u.end})) after placing "
+            f"{counted(f.placed_before, 'unit')}; "
             f"its largest hole is {byte_html(max((e - s for s, e in f.holes), default=0))}."
         )
     if capture.observed_failed is not None:
@@ -90,8 +93,12 @@ def _peak_item(report: BoundReport) -> str:
     rest = f" and {more} more" if more else ""
     return (
         f"The largest requests live at the peak (step {report.peak_step}): {named}{rest}; "
-        f"these {len(largest)} hold {byte_html(share)} of its {byte_html(report.lower_bound)}."
+        f"{_these(len(largest))} {byte_html(share)} of its {byte_html(report.lower_bound)}."
     )
+
+
+def _these(count: int) -> str:
+    return "this one holds" if count == 1 else f"these {count} hold"
 
 
 def _windows_item(windows: tuple[Window, ...]) -> str:
@@ -103,7 +110,7 @@ def _windows_item(windows: tuple[Window, ...]) -> str:
     )
     more = len(windows) - WINDOWS_LISTED
     if more > 0:
-        listed += f"; and {more} more windows (see Bounds)"
+        listed += f"; and {more} more {plural(more, 'window')} (see Bounds)"
     if len(windows) == 1:
         return (
             f"One overloaded window: {listed} before any placement can exist (the excess plus "

@@ -12,7 +12,7 @@ from pathlib import Path
 from tilefit import __version__
 from tilefit.formats.save import write_text_atomic
 from tilefit.model.capture import Capture
-from tilefit.plot.colors import FAILED, HOLE, class_colors
+from tilefit.plot.colors import DARK_TEXT, FAILED, HOLE, LIGHT_TEXT, class_colors
 from tilefit.report import evidence, sections
 from tilefit.report.assets import CSS, HATCH, JS
 from tilefit.report.content import ReportContent, gather
@@ -21,6 +21,13 @@ from tilefit.report.svg import esc
 from tilefit.report.svgmap import map_svg
 from tilefit.report.svgprofile import columns, profile_frame, profile_svg
 
+# Box labels: dark, or light on a dark or mid fill ("lt"). Light ones turn dark while
+# boxes are faded (a class highlighted, a box selected); on the class colours that take
+# light text (resident's), dark text still reaches 4.5:1 (tests/test_report_svg.py).
+LABEL_CSS = (
+    f".bl{{fill:{DARK_TEXT}}}.bl.lt{{fill:{LIGHT_TEXT}}}"
+    f"body[data-hl] svg.map .bl.lt,body.sel svg.map .bl.lt{{fill:{DARK_TEXT}}}"
+)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
@@ -38,9 +45,13 @@ def render(content: ReportContent) -> str:
     colors = class_colors(classes)
     cols = columns(content.series, profile_frame(content.series))
     data = page_data(capture, classes, content.maps, cols, content.series)
-    style = CSS + "".join(
-        f'.k{k}{{fill:{colors[cls]}}}body[data-hl="{k}"] svg.map rect.k{k}{{opacity:1}}'
-        for k, cls in enumerate(classes)
+    style = (
+        CSS
+        + LABEL_CSS
+        + "".join(
+            f'.k{k}{{fill:{colors[cls]}}}body[data-hl="{k}"] svg.map rect.k{k}{{opacity:1}}'
+            for k, cls in enumerate(classes)
+        )
     )
     parts = [
         "<!doctype html>",

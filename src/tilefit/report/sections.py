@@ -11,6 +11,7 @@ import re
 from tilefit.engine.attempt import Attempt
 from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
+from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.windows import windows_html
 from tilefit.verdicts.bounds import BoundReport
@@ -64,7 +65,7 @@ def save_link(capture: Capture, d: Diagnosis) -> str:
     return (
         f' <a class="save" id="save-placement" download="{name}.placement.json" '
         f'href="data:application/json;base64,{data}">save the placement found '
-        f"({len(d.placement.offsets):,} offsets, JSON)</a>"
+        f"({len(d.placement.offsets):,} {plural(len(d.placement.offsets), 'offset')}, JSON)</a>"
     )
 
 
@@ -95,13 +96,15 @@ def bound_html(report: BoundReport) -> str:
     )
     if rest:
         peak_rows += (
-            f'<tr><td colspan=5 class="more">and {len(rest)} more requests, '
+            f'<tr><td colspan=5 class="more">and {len(rest)} more '
+            f"{plural(len(rest), 'request')}, "
             f"{byte_html(sum(c.size for c in rest))} in all</td></tr>"
         )
     return (
         '<section id="bounds"><h2>Bounds</h2>'
         f'<table class="kv">{table}</table>{windows_html(report)}'
-        f"<h3>Live at the peak, step {report.peak_step}: {len(report.contributors)} requests</h3>"
+        f"<h3>Live at the peak, step {report.peak_step}: "
+        f"{counted(len(report.contributors), 'request')}</h3>"
         f"<p>By class: {totals or 'nothing'}.</p>"
         '<table class="grid"><tr><th>id</th><th>size</th><th>class</th><th>alignment</th>'
         f"<th>label</th></tr>{peak_rows}</table></section>"
@@ -116,7 +119,7 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
             outcome, unit, holes = '<span class="ok">fits</span>', "", ""
         else:
             u = f.unit
-            outcome = f'<span class="no">fails after {f.placed_before} units</span>'
+            outcome = f'<span class="no">fails after {counted(f.placed_before, "unit")}</span>'
             unit = (
                 f"<code>{esc(u.id)}</code> {byte_html(u.size)}, align {u.alignment}, {esc(u.cls)}, "
                 f"steps [{u.start}, {u.end})"

@@ -8,12 +8,13 @@ highlights by event delegation, so the SVG stays plain and compact: a
 
 from __future__ import annotations
 
+from tilefit.plot.colors import LIGHT_TEXT, class_colors, label_color
 from tilefit.plot.layout import (
     MIN_HOLE_PX,
     FailedBand,
     MemoryMap,
     boxes_to_label,
-    fits_in_box,
+    label_font,
     range_caption,
 )
 from tilefit.plot.ticks import address_ticks, byte_label
@@ -56,9 +57,13 @@ def map_svg(
         )
     out.append("</g>")
     out += _marks(frame, layout)
+    # The page colours class k's boxes with class_colors(the classes in index order)[k]:
+    # a label is light on a box dark enough for light text to read (class "bl lt").
+    fills = class_colors(sorted(class_index, key=class_index.__getitem__))
     for b in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
+        light = " lt" if label_color(fills[b.cls]) == LIGHT_TEXT else ""
         out.append(
-            f'<text class="bl" x="{num(frame.x((b.start + b.end) / 2))}" '
+            f'<text class="bl{light}" x="{num(frame.x((b.start + b.end) / 2))}" '
             f'y="{num(frame.y(b.offset + b.size / 2))}">{esc(b.id)}</text>'
         )
     if peak_step is not None:
@@ -133,12 +138,17 @@ def _band(frame: Frame, band: FailedBand) -> list[str]:
             f'width="{num(x1 - x0)}" height="{num(h)}"/>'
         )
     for lo, hi in band.holes[:HOLE_LABELS]:
+        # A label fits its strip, shrunk if need be; a strip too thin for one has none
+        # (its size is in the tooltip and beside the map), so none spills onto a neighbour.
         text = f"{hi - lo:,} B"
-        if fits_in_box(x1 - x0, 1e9, text, FONT):
-            out.append(
-                f'<text class="hl" x="{num((x0 + x1) / 2)}" y="{num(frame.y((lo + hi) / 2))}">'
-                f"{text}</text>"
-            )
+        font = label_font(x1 - x0, max(frame.height(hi - lo), MIN_HOLE_PX), text, FONT)
+        if font is None:
+            continue
+        size = "" if font == FONT else f' style="font-size:{num(font)}px"'
+        out.append(
+            f'<text class="hl"{size} x="{num((x0 + x1) / 2)}" '
+            f'y="{num(frame.y((lo + hi) / 2))}">{text}</text>'
+        )
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tilefit.model.words import plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.overload import Window
@@ -32,7 +33,8 @@ def windows_html(report: BoundReport) -> str:
     rest = windows[MAX_WINDOW_ROWS:]
     if rest:
         rows.append(
-            f'<tr><td colspan=8 class="more">and {len(rest)} more windows, up to '
+            f'<tr><td colspan=8 class="more">and {len(rest)} more '
+            f"{plural(len(rest), 'window')}, up to "
             f"{byte_html(max(w.must_leave for w in rest))} must leave one of them</td></tr>"
         )
     steps = sum(len(w.steps) for w in windows)

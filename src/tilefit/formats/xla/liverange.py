@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted
 
 _HEADER = re.compile(r"^HloLiveRange \(max (\d+)\):$")
 _STEP = re.compile(r"^    (\d+):(\S+)$")
@@ -76,6 +77,6 @@ def parse_live_ranges(text: str) -> LiveRanges:
         )
     if len(sequence) != steps:
         raise InputError(
-            f"line {start + 1}", f"max {steps} but {len(sequence)} steps in the sequence"
+            f"line {start + 1}", f"max {steps} but {counted(len(sequence), 'step')} in the sequence"
         )
     return LiveRanges(steps, tuple(sequence), ranges)
