@@ -53,11 +53,14 @@ def test_each_rule_of_the_import(tmp_path: Path) -> None:
     assert spans == {
         "a": (256, 1, 5, 64),
         "c": (256, 3, 6, 64),
-        "t{}": (16, 4, 7, 64),
+        "t{}": (16, 0, 8, 64),
         "e": (128, 5, 7, 64),
         "d": (200, 6, 7, 64),
     }
     assert "shares its buffer with b" in (capture.request_by_id["a"].label or "")
+    # A tuple's table has an allocation of its own: its bytes are its own all along.
+    assert capture.request_by_id["t{}"].cls == "tuple"
+    assert {r.cls for r in capture.requests if r.id != "t{}"} == {"default"}
     assert item.values == 6
     assert dict(item.placement.offsets) == {"a": 0, "c": 256, "t{}": 512, "e": 0, "d": 256}
     assert check(capture, item.placement).valid

@@ -33,7 +33,8 @@ def heaps(draw: st.DrawFn) -> tuple[int, list[tuple[str, int, int, int, int]]]:
         size = draw(st.integers(1, 300))
         first = draw(st.integers(0, steps - 1))
         last = draw(st.integers(first, steps))
-        dying = [v for v in values if v[4] == first and v[1] == size]
+        # An operand is defined before the instruction that reads it (and may write over it).
+        dying = [v for v in values if v[4] == first and v[3] < first and v[1] == size]
         if dying and draw(st.booleans()):
             # In place over an operand whose last use is this step: its offset.
             offset = dying[0][2]
@@ -57,7 +58,7 @@ def _meet(v: tuple[str, int, int, int, int], offset: int, size: int, first: int,
 
 def _feeds(u: tuple[str, int, int, int, int], v: tuple[str, int, int, int, int]) -> bool:
     """``v`` was written in place over ``u``: same bytes, v starts at u's last step."""
-    return u is not v and u[1:3] == v[1:3] and u[4] == v[3]
+    return u is not v and u[1:3] == v[1:3] and u[3] < v[3] == u[4]
 
 
 def _dump_texts(steps: int, values: list[tuple[str, int, int, int, int]]) -> tuple[str, str]:

@@ -4,7 +4,8 @@ One toy module: a parameter, a live-out output, and a temp allocation whose
 values show each rule of the import (docs/xla.md): ``b`` is written in place
 over ``a``, which dies at b's step (one buffer, one request); ``c`` and ``e``
 meet at step 5 at different offsets (both live there); ``e`` reuses b's bytes
-after a gap (two requests); ``t{}`` is a tuple's index table.
+after a gap (two requests); ``t{}`` is a tuple's table of pointers, in an
+allocation of its own for the whole program whatever its range.
 """
 
 from __future__ import annotations

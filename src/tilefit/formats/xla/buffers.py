@@ -12,6 +12,9 @@ The rules, each from XLA's own code (docs/xla.md says where):
   in place over an operand that dies at that instruction. Nothing else may
   touch: two values at different offsets whose ranges meet at a step keep
   their own addresses, as in XLA.
+- A buffer holding a tuple-shaped value (a tuple's table of pointers) has an
+  allocation of its own, appended to the heap's: its request lives for the
+  whole program, of class ``tuple``.
 - Offsets are multiples of the backend's heap alignment; sizes are not rounded.
 - The memory is the heap XLA made (the allocation's size), or ``capacity``.
 """
@@ -25,7 +28,7 @@ from tilefit.formats.load import read_text
 from tilefit.formats.xla.assignment import Allocation, Value, parse_assignment
 from tilefit.formats.xla.files import Module, find_modules
 from tilefit.formats.xla.liverange import LiveRanges, parse_live_ranges
-from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.capture import DEFAULT_CLASS, Capture, Memory, Origin, Range, Request
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 
@@ -36,6 +39,8 @@ ALIGNMENT = {"cpu": 64, "gpu": 256}
 # tilefit's nearest strategy to XLA's GlobalDecreasingSizeBestFitHeap (largest
 # first, best fit); XLA's own answer is the placement written beside the capture.
 PRODUCTION = ("size/best-fit",)
+# A tuple's table of pointers, in an allocation of its own for the whole program.
+TUPLE_CLASS = "tuple"
 
 
 def read_dumps(paths: Sequence[str], options: ImportOptions) -> list[Imported]:
@@ -118,28 +123,23 @@ def _import(
             f"{top}: the file is cut short, or a layout this importer does not know",
             source,
         )
-    requests: list[Request] = []
-    offsets: dict[str, int] = {}
-    for group in _buffers(allocation.values, live):
-        first = group[0]
-        ident = first.name
+    horizon = live.steps + 1
+    arrays = [v for v in allocation.values if not v.shape.startswith("(")]
+    tables = [v for v in allocation.values if v.shape.startswith("(")]
+    made: list[tuple[tuple[int, int], Request, int]] = []
+    for group in _buffers(arrays, live):
         first_step = min(live.ranges[v.key][0] for v in group)
         last_step = max(live.ranges[v.key][1] for v in group)
-        requests.append(
-            Request(
-                id=ident,
-                size=max(v.size for v in group),
-                start=first_step,
-                end=last_step + 1,
-                alignment=alignment,
-                label=_label(group),
-            )
-        )
-        offsets[ident] = first.offset
+        made.append(_request(group, first_step, last_step + 1, alignment, DEFAULT_CLASS))
+    for group in _tuple_tables(tables):
+        made.append(_request(group, 0, horizon, alignment, TUPLE_CLASS))
+    made.sort(key=lambda item: item[0])
+    requests = [request for _, request, _ in made]
+    offsets = {request.id: offset for _, request, offset in made}
     size = allocation.size if capacity is None else capacity
     capture = Capture(
         name=name,
-        horizon=live.steps + 1,
+        horizon=horizon,
         memory=Memory(size=size, ranges=(Range(0, size, "temp"),)),
         requests=tuple(requests),
         production=PRODUCTION,
@@ -181,6 +181,37 @@ def _buffers(values: Sequence[Value], live: LiveRanges) -> list[list[Value]]:
                 reach = last
     groups.sort(key=lambda g: when(g[0]))
     return groups
+
+
+def _tuple_tables(values: Sequence[Value]) -> list[list[Value]]:
+    """Tuple-shaped values by offset: each offset is one buffer's own allocation.
+
+    Buffer assignment gives every buffer holding a tuple-shaped value an
+    allocation of its own (``AssignSingleHloBuffer``), never heap-simulated,
+    and ``CombineTempAllocations`` appends those to the heap's: such a buffer's
+    bytes are its own for the whole program, whatever its values' ranges say.
+    """
+    by_offset: dict[int, list[Value]] = {}
+    for value in sorted(values, key=lambda v: v.id):
+        by_offset.setdefault(value.offset, []).append(value)
+    return list(by_offset.values())
+
+
+def _request(
+    group: list[Value], start: int, end: int, alignment: int, cls: str
+) -> tuple[tuple[int, int], Request, int]:
+    """One buffer's request (named after its first value), its sort key and XLA's offset."""
+    first = group[0]
+    request = Request(
+        id=first.name,
+        size=max(v.size for v in group),
+        start=start,
+        end=end,
+        alignment=alignment,
+        cls=cls,
+        label=_label(group),
+    )
+    return (start, first.id), request, first.offset
 
 
 def _label(group: list[Value]) -> str:
