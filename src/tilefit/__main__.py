@@ -21,6 +21,9 @@ nothing process-wide.
 import os
 import sys
 from _thread import get_ident, start_new_thread
+from time import monotonic
+
+STARTED = monotonic()  # the commands' --time-limit counts from here (time is built in)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,7 +86,7 @@ def entry() -> None:
             signal(SIGINT, default_int_handler)
         from tilefit.cli import entry as cli_entry
 
-        cli_entry()
+        cli_entry(STARTED)
     except KeyboardInterrupt:
         _say_interrupted()
         sys.exit(EXIT_INTERRUPTED)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from importlib import import_module
 from types import ModuleType
 from typing import NoReturn
@@ -106,7 +108,10 @@ def _check_file_options(args: argparse.Namespace) -> None:
             raise InputError(f"--{name.replace('_', '-')}", "is empty: name a file")
 
 
-def entry() -> None:
+def entry(started: float | None = None) -> None:
+    """The command line's entry: ``started`` is when the process began (monotonic), which
+    the searching commands' ``--time-limit`` counts from (by default, when each starts)."""
+    common.COMMAND_STARTED["at"] = started
     code = main()
     try:
         sys.stdout.flush()
@@ -114,4 +119,8 @@ def entry() -> None:
         code = common.EXIT_BROKEN_PIPE
     if code == common.EXIT_BROKEN_PIPE:
         common.silence_stdout()
+    if common.QUICK_EXIT["asked"]:
+        with suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
