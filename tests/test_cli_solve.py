@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_search_warm import hard_small_tile
 
 from tilefit.cli import main
 from tilefit.formats.load import read_capture, read_placement
@@ -128,3 +129,22 @@ def test_a_zero_time_limit_answers(tmp_path: Path, capsys: pytest.CaptureFixture
     # As for diagnose: 0 s is allowed, and a time-out is never taken as infeasible.
     assert main(["solve", _write(tmp_path, NO_FIT), "--json", "--time-limit", "0"]) == 1
     assert json.loads(capsys.readouterr().out)["status"] in ("infeasible", "timeout")
+
+
+def test_solve_decides_with_the_portfolio_where_the_bare_search_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same decider as diagnose: on this tile the annealing route places every
+    request at once, while the bare exact search is still looking after 300,000 nodes
+    (a node limit, so that this is no race against the clock)."""
+    path = _write(tmp_path, hard_small_tile())
+    assert main(["solve", path, "--json", "--time-limit", "60", "--node-limit", "300000"]) == 1
+    bare = json.loads(capsys.readouterr().out)
+    assert (bare["status"], bare["nodes"]) == ("timeout", 300_000)
+    assert (
+        main(["solve", path, "--json", "--time-limit", "30", "-o", str(tmp_path / "p.json")]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["status"] == "solved"
+    assert check(read_capture(path), read_placement(tmp_path / "p.json")).valid
+    assert main(["diagnose", path, "--json", "--time-limit", "30"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "fragmentation"
