@@ -108,10 +108,7 @@ def _check_file_options(args: argparse.Namespace) -> None:
             raise InputError(f"--{name.replace('_', '-')}", "is empty: name a file")
 
 
-def entry(started: float | None = None) -> None:
-    """The command line's entry: ``started`` is when the process began (monotonic), which
-    the searching commands' ``--time-limit`` counts from (by default, when each starts)."""
-    common.COMMAND_STARTED["at"] = started
+def entry() -> None:
     code = main()
     try:
         sys.stdout.flush()

@@ -51,7 +51,8 @@ def quick_exit() -> None:
 
 
 COMMAND_STARTED: dict[str, float | None] = {"at": None}
-"""When the process began (monotonic), as ``tilefit.__main__`` saw it; None in-process."""
+"""When the process began (monotonic), set by ``tilefit.__main__.entry`` (the console
+script's entry point); None when ``main`` is called in-process."""
 
 
 def command_started() -> float:

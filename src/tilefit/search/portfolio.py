@@ -81,9 +81,6 @@ ANNEAL_SEED = 7919
 SUBSET_TRIAL_NODES = 20_000
 """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
 
-SUBSET_RESERVE = 1.0
-"""Seconds the prove member keeps at the end of its limit for the subset of a proof that
-comes late (at most a tenth of the limit): the subset is shrunk within the limit."""
 
 GRACE = 0.2
 """Seconds past the deadline after which the parent stops a member that has not answered."""
@@ -231,11 +228,10 @@ def _proofs(capture: Capture, time_limit: float, seed: int, budgets: list[Budget
     relaxations, the split relaxation when some are; then, in turns, the exact search and a
     second annealing search (another seed, another start than the find member's: on
     dense feasible tiles it is what decides, and a placement ends the race as well as a
-    proof). The searches stop ``SUBSET_RESERVE`` before the limit, so that a proof
-    found late is still explained within it."""
+    proof). A proof's subset is shrunk in the time left: one found at the limit keeps
+    the subset it came with, reported as not shown irreducible."""
     started = time.monotonic()
     deadline = started + time_limit
-    searching = deadline - min(SUBSET_RESERVE, time_limit / 10)
     model = build_model(capture)
     clique = clique_core(model)
     if clique is not None:
@@ -259,7 +255,7 @@ def _proofs(capture: Capture, time_limit: float, seed: int, budgets: list[Budget
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    return _anneal_and_exact(capture, model, seed, started, (searching, deadline), budgets)
+    return _anneal_and_exact(capture, model, seed, started, deadline, budgets)
 
 
 def _budget(budgets: list[Budget], time_limit: float, node_limit: int | None = None) -> Budget:
@@ -273,16 +269,14 @@ def _anneal_and_exact(
     model: Model,
     seed: int,
     started: float,
-    ends: tuple[float, float],
+    deadline: float,
     budgets: list[Budget],
 ) -> Decision:
     """The exact search with a node allowance that doubles, each turn followed by an
     annealing slice ``ANNEAL_RATIO`` times as long (``Restarts``, continued from turn to
     turn, from passes the find member's first round does not make): a small infeasible
     tile is proven in the first turns, a dense feasible one gives most of the time to
-    annealing, and neither waits for the other's share to run out. ``ends``: when the
-    searches stop, and when the subset of a proof must be shrunk by."""
-    searching, deadline = ends
+    annealing, and neither waits for the other's share to run out."""
     prepared = Prepared.of(capture)
     features = Features.of(model, prepared)
     rng = random.Random(seed + ANNEAL_SEED)
@@ -292,14 +286,14 @@ def _anneal_and_exact(
         lambda k: fresh_annealer(model, prepared, features, k + 1, rng), LONG_STALL_UNIT
     )
     nodes = EXACT_FIRST_NODES
-    while time.monotonic() < searching:
+    while time.monotonic() < deadline:
         turn = time.monotonic()
-        budget = _budget(budgets, max(0.0, searching - turn), nodes)
+        budget = _budget(budgets, max(0.0, deadline - turn), nodes)
         decided = _exact(capture, model, started, budget, deadline)
         if decided is not None:
             return decided
         now = time.monotonic()
-        slice_end = min(searching, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
+        slice_end = min(deadline, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
         bases = annealer.run(slice_end)
         if bases is not None:
             placed = placement_of(capture, model, bases)
@@ -324,7 +318,7 @@ def _exact(
 
 def _infeasible(core: Model, member: str, started: float, deadline: float) -> Decision:
     """A proof, with an infeasible subset of the model proven infeasible, shrunk in the time
-    left (the searches leave ``SUBSET_RESERVE`` of it)."""
+    left (none past the deadline: the limit bounds the subset too)."""
     ids, irreducible = shrink(core, deadline, SUBSET_TRIAL_NODES)
     return Decision(INFEASIBLE, None, member, ids, irreducible, time.monotonic() - started)
 

@@ -2,7 +2,7 @@
 
 numba compiles the kernels (``tilefit.search.jit``) the first time they are
 called after installing or upgrading tilefit, or after editing a module they
-are made of: about 30 s on a 2-core machine, then they load from the disk
+are made of: about a minute on a 2-core machine, then they load from the disk
 cache in well under a second. Compiled inside a search, that time came out of
 its limit, so the first run after install timed out where a warm one decided.
 
@@ -43,7 +43,7 @@ def ensure_compiled() -> float:
     cold = not all(_cached(entry) for entry in entries)
     if cold:
         print(
-            "tilefit: compiling the search kernels once (about 30 s; cached for later runs)...",
+            "tilefit: compiling the search kernels once (about a minute; cached for later runs)...",
             file=sys.stderr,
             flush=True,
         )
