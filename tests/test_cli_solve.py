@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_search_warm import hard_small_tile
 
 from tilefit.cli import main
 from tilefit.formats.load import read_capture, read_placement
@@ -43,8 +44,42 @@ def test_solved_json_and_placement_file(tmp_path: Path, capsys: pytest.CaptureFi
     result = json.loads(capsys.readouterr().out)
     assert list(result)[:3] == ["status", "seconds", "placement"]
     assert result["status"] == "solved"
-    assert result["nodes"] >= 1
+    assert result["nodes"] >= 0  # the exact search's, 0 when a heuristic route answered
     assert check(read_capture(path), read_placement(out)).valid
+
+
+def test_node_limit_runs_the_bare_exact_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, FITS)
+    assert main(["solve", path, "--json", "--node-limit", "1000"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "solved" and result["nodes"] >= 1
+    # Deterministic: the same nodes and the same placement each run.
+    assert main(["solve", path, "--json", "--node-limit", "1000"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["nodes"], again["placement"]) == (result["nodes"], result["placement"])
+    assert main(["solve", _write(tmp_path, NO_FIT), "--json", "--node-limit", "1000"]) == 1
+    infeasible = json.loads(capsys.readouterr().out)
+    assert infeasible["status"] == "infeasible"
+    assert infeasible["irreducible_subset"] == ["x", "y"]
+
+
+def test_a_node_limit_too_small_times_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The bare search stops at the node limit (here: it may not have placed them all).
+    path = _write(tmp_path, FITS)
+    assert main(["solve", path, "--json", "--node-limit", "1"]) in (0, 1)
+    result = json.loads(capsys.readouterr().out)
+    assert result["nodes"] <= 1
+
+
+def test_node_limit_with_minimize(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, FITS)
+    assert main(["solve", path, "--minimize", "--json", "--node-limit", "1000"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["top_lower_bound"], result["best_top"], result["optimal"]) == (8, 8, True)
 
 
 def test_infeasible_names_the_subset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,5 +115,36 @@ def test_human_output_is_the_same_each_run(
     assert capsys.readouterr().out == first
 
 
-def test_bad_time_limit_is_a_usage_error(tmp_path: Path) -> None:
-    assert main(["solve", _write(tmp_path, FITS), "--time-limit", "0"]) == 2
+def test_bad_time_limit_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, FITS)
+    for command in ("solve", "diagnose"):
+        assert main([command, path, "--time-limit", "-1"]) == 2
+        assert ">= 0" in capsys.readouterr().err  # the same rule for both
+    assert main(["solve", path, "--node-limit", "0"]) == 2
+
+
+def test_a_zero_time_limit_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # As for diagnose: 0 s is allowed, and a time-out is never taken as infeasible.
+    assert main(["solve", _write(tmp_path, NO_FIT), "--json", "--time-limit", "0"]) == 1
+    assert json.loads(capsys.readouterr().out)["status"] in ("infeasible", "timeout")
+
+
+def test_solve_decides_with_the_portfolio_where_the_bare_search_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same decider as diagnose: on this tile the annealing route places every
+    request at once, while the bare exact search is still looking after 300,000 nodes
+    (a node limit, so that this is no race against the clock)."""
+    path = _write(tmp_path, hard_small_tile())
+    assert main(["solve", path, "--json", "--time-limit", "60", "--node-limit", "300000"]) == 1
+    bare = json.loads(capsys.readouterr().out)
+    assert (bare["status"], bare["nodes"]) == ("timeout", 300_000)
+    assert (
+        main(["solve", path, "--json", "--time-limit", "30", "-o", str(tmp_path / "p.json")]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["status"] == "solved"
+    assert check(read_capture(path), read_placement(tmp_path / "p.json")).valid
+    assert main(["diagnose", path, "--json", "--time-limit", "30"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "fragmentation"

@@ -143,3 +143,4 @@ def test_an_undecided_search_hands_its_best_partial_placement_to_the_closest() -
     d = diagnose(capture, time_limit=3.0, workers=1)
     assert d.verdict == "undetermined" and d.closest is not None
     assert check(extended(capture, d.closest.overflow), d.closest.placement).valid
+    assert check(extended(capture, given.overflow), given.placement).valid

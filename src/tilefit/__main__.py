@@ -21,6 +21,9 @@ nothing process-wide.
 import os
 import sys
 from _thread import get_ident, start_new_thread
+from time import monotonic
+
+STARTED = monotonic()  # the commands' --time-limit counts from here (time is built in)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,8 +84,10 @@ def entry() -> None:
         # (files written whole or not at all, batch's "rerun with --resume").
         if getsignal(SIGINT) is _early:
             signal(SIGINT, default_int_handler)
+        from tilefit.cli import common
         from tilefit.cli import entry as cli_entry
 
+        common.COMMAND_STARTED["at"] = STARTED
         cli_entry()
     except KeyboardInterrupt:
         _say_interrupted()

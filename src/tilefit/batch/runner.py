@@ -29,7 +29,7 @@ from time import monotonic
 
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
-from tilefit.batch.work import Settings, WorkFunction, work
+from tilefit.batch.work import Settings, WorkFunction, warm_up, work
 
 Record = Callable[[Row], None]
 _READY = "ready"
@@ -92,6 +92,7 @@ class LocalRunner:
         self.work = work
 
     def __call__(self, jobs: Iterable[Job], settings: Settings, record: Record) -> None:
+        warm_up(settings)
         _Pool(self.workers, self.work, settings, record).run(iter(jobs))
 
 

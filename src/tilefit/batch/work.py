@@ -179,12 +179,24 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 
 
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
-    """The exact search alone: ``solved``, ``infeasible`` or ``timeout``."""
-    from tilefit.verdicts.exact import EXACT_SEARCH, search_exact
+    """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``."""
+    from tilefit.verdicts.diagnose import search_strategy
+    from tilefit.verdicts.exact import search_exact
 
-    result = search_exact(capture, settings.time_limit, subset_time_limit=0)
-    strategy = EXACT_SEARCH if result.placement is not None else None
+    # One process per capture: the batch runs captures side by side already.
+    result = search_exact(capture, settings.time_limit, workers=1)
+    strategy = search_strategy(result.route) if result.placement is not None else None
     return _with_bounds(capture, result.status, strategy, None)
+
+
+def warm_up(settings: Settings) -> None:
+    """Compile the search kernels here, before any worker starts, when the mode searches:
+    the workers then load them from the cache instead of each compiling them in a
+    capture's time (``tilefit.search.warm``)."""
+    if settings.mode == "solve" or (settings.mode == "diagnose" and settings.search):
+        from tilefit.search.warm import ensure_compiled
+
+        ensure_compiled()
 
 
 MODES: dict[str, Mode] = {

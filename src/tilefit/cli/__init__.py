@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from importlib import import_module
 from types import ModuleType
 from typing import NoReturn
@@ -114,4 +116,8 @@ def entry() -> None:
         code = common.EXIT_BROKEN_PIPE
     if code == common.EXIT_BROKEN_PIPE:
         common.silence_stdout()
+    if common.QUICK_EXIT["asked"]:
+        with suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)

@@ -41,8 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
     common.add_time_limit_argument(
         parser,
-        "seconds for the verdict when the strategies fail: the search, then the closest"
-        " placement (default 10)",
+        "seconds for the whole command when the strategies fail: the search, then the"
+        " closest placement (default 10); the one-time compilation of the search kernels"
+        " after installing tilefit is not counted",
     )
     parser.add_argument(
         "--no-search", action="store_true", help="stop after the strategies (no search)"
@@ -51,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = common.command_started()  # --time-limit bounds the whole process
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.verdicts.diagnose import diagnose
 
@@ -58,13 +60,17 @@ def run(args: argparse.Namespace) -> int:
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
     result = diagnose(
-        capture, time_limit=args.time_limit, search=not args.no_search, workers=args.workers
+        capture,
+        time_limit=common.time_left(started, args.time_limit),
+        search=not args.no_search,
+        workers=args.workers,
     )
     common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(diagnosis_json(result))
     else:
         print("\n".join(diagnosis_lines(result, args.output)))
+    common.quick_exit()  # the whole process is the limit's
     return common.EXIT_OK if result.verdict in ("fits", "fragmentation") else common.EXIT_NO
 
 

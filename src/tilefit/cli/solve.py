@@ -1,4 +1,4 @@
-"""tilefit solve: find a placement or prove that none exists (exact search)."""
+"""tilefit solve: find a placement or prove that none exists (the search portfolio)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,21 @@ if TYPE_CHECKING:
 
 NAME = "solve"
 HELP = (
-    "exact search: find a placement under every constraint or prove that none exists "
+    "search: find a placement under every constraint or prove that none exists "
     "(exit 0 solved, 1 infeasible or time-out, 2 bad input)"
 )
 EXAMPLE = """example:
   tilefit solve tile0.json --time-limit 30 -o tile0.placement.json
   tilefit solve A.1048576.csv --minimize --json
+  tilefit solve tile0.json --node-limit 1000000
 
+solve decides with the same search portfolio as diagnose (fast placements and
+proofs racing on up to 2 cores). --node-limit runs the bare exact search
+instead, whose answer depends only on the capture (not on the machine) as long
+as the time limit is not reached first.
+--time-limit bounds the whole command, from its start to its exit, the
+irreducible subset included; only the one-time compilation of the search
+kernels after installing tilefit is not counted (a line on stderr says so).
 --minimize finds the lowest memory top (the end of the highest byte) at which a
 placement exists; with several ranges, every range is cut at that top. On a
 time-out it reports the interval [lower bound, best top found].
@@ -30,19 +38,22 @@ be placed together, while dropping any one of them makes the rest placeable.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help=(
-            "seconds for the search (default 10), and as many again for the irreducible "
-            "subset of an infeasible capture; a time-out is never taken as infeasible"
-        ),
+    common.add_time_limit_argument(
+        parser,
+        "seconds for the whole command, the irreducible subset of an infeasible capture "
+        "included (default 10); a time-out is never taken as infeasible",
     )
     parser.add_argument(
         "--minimize", action="store_true", help="find the lowest memory top that still fits"
     )
+    parser.add_argument(
+        "--node-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the bare exact search for at most N nodes (deterministic), not the portfolio",
+    )
+    common.add_workers_argument(parser)
     parser.add_argument(
         "-o", "--output", metavar="PLACEMENT", help="write the placement found to this JSON file"
     )
@@ -50,13 +61,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = common.command_started()  # --time-limit bounds the whole process
     from tilefit.output.jsonout import heap_json, solve_json
     from tilefit.verdicts.exact import search_exact
 
-    common.check_seconds(args.time_limit, "--time-limit")
+    common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
+    common.check_count(args.node_limit, "--node-limit", 1)
+    common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
     result = search_exact(
-        capture, args.time_limit, minimize=args.minimize, subset_time_limit=args.time_limit
+        capture,
+        common.time_left(started, args.time_limit),
+        minimize=args.minimize,
+        node_limit=args.node_limit,
+        workers=args.workers,
     )
     common.write_found(result.placement, args.output)
     out = solve_json(result)
@@ -65,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(out)
     else:
         print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
+    common.quick_exit()  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 

@@ -97,6 +97,7 @@ class Annealer:
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0
         self.period = PERIOD
+        self.pace = 0.0  # seconds one iteration took in the last full chunk (0: not known)
         self.knobs = np.array(
             [EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH, WHOLE_SHARE], dtype=np.float64
         )
@@ -144,6 +145,14 @@ class Annealer:
         bases = {int(k): int(self.best_y[k]) for k in np.flatnonzero(self.best_placed)}
         return partial_of(self.model, bases, self.left_out)
 
+    def _until(self, deadline: float) -> int:
+        """Iterations that fit before the deadline at the last chunk's pace (at least one):
+        a whole chunk far from it, fewer near it, so that a run keeps its deadline."""
+        remaining = deadline - time.monotonic()
+        if self.pace <= 0.0 or remaining >= CHUNK * self.pace:
+            return CHUNK
+        return max(1, int(remaining / self.pace))
+
     @property
     def stalled(self) -> int:
         """Iterations run since the best state last improved."""
@@ -167,7 +176,8 @@ class Annealer:
                 break
             if stall is not None and self.stalled >= stall:
                 break
-            step = min(CHUNK, left)
+            step = min(CHUNK, left, self._until(deadline))
+            chunk_started = time.monotonic()
             iterate(
                 p,
                 self.y,
@@ -182,6 +192,8 @@ class Annealer:
                 self.knobs,
                 step,
             )
+            if step == CHUNK:
+                self.pace = (time.monotonic() - chunk_started) / step
             left -= step
         if self.counters[1] > 0:
             return None

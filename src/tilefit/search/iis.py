@@ -16,6 +16,7 @@ import time
 from tilefit.model.capture import Capture
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
+from tilefit.search.warm import ensure_compiled
 
 
 def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] | None:
@@ -24,11 +25,12 @@ def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] |
     None when the capture is not proven infeasible, or when the time limit
     ends the filter before it is done.
     """
-    budget = Budget(time_limit)
+    ensure_compiled()
+    deadline = time.monotonic() + time_limit  # the proof and the filter share the limit
     model = build_model(capture)
-    if search(model, budget).status != INFEASIBLE:
+    if search(model, Budget(time_limit)).status != INFEASIBLE:
         return None
-    ids, irreducible = shrink(model, time.monotonic() + time_limit)
+    ids, irreducible = shrink(model, deadline)
     return ids if irreducible else None
 
 

@@ -19,6 +19,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
+from tilefit.search.warm import ensure_compiled
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,19 @@ class MinimizeResult:
         return self.best_top is not None and self.best_top == self.lower_bound
 
 
-def minimize(capture: Capture, time_limit: float) -> MinimizeResult:
+def minimize(
+    capture: Capture,
+    time_limit: float,
+    *,
+    node_limit: int | None = None,
+    first: Placement | None = None,
+) -> MinimizeResult:
+    """The lowest top within ``time_limit`` (and ``node_limit`` nodes over all probes).
+
+    ``first``, a valid placement found already (``tilefit solve`` asks the portfolio),
+    is the first upper bound; without it the exact search finds one at the full top.
+    """
+    ensure_compiled()
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
@@ -45,7 +58,8 @@ def minimize(capture: Capture, time_limit: float) -> MinimizeResult:
     def probe(top: int, share: float) -> tuple[str, Placement | None]:
         nonlocal nodes
         remaining = deadline - time.monotonic()
-        budget = Budget(max(0.0, remaining * share))
+        left = None if node_limit is None else max(0, node_limit - nodes)
+        budget = Budget(max(0.0, remaining * share), left)
         probe_model = model if top >= model.top else build_model(capture, top)
         outcome = search(probe_model, budget)
         nodes += budget.nodes
@@ -56,12 +70,16 @@ def minimize(capture: Capture, time_limit: float) -> MinimizeResult:
     def result(status: str, best: int | None, placement: Placement | None) -> MinimizeResult:
         return MinimizeResult(status, time.monotonic() - started, nodes, lower, best, placement)
 
-    status, placement = probe(model.top, 1.0)
+    placement = first
     if placement is None:
-        return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
+        status, placement = probe(model.top, 1.0)
+        if placement is None:
+            return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
     best = placement_top(capture, placement)
     probe_from = lower
     while probe_from < best and time.monotonic() < deadline:
+        if node_limit is not None and nodes >= node_limit:
+            break
         mid = (probe_from + best - 1) // 2
         status, found = probe(mid, 0.5)
         if found is not None:
@@ -72,6 +90,13 @@ def minimize(capture: Capture, time_limit: float) -> MinimizeResult:
         else:  # timed out: look higher, where a placement may come quicker
             probe_from = mid + 1
     return result(SOLVED, best, placement)
+
+
+def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> MinimizeResult:
+    """The answer of a minimization whose first question (any placement at all?) ended
+    ``status``, infeasible or timed out, without a placement."""
+    lower = top_lower_bound(capture, build_model(capture))
+    return MinimizeResult(status, seconds, nodes, lower, None, None)
 
 
 def placement_top(capture: Capture, placement: Placement) -> int:

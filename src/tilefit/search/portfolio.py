@@ -37,9 +37,9 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
 from tilefit.engine.attempt import Prepared
-from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.anneal import Annealer, Restarts
+from tilefit.search.anneal import Restarts
 from tilefit.search.bracket import split_relaxation
 from tilefit.search.cliques import clique_core
 from tilefit.search.contention import Features
@@ -49,6 +49,7 @@ from tilefit.search.model import Model, build_model
 from tilefit.search.partial import Partial, better
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.steps import prove_by_steps
+from tilefit.search.warm import ensure_compiled
 
 EXACT_FIRST_SHARE = 0.4
 """Of the prove member's time, what the exact search may take first."""
@@ -80,8 +81,9 @@ ANNEAL_SEED = 7919
 SUBSET_TRIAL_NODES = 20_000
 """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
 
-SUBSET_FLOOR = 1.0
-"""Seconds an irreducible subset may take even when the proof came at the time limit."""
+
+GRACE = 0.2
+"""Seconds past the deadline after which the parent stops a member that has not answered."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class Decision:
     irreducible: bool  # the subset loses its infeasibility without any one of its ids
     seconds: float
     partial: Partial | None = None  # when TIMEOUT: the best partial placement seen, if any
+    nodes: int = 0  # the exact search's nodes in the member that answered (0 for find)
 
 
 Member = Callable[[Capture, float], Decision]
@@ -103,14 +106,21 @@ Member = Callable[[Capture, float], Decision]
 def decide(
     capture: Capture, time_limit: float, *, workers: int | None = None, seed: int = 0
 ) -> Decision:
-    """Run the find and prove members within ``time_limit`` seconds; the first decisive wins."""
+    """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
+
+    The limit bounds the whole call, down to stopping the members' processes (within
+    ``GRACE``), except the one-time compilation of the kernels (``tilefit.search.warm``),
+    which happens before it starts.
+    """
     started = time.monotonic()
+    # Here once, not in every member; a compilation is given back, loading a cache is not.
+    started += ensure_compiled()
+    deadline = started + time_limit
     members: list[Member] = [lambda c, t: _find(c, t, seed), lambda c, t: _prove(c, t, seed)]
     if _parallel(workers):
-        _warm_up()  # compile or load the kernel once here, not once in every member
-        decision = _race(capture, time_limit, members)
+        decision = _race(capture, deadline, members)
     else:
-        decision = _turns(capture, time_limit, seed)
+        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed)
     return replace(decision, seconds=time.monotonic() - started)
 
 
@@ -144,28 +154,19 @@ def _closer(first: Decision, second: Decision) -> Decision:
     return replace(second, partial=better(first.partial, second.partial))
 
 
-def _warm_up() -> None:
-    """Run the kernel and the annealing loop once on a one-request capture (numba compiles
-    or loads them on first call: here once, not in every member)."""
-    memory = Memory(1, (Range(0, 1),))
-    model = build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),)))
-    search(model, Budget(60))
-    Annealer(model, {}, 1).run(1, time.monotonic() + 60)
-
-
-def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decision:
+def _race(capture: Capture, deadline: float, members: list[Member]) -> Decision:
     context = multiprocessing.get_context("fork")
     pipes: list[Connection] = []
     processes = []
     for member in members:
         theirs, ours = context.Pipe(duplex=False)
-        process = context.Process(target=_serve, args=(member, capture, time_limit, ours))
+        process = context.Process(target=_serve, args=(member, capture, deadline, ours))
         process.start()
         ours.close()
         pipes.append(theirs)
         processes.append(process)
-    # Members keep the limit themselves; a proof may take SUBSET_FLOOR more for its subset.
-    deadline = time.monotonic() + time_limit + SUBSET_FLOOR + 1.0
+    # Members keep the deadline themselves; one still busy GRACE after it is stopped.
+    deadline += GRACE
     answer = Decision(TIMEOUT, None, None, None, False, 0.0)
     try:
         waiting = list(pipes)
@@ -195,11 +196,12 @@ def _race(capture: Capture, time_limit: float, members: list[Member]) -> Decisio
     return answer
 
 
-def _serve(member: Member, capture: Capture, time_limit: float, pipe: Connection) -> None:
+def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) -> None:
     # Ctrl-C reaches the whole process group: the parent answers it and stops the members.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        pipe.send(member(capture, time_limit))
+        # The deadline, not a duration: the time the fork took is the limit's too.
+        pipe.send(member(capture, max(0.0, deadline - time.monotonic())))
     except Exception as error:  # sent to the parent, which raises it
         pipe.send(error)
     finally:
@@ -214,12 +216,20 @@ def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
 
 
 def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
+    """``_proofs``, with the nodes its exact searches visited."""
+    budgets: list[Budget] = []
+    decision = _proofs(capture, time_limit, seed, budgets)
+    return replace(decision, nodes=sum(b.nodes for b in budgets))
+
+
+def _proofs(capture: Capture, time_limit: float, seed: int, budgets: list[Budget]) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
     relaxations, the split relaxation when some are; then, in turns, the exact search and a
     second annealing search (another seed, another start than the find member's: on
     dense feasible tiles it is what decides, and a placement ends the race as well as a
-    proof)."""
+    proof). A proof's subset is shrunk in the time left: one found at the limit keeps
+    the subset it came with, reported as not shown irreducible."""
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
@@ -227,7 +237,7 @@ def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
     if clique is not None:
         return _infeasible(model.restricted(clique), "elements", started, deadline)
     if not model.pinned:  # complete without enumeration: often decides at once
-        budget = Budget(time_limit * EXACT_FIRST_SHARE)
+        budget = _budget(budgets, time_limit * EXACT_FIRST_SHARE)
         first = _exact(capture, model, started, budget, deadline)
         if first is not None:
             return first
@@ -236,7 +246,7 @@ def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
         return _infeasible(core, "steps", started, deadline)
     if model.pinned:
         relaxed = split_relaxation(capture)
-        outcome = search(relaxed, Budget(time_limit * RELAXATION_SHARE))
+        outcome = search(relaxed, _budget(budgets, time_limit * RELAXATION_SHARE))
         if outcome.status == INFEASIBLE:
             return _infeasible(relaxed, "relaxation", started, deadline)
         if outcome.bases is not None:
@@ -245,11 +255,22 @@ def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    return _anneal_and_exact(capture, model, seed, started, deadline)
+    return _anneal_and_exact(capture, model, seed, started, deadline, budgets)
+
+
+def _budget(budgets: list[Budget], time_limit: float, node_limit: int | None = None) -> Budget:
+    """A new budget, counted among the member's."""
+    budgets.append(Budget(time_limit, node_limit))
+    return budgets[-1]
 
 
 def _anneal_and_exact(
-    capture: Capture, model: Model, seed: int, started: float, deadline: float
+    capture: Capture,
+    model: Model,
+    seed: int,
+    started: float,
+    deadline: float,
+    budgets: list[Budget],
 ) -> Decision:
     """The exact search with a node allowance that doubles, each turn followed by an
     annealing slice ``ANNEAL_RATIO`` times as long (``Restarts``, continued from turn to
@@ -267,7 +288,7 @@ def _anneal_and_exact(
     nodes = EXACT_FIRST_NODES
     while time.monotonic() < deadline:
         turn = time.monotonic()
-        budget = Budget(max(0.0, deadline - turn), nodes)
+        budget = _budget(budgets, max(0.0, deadline - turn), nodes)
         decided = _exact(capture, model, started, budget, deadline)
         if decided is not None:
             return decided
@@ -297,10 +318,8 @@ def _exact(
 
 def _infeasible(core: Model, member: str, started: float, deadline: float) -> Decision:
     """A proof, with an infeasible subset of the model proven infeasible, shrunk in the time
-    left (and at least a little more: a proof found at the deadline deserves its explanation)."""
-    ids, irreducible = shrink(
-        core, max(deadline, time.monotonic() + SUBSET_FLOOR), SUBSET_TRIAL_NODES
-    )
+    left (none past the deadline: the limit bounds the subset too)."""
+    ids, irreducible = shrink(core, deadline, SUBSET_TRIAL_NODES)
     return Decision(INFEASIBLE, None, member, ids, irreducible, time.monotonic() - started)
 
 

@@ -21,6 +21,7 @@ from tilefit.search import state
 from tilefit.search.model import Model, build_model
 from tilefit.search.problem import free_problem
 from tilefit.search.run import Run
+from tilefit.search.warm import ensure_compiled
 
 SOLVED = "solved"
 INFEASIBLE = "infeasible"
@@ -75,6 +76,7 @@ def solve(capture: Capture, time_limit: float, node_limit: int | None = None) ->
     With ``node_limit`` the answer depends only on the capture (not on the
     machine's speed) as long as the time limit is not reached first.
     """
+    ensure_compiled()  # the one-time compilation, before the limit starts
     started = time.monotonic()
     budget = Budget(time_limit, node_limit)
     model = build_model(capture)

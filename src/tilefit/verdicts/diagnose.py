@@ -114,14 +114,16 @@ def diagnose(
     """One verdict for a capture, with its evidence.
 
     ``time_limit`` bounds the whole (the bounds and the strategies are cheap; the search
-    leaves time for the closest placement when it ends undecided);
+    leaves time for the closest placement when it ends undecided), except the one-time
+    compilation of the search kernels when no cache holds them (``tilefit.search.warm``:
+    it happens before the search starts, with a line on stderr);
     ``search=False`` stops after the strategies (verdict ``undetermined`` when
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
     among the strategies, so the retry chain's choice is the one reported.
     ``workers`` caps the processes the search races on (default: up to 2 of
     the machine's cores; 1 runs its members in turn, in this process).
     """
-    started = time.monotonic()
+    began = started = time.monotonic()
     report = bound(capture)
     prepared = Prepared.of(capture)
     replayed = replay(prepared)  # the production attempts, as production runs them
@@ -139,10 +141,12 @@ def diagnose(
         outcome = _other_strategies(capture, prepared, fallbacks)
         passes = time.monotonic() - passes_started
         if outcome.verdict is None and search:
+            started += _compile()  # the one-time compilation is not the limit's
             remaining = max(0.0, time_limit - (time.monotonic() - started))
-            # The closest placement, if the search ends undecided, is about as many greedy
-            # passes as were just run: keep that much of the limit for it.
-            reserve = min(CLOSEST_SECONDS, passes, remaining / 5)
+            # The closest placement, if the search ends undecided, is the 16 strategies and
+            # 8 constraint-aware passes on a larger capture, about twice the passes just
+            # run: keep that much of the limit for it.
+            reserve = min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
             outcome = _search(capture, remaining - reserve, workers)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
@@ -160,7 +164,7 @@ def diagnose(
         placement=outcome.placement,
         search_status=outcome.search_status,
         irreducible_subset=outcome.subset,
-        seconds=time.monotonic() - started,
+        seconds=time.monotonic() - began,
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
@@ -201,6 +205,16 @@ def _other_strategies(
         if attempt.fits:
             return _Outcome("fragmentation", name, _checked(capture, attempt))
     return _Outcome()
+
+
+def _compile() -> float:
+    """Compile the search kernels if no cache holds them: the seconds it took (see
+    ``tilefit.search.warm``). The search's modules are imported here too, so that the
+    time they take is counted before the search's share of the limit is."""
+    import tilefit.search.portfolio  # noqa: F401
+    from tilefit.search.warm import ensure_compiled
+
+    return ensure_compiled()
 
 
 def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcome:

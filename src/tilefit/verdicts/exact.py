@@ -1,8 +1,15 @@
-"""The exact search as a verdict: solve (or minimize), then explain an infeasible capture.
+"""The search as a verdict for ``solve``: a placement, a proof with its subset, or a time-out.
 
-An infeasible answer comes with an irreducible subset: units that cannot be
-placed together, while dropping any one of them makes the rest placeable.
-``solve`` and ``diagnose`` both ask this one function.
+``solve`` decides with the portfolio (``tilefit.search.portfolio``), the same
+decider as ``diagnose``: whatever ``diagnose`` decides within a limit,
+``solve`` decides within it. With a node limit it runs the bare exact kernel
+instead (``tilefit.search.solver``), whose answer depends on the capture alone
+as long as the time limit is not reached first. ``--minimize`` starts from the
+placement the decider found, as its first upper bound.
+
+An infeasible answer comes with an irreducible subset when one was found in
+time: units that cannot be placed together, while dropping any one of them
+makes the rest placeable.
 
 The search compiles its kernel with numba, so ``tilefit.search`` is imported
 only when a search runs: commands that never search never load numba.
@@ -11,11 +18,12 @@ only when a search runs: commands that never search never load numba.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
+from tilefit.verdicts.check import check
 
 if TYPE_CHECKING:
     from tilefit.search import MinimizeResult, SolveResult
@@ -30,6 +38,7 @@ class ExactResult:
 
     result: SolveResult | MinimizeResult
     irreducible_subset: tuple[str, ...] | None  # when infeasible and found within the time
+    route: str | None = None  # the portfolio's route that decided (see diagnose.SEARCH_ROUTES)
 
     @property
     def status(self) -> str:
@@ -54,25 +63,79 @@ def search_exact(
     time_limit: float,
     *,
     minimize: bool = False,
-    subset_time_limit: float | None = None,
+    node_limit: int | None = None,
+    workers: int | None = None,
 ) -> ExactResult:
-    """Solve ``capture`` (or, with ``minimize``, find its lowest memory top); when it
-    is infeasible, look for an irreducible subset.
+    """Solve ``capture`` (or, with ``minimize``, find its lowest memory top) within
+    ``time_limit``, subset included; when it is infeasible, the subset that explains it.
 
-    The subset gets ``subset_time_limit`` seconds, or by default what the search
-    left of ``time_limit``; none is looked for when no time is left.
+    Without ``node_limit``, the portfolio decides (``workers`` as for ``diagnose``);
+    with it, the bare exact kernel, deterministically. The one-time compilation of
+    the kernels happens before the limit starts (``tilefit.search.warm``).
     """
-    from tilefit import search  # compiles its kernel on first use
+    began = time.monotonic()  # importing the search (numba) is the limit's too
+    from tilefit.search.warm import ensure_compiled  # compiles the kernels on first use
 
-    started = time.monotonic()
-    if minimize:
-        result: SolveResult | MinimizeResult = search.minimize(capture, time_limit)
+    deadline = began + ensure_compiled() + time_limit
+
+    def left() -> float:
+        return max(0.0, deadline - time.monotonic())
+
+    if node_limit is not None:  # the bare kernel's placements are "exact" too
+        found = _bare(capture, left(), minimize, node_limit, deadline)
     else:
-        result = search.solve(capture, time_limit)
+        found = _portfolio(capture, left(), minimize, workers)
+    if found.result.placement is not None:
+        _referee(capture, found.result.placement)
+    return replace(found, result=replace(found.result, seconds=time.monotonic() - began))
+
+
+def _bare(
+    capture: Capture, time_limit: float, minimize: bool, node_limit: int, deadline: float
+) -> ExactResult:
+    from tilefit import search
+
+    if minimize:
+        result: SolveResult | MinimizeResult = search.minimize(
+            capture, time_limit, node_limit=node_limit
+        )
+    else:
+        result = search.solve(capture, time_limit, node_limit)
     subset = None
     if result.status == search.INFEASIBLE:
-        budget = subset_time_limit
-        if budget is None:
-            budget = max(0.0, time_limit - (time.monotonic() - started))
-        subset = search.irreducible_subset(capture, budget) if budget > 0 else None
-    return ExactResult(result, subset)
+        subset = search.irreducible_subset(capture, max(0.0, deadline - time.monotonic()))
+    return ExactResult(result, subset, "exact")
+
+
+def _portfolio(
+    capture: Capture, time_limit: float, minimize: bool, workers: int | None
+) -> ExactResult:
+    from tilefit import search
+    from tilefit.search.minimize import undecided
+    from tilefit.search.portfolio import decide
+
+    started = time.monotonic()
+    decision = decide(capture, time_limit, workers=workers)
+    subset = decision.subset if decision.irreducible else None
+    if not minimize:
+        solved = search.SolveResult(
+            decision.status, decision.seconds, decision.nodes, decision.placement
+        )
+        return ExactResult(solved, subset, decision.member)
+    if decision.placement is None:
+        lowest = undecided(capture, decision.status, decision.seconds, decision.nodes)
+        return ExactResult(lowest, subset, decision.member)
+    _referee(capture, decision.placement)  # before it bounds anything
+    left = max(0.0, time_limit - (time.monotonic() - started))
+    lowest = search.minimize(capture, left, first=decision.placement)
+    return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.member)
+
+
+def _referee(capture: Capture, placement: Placement) -> None:
+    verdict = check(capture, placement)
+    if not verdict.valid:
+        first = verdict.violations[0]
+        raise RuntimeError(
+            f"internal error: the placement the search found fails the checker "
+            f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
+        )

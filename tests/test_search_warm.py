@@ -1,0 +1,60 @@
+"""The first run after install answers as a warm one: the kernels compile before the limit.
+
+A fresh interpreter with an empty ``NUMBA_CACHE_DIR`` is a fresh install as far as
+numba's cache goes. The tile is one that no strategy places, so that ``diagnose``
+needs the search; its limit is shorter than the compilation, which used to eat it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilefit.formats.save import write_capture
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture
+from tilefit.search import jit
+from tilefit.verdicts.experiment import experiment
+
+COMPILING = "tilefit: compiling the search kernels once"
+
+
+def hard_small_tile() -> Capture:
+    """42 requests at 90% that none of the 16 strategies places (the search does, fast)."""
+    capture, _ = planted_tile(PlantedRecipe(requests=40, density=0.9, seed=11, horizon=12))
+    assert not any(row.fits for row in experiment(capture))
+    return capture
+
+
+def _run(args: list[str], cache: Path) -> tuple[dict[str, object], str]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env.pop("TILEFIT_NO_JIT", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "tilefit", *args], env=env, capture_output=True, text=True
+    )
+    assert done.returncode in (0, 1), done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result, done.stderr
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba is not installed: nothing compiles")
+def test_the_first_run_on_an_empty_cache_answers_as_a_warm_one(tmp_path: Path) -> None:
+    path = tmp_path / "tile.json"
+    write_capture(hard_small_tile(), path)
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    command = ["diagnose", str(path), "--json", "--time-limit", "5"]
+    cold, said = _run(command, cache)
+    assert COMPILING in said and "search kernels compiled in" in said
+    assert len(said.strip().splitlines()) == 2  # one line before, one after: nothing more
+    assert any(cache.iterdir())  # the compiled kernels were cached
+    warm, said_warm = _run(command, cache)
+    assert COMPILING not in said_warm
+    assert cold["verdict"] == warm["verdict"] == "fragmentation"
+    solved, said_solve = _run(["solve", str(path), "--json", "--time-limit", "5"], cache)
+    assert COMPILING not in said_solve and solved["status"] == "solved"
