@@ -33,7 +33,14 @@ ORDERINGS = ("WAT", "TAW", "TWA")
 KEYS = "WAT"  # the kernel's key codes: 0 width, 1 area, 2 section total
 
 CHUNK = 4096
-"""Nodes between deadline checks."""
+"""Nodes between deadline checks, at most."""
+
+FIRST_CHUNK = 64
+"""Nodes of the first kernel call, before the pace of this search is known."""
+
+SLICE = 0.05
+"""Seconds a kernel call may take at the measured pace: on a large capture one node can
+cost milliseconds, and a whole CHUNK then runs long past the deadline."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class Budget:
         self.deadline = time.monotonic() + time_limit
         self.node_limit = node_limit
         self.nodes = 0
+        self.pace = 0.0  # seconds per kernel node, from the last call (0: not known yet)
 
     def spent(self) -> bool:
         if self.node_limit is not None and self.nodes >= self.node_limit:
@@ -58,10 +66,18 @@ class Budget:
         return time.monotonic() >= self.deadline
 
     def allowance(self) -> int:
-        """How many more nodes the next kernel call may visit."""
+        """How many more nodes the next kernel call may visit: about SLICE seconds' worth
+        at the pace measured, so that the deadline is checked in time."""
+        step = int(SLICE / self.pace) if self.pace > 0 else FIRST_CHUNK
+        step = max(1, min(CHUNK, step))
         if self.node_limit is None:
-            return CHUNK
-        return max(0, min(CHUNK, self.node_limit - self.nodes))
+            return step
+        return max(0, min(step, self.node_limit - self.nodes))
+
+    def measured(self, nodes: int, seconds: float) -> None:
+        """A kernel call visited ``nodes`` in ``seconds``."""
+        if nodes > 0:
+            self.pace = seconds / nodes
 
 
 @dataclass(frozen=True)
@@ -188,6 +204,8 @@ def _drive(run: Run, allowance: int, budget: Budget) -> int:
         if step <= 0 or budget.spent():
             break
         before = run.nodes
+        began = time.monotonic()
         status = run.advance(min(allowance, before + step))
+        budget.measured(run.nodes - before, time.monotonic() - began)
         budget.nodes += run.nodes - before
     return status

@@ -144,6 +144,8 @@ def prove_by_steps(model: Model, deadline: float) -> Model | None:
     seen: set[frozenset[tuple[str, tuple[str, ...]]]] = set()
     wholes: list[Model] = []
     for step in loaded_steps(model):
+        if time.monotonic() >= deadline:  # thousands of steps of a large capture take long
+            break
         whole = step_model(model, step)
         wholes.append(whole)
         for group in groups(whole):
