@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _standing(capture: Capture, out: dict[str, Any]) -> HeapStanding | None:
     """For an imported capture: its compiler's heap beside the lowest top found."""
+    from tilefit.model.placement import placement_top
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.heap import heap_standing
 
@@ -96,8 +97,7 @@ def _standing(capture: Capture, out: dict[str, Any]) -> HeapStanding | None:
         return None
     best = out["best_top"]
     if best is None and out["placement"] is not None:
-        by_id = capture.request_by_id
-        best = max((o + by_id[i].size for i, o in out["placement"]["offsets"].items()), default=0)
+        best = placement_top(capture, out["placement"]["offsets"])
     return heap_standing(capture, bound(capture).lower_bound, best, bool(out["optimal"]))
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
 
 PLACEMENT_FORMAT = "tilefit-placement"
 
@@ -23,3 +26,9 @@ class Placement:
             "capture": self.capture,
             "offsets": dict(self.offsets),
         }
+
+
+def placement_top(capture: Capture, offsets: Mapping[str, int]) -> int:
+    """The memory top a placement reaches: the end of its highest byte (0 when empty)."""
+    by_id = capture.request_by_id
+    return max((o + by_id[i].size for i, o in offsets.items()), default=0)

@@ -25,7 +25,7 @@ from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.errors import INT_LIMIT
-from tilefit.model.placement import Placement
+from tilefit.model.placement import Placement, placement_top
 from tilefit.search.contention import Features
 from tilefit.search.model import build_model
 from tilefit.search.partial import Partial, finish
@@ -118,7 +118,6 @@ def closest(
 
 
 def _closest(capture: Capture, name: str, placement: Placement) -> Closest:
-    by_id = capture.request_by_id
-    reach = max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
+    reach = placement_top(capture, placement.offsets)
     overflow = max(0, reach - capture.memory.size)
     return Closest(overflow, capture.available + overflow, name, placement)

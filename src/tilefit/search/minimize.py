@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
-from tilefit.model.placement import Placement
+from tilefit.model.placement import Placement, placement_top
 from tilefit.search.model import Model, build_model
 from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
 from tilefit.search.warm import ensure_compiled
@@ -75,7 +75,7 @@ def minimize(
         status, placement = probe(model.top, 1.0)
         if placement is None:
             return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
-    best = placement_top(capture, placement)
+    best = placement_top(capture, placement.offsets)
     probe_from = lower
     while probe_from < best and time.monotonic() < deadline:
         if node_limit is not None and nodes >= node_limit:
@@ -83,7 +83,7 @@ def minimize(
         mid = (probe_from + best - 1) // 2
         status, found = probe(mid, 0.5)
         if found is not None:
-            placement, best = found, placement_top(capture, found)
+            placement, best = found, placement_top(capture, found.offsets)
         elif status == INFEASIBLE:
             lower = max(lower, mid + 1)
             probe_from = max(probe_from, lower)
@@ -97,11 +97,6 @@ def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> Mini
     ``status``, infeasible or timed out, without a placement."""
     lower = top_lower_bound(capture, build_model(capture))
     return MinimizeResult(status, seconds, nodes, lower, None, None)
-
-
-def placement_top(capture: Capture, placement: Placement) -> int:
-    by_id = capture.request_by_id
-    return max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
 
 
 def top_lower_bound(capture: Capture, model: Model) -> int:

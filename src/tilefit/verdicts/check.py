@@ -92,6 +92,19 @@ def check(
     return CheckResult(tuple(found), not_listed)
 
 
+def referee(capture: Capture, placement: Placement, source: str) -> Placement:
+    """``placement``, which the checker must find valid: one tilefit made, so a violation
+    is tilefit's bug (RuntimeError naming ``source``), never the user's input."""
+    verdict = check(capture, placement)
+    if not verdict.valid:
+        first = verdict.violations[0]
+        raise RuntimeError(
+            f"internal error: the placement from {source} fails the checker "
+            f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
+        )
+    return placement
+
+
 def _missing(capture: Capture, offsets: Mapping[str, int]) -> Iterator[Violation]:
     for r in capture.requests:
         if r.id not in offsets:

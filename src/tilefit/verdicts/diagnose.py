@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
-from tilefit.model.placement import Placement
+from tilefit.model.placement import Placement, placement_top
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
-from tilefit.verdicts.check import check
+from tilefit.verdicts.check import referee
 from tilefit.verdicts.exact import EXACT_SEARCH
 from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.pieces import PiecesShort
@@ -173,10 +173,7 @@ def diagnose(
 
 
 def _top(capture: Capture, placement: Placement | None) -> int | None:
-    if placement is None:
-        return None
-    by_id = capture.request_by_id
-    return max((o + by_id[i].size for i, o in placement.offsets.items()), default=0)
+    return None if placement is None else placement_top(capture, placement.offsets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +224,7 @@ def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcom
         return _Outcome(
             "fragmentation",
             name,
-            _referee(capture, decision.placement, name),
+            referee(capture, decision.placement, name),
             search_status="solved",
             route=route,
         )
@@ -275,22 +272,11 @@ def _closest(capture: Capture, time_limit: float, partial: Partial | None) -> Cl
 
     found = closest(capture, min(CLOSEST_SECONDS, max(time_limit, 0.1)), partial=partial)
     if found is not None:
-        _referee(extended(capture, found.overflow), found.placement, "the closest placement")
+        referee(extended(capture, found.overflow), found.placement, "the closest placement")
     return found
 
 
 def _checked(capture: Capture, attempt: Attempt) -> Placement:
     placement = attempt.placement
     assert placement is not None
-    return _referee(capture, placement, attempt.strategy.name)
-
-
-def _referee(capture: Capture, placement: Placement, source: str) -> Placement:
-    verdict = check(capture, placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
-        raise RuntimeError(
-            f"internal error: the placement from {source} fails the checker "
-            f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
-        )
-    return placement
+    return referee(capture, placement, attempt.strategy.name)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.verdicts.check import check
+from tilefit.verdicts.check import referee
 
 if TYPE_CHECKING:
     from tilefit.search import MinimizeResult, SolveResult
@@ -86,7 +86,7 @@ def search_exact(
     else:
         found = _portfolio(capture, left(), minimize, workers)
     if found.result.placement is not None:
-        _referee(capture, found.result.placement)
+        referee(capture, found.result.placement, "the search")
     return replace(found, result=replace(found.result, seconds=time.monotonic() - began))
 
 
@@ -125,17 +125,7 @@ def _portfolio(
     if decision.placement is None:
         lowest = undecided(capture, decision.status, decision.seconds, decision.nodes)
         return ExactResult(lowest, subset, decision.member)
-    _referee(capture, decision.placement)  # before it bounds anything
+    referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
     lowest = search.minimize(capture, left, first=decision.placement)
     return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.member)
-
-
-def _referee(capture: Capture, placement: Placement) -> None:
-    verdict = check(capture, placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
-        raise RuntimeError(
-            f"internal error: the placement the search found fails the checker "
-            f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
-        )
