@@ -227,13 +227,15 @@ def transformer_train_remat(size: int) -> tuple[Any, tuple[Any, ...]]:
     return _train_step(size, True)
 
 
-def rnn_scan(size: int) -> tuple[Any, tuple[Any, ...]]:
-    """The loss and gradients of stacked tanh RNN layers, each a lax.scan over time."""
+def _stacked_rnn(
+    width: int, steps: int, batch: int, layers: int, seed: int, name: str
+) -> tuple[Any, tuple[Any, ...]]:
+    """The loss and gradients of stacked tanh RNN layers, each a lax.scan over time;
+    ``name`` names the jitted function, so XLA's module is ``jit_NAME``."""
     import jax
     import jax.numpy as jnp
 
-    width, steps, batch, layers = [(64, 8, 8, 1), (128, 32, 16, 4), (128, 64, 16, 32)][size]
-    w = _weights(3)
+    w = _weights(seed)
     params = [(w(width, width), w(width, width)) for _ in range(layers)]
     xs = w(steps, batch, width)
 
@@ -249,10 +251,17 @@ def rnn_scan(size: int) -> tuple[Any, tuple[Any, ...]]:
             total = total + (h**2).mean()
         return total + xs.mean()
 
-    def rnn_step(params: Any, xs: Any) -> Any:
+    def step(params: Any, xs: Any) -> Any:
         return jax.value_and_grad(loss)(params, xs)
 
-    return jax.jit(rnn_step), (params, xs)
+    step.__name__ = step.__qualname__ = name
+    return jax.jit(step), (params, xs)
+
+
+def rnn_scan(size: int) -> tuple[Any, tuple[Any, ...]]:
+    """Stacked RNN layers over lax.scan, three sizes."""
+    width, steps, batch, layers = [(64, 8, 8, 1), (128, 32, 16, 4), (128, 64, 16, 32)][size]
+    return _stacked_rnn(width, steps, batch, layers, 3, "rnn_step")
 
 
 def while_loop(size: int) -> tuple[Any, tuple[Any, ...]]:
@@ -310,30 +319,7 @@ def cond_branches(size: int) -> tuple[Any, tuple[Any, ...]]:
 
 def deep_rnn(size: int) -> tuple[Any, tuple[Any, ...]]:
     """The import-speed module: the loss and gradients of 150 stacked RNN layers (size unused)."""
-    import jax
-    import jax.numpy as jnp
-
-    width, steps, batch, layers = 64, 16, 8, 150
-    w = _weights(6)
-    params = [(w(width, width), w(width, width)) for _ in range(layers)]
-    xs = w(steps, batch, width)
-
-    def loss(params: Any, xs: Any) -> Any:
-        total: Any = 0.0
-        for wh, wx in params:
-
-            def cell(h: Any, x: Any, wh: Any = wh, wx: Any = wx) -> Any:
-                h = jnp.tanh(h @ wh + x @ wx)
-                return h, h
-
-            h, xs = jax.lax.scan(cell, jnp.zeros((batch, width), jnp.float32), xs)
-            total = total + (h**2).mean()
-        return total + xs.mean()
-
-    def deep_rnn_step(params: Any, xs: Any) -> Any:
-        return jax.value_and_grad(loss)(params, xs)
-
-    return jax.jit(deep_rnn_step), (params, xs)
+    return _stacked_rnn(64, 16, 8, 150, 6, "deep_rnn_step")
 
 
 PROGRAMS: dict[str, Program] = {
@@ -445,7 +431,7 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
         violations = [f"XLA: {v.kind}: {v.detail}" for v in xla_check.violations[:5]]
         lower = bound(capture).lower_bound
         started = time.monotonic()
-        found_top = search_exact(capture, time_limit, minimize=True, subset_time_limit=time_limit)
+        found_top = search_exact(capture, time_limit, minimize=True)
         solve_s = time.monotonic() - started
         result = found_top.result
         assert isinstance(result, MinimizeResult)
