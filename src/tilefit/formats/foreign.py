@@ -10,9 +10,9 @@ refereed like any other) and its heap in ``Capture.origin``. The next one
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tilefit.model.capture import Capture
+from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.placement import Placement
 
 
@@ -56,12 +56,7 @@ TOOLCHAINS: dict[str, Toolchain] = {
 
 def at_own_heap(capture: Capture) -> Capture:
     """The capture in exactly the memory its toolchain used (``--capacity`` undone)."""
-    from dataclasses import replace
-
-    from tilefit.model.capture import Memory, Range
-
     if capture.origin is None or capture.memory.size == capture.origin.heap:
         return capture
     heap = capture.origin.heap
-    name = capture.memory.ranges[0].name if capture.memory.ranges else None
-    return replace(capture, memory=Memory(heap, (Range(0, heap, name),)))
+    return replace(capture, memory=Memory(heap, (Range(0, heap, capture.memory.ranges[0].name),)))

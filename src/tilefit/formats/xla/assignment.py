@@ -60,6 +60,11 @@ class Value:
         return self.key if self.printed_index else self.instruction
 
     @property
+    def tuple_shaped(self) -> bool:
+        """A tuple's table of pointers (XLA prints a tuple shape in parentheses)."""
+        return self.shape.startswith("(")
+
+    @property
     def key(self) -> str:
         """``INSTRUCTION{INDEX}``, as the live-range dump names the value."""
         return f"{self.instruction}{self.index}"

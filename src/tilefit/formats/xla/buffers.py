@@ -63,18 +63,17 @@ def import_module(
     temps = [a for a in allocations if a.temp and a.values]
     if not temps:
         return []
-    live_file = module.live_range or module.assignment
+    live_file = module.live_ranges_file
     try:
         live = parse_live_ranges(read_text(live_file))
     except InputError as error:
         raise error.located(str(live_file)) from None
     align = _alignment(module, alignment, source)
-    return [
-        _import(module, a, live, align, capacity, f"{module.name}.alloc{a.index}")
-        if len(temps) > 1
-        else _import(module, a, live, align, capacity, module.name)
-        for a in temps
-    ]
+
+    def name(a: Allocation) -> str:  # the module's name, unless it has several heaps
+        return module.name if len(temps) == 1 else f"{module.name}.alloc{a.index}"
+
+    return [_import(module, a, live, align, capacity, name(a)) for a in temps]
 
 
 def _alignment(module: Module, given: int | None, source: str) -> int:
@@ -105,7 +104,7 @@ def _import(
             raise InputError(
                 f"line {value.line}",
                 f"value {value.name} has no live range in "
-                f"{(module.live_range or module.assignment).name}: the dumps do not match",
+                f"{module.live_ranges_file.name}: the dumps do not match",
                 source,
             )
         if value.offset % alignment:
@@ -124,8 +123,8 @@ def _import(
             source,
         )
     horizon = live.steps + 1
-    arrays = [v for v in allocation.values if not v.shape.startswith("(")]
-    tables = [v for v in allocation.values if v.shape.startswith("(")]
+    arrays = [v for v in allocation.values if not v.tuple_shaped]
+    tables = [v for v in allocation.values if v.tuple_shaped]
     made: list[tuple[tuple[int, int], Request, int]] = []
     for group in _buffers(arrays, live):
         first_step = min(live.ranges[v.key][0] for v in group)
@@ -153,7 +152,8 @@ def _import(
 
 
 def _buffers(values: Sequence[Value], live: LiveRanges) -> list[list[Value]]:
-    """Values at one offset whose ranges touch or overlap, each list in time order.
+    """Values at one offset whose ranges touch or overlap, each list in time order
+    (the lists themselves in no particular order: the caller orders the requests).
 
     XLA only lets two values meet in time at one offset when they share one
     buffer (an HloBuffer's values, or an output written over a dying operand).
@@ -179,7 +179,6 @@ def _buffers(values: Sequence[Value], live: LiveRanges) -> list[list[Value]]:
                 current = [value]
                 groups.append(current)
                 reach = last
-    groups.sort(key=lambda g: when(g[0]))
     return groups
 
 

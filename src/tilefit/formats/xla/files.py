@@ -37,6 +37,11 @@ class Module:
     assignment: Path
     live_range: Path | None  # None: the live ranges are inside the assignment file
 
+    @property
+    def live_ranges_file(self) -> Path:
+        """The file that holds the live ranges."""
+        return self.live_range or self.assignment
+
 
 def module_of(path: Path) -> Module:
     """The module a dump file belongs to; InputError when the name is not XLA's."""
