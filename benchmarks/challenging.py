@@ -92,7 +92,7 @@ def main() -> int:
 
 
 def _compiled() -> bool:
-    from tilefit.search.jit import COMPILED
+    from tilefit.search.kernel.jit import COMPILED
 
     return COMPILED
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from hard_tiles import WORKERS, Tally, referee, warm_up
 from needs import need
@@ -29,7 +29,7 @@ from tilefit.generate.planted import PlantedRecipe, density, planted_tile
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.cpsat import cpsat_solve
+from tilefit.peers.cpsat import cpsat_solve
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
 
@@ -43,6 +43,31 @@ FAMILIES: dict[str, Make] = {
     "planted": lambda n, d, s, h: planted_tile(PlantedRecipe(n, d, s, horizon=h)),
     "scattered": lambda n, d, s, h: scattered_tile(ScatteredRecipe(n, d, s, horizon=h)),
 }
+
+
+def regime_tiles(per_shape: int) -> Iterator[tuple[Capture, int] | str]:
+    """The first ``per_shape`` hard tiles (production and all 16 strategies fail) of each
+    family, shape and density, with their horizon; a line of text for a shape where
+    none was drawn in ``TRIES`` seeds."""
+    for family, make in FAMILIES.items():
+        for horizon, asked in SHAPES:
+            for target in DENSITIES:
+                found = 0
+                for seed in range(TRIES):
+                    if found >= per_shape:
+                        break
+                    capture, _ = make(asked, target, seed, horizon)
+                    if density(capture) < target - 0.005 or any(
+                        row.fits for row in experiment(capture)
+                    ):
+                        continue
+                    found += 1
+                    yield capture, horizon
+                if not found:
+                    yield (
+                        f"{family}-d{round(target * 100)}-n{asked}-h{horizon}: "
+                        f"no hard tile in {TRIES} seeds"
+                    )
 
 
 def main() -> int:
@@ -62,44 +87,29 @@ def main() -> int:
     ours, theirs = Tally(), Tally()
     wrong = 0
     print(f"\n{'tile':32} {'requests':>8} {'steps':>5}  {'diagnose':28} CP-SAT")
-    for family, make in FAMILIES.items():
-        for horizon, asked in SHAPES:
-            for target in DENSITIES:
-                found = 0
-                for seed in range(TRIES):
-                    if found >= args.per_shape:
-                        break
-                    capture, _ = make(asked, target, seed, horizon)
-                    if density(capture) < target - 0.005 or any(
-                        row.fits for row in experiment(capture)
-                    ):
-                        continue
-                    found += 1
-                    d = diagnose(capture, time_limit=args.time_limit)
-                    ok = referee(capture, d.placement, "diagnose")
-                    if d.verdict in ("capacity", "infeasible") or not ok:
-                        print(f"  !!! WRONG VERDICT: diagnose says {d.verdict} on {capture.name}")
-                        wrong += 1
-                    ours.add(d.verdict in ("fits", "fragmentation") and ok, d.seconds)
-                    status, placement, seconds = cpsat_solve(
-                        capture, args.time_limit, workers=WORKERS
-                    )
-                    ok = referee(capture, placement, "CP-SAT")
-                    if status == "infeasible" or not ok:
-                        print(f"  !!! WRONG VERDICT: CP-SAT says {status} on {capture.name}")
-                        wrong += 1
-                    theirs.add(status == "solved" and ok, seconds)
-                    route = d.strategy or d.search_status or ""
-                    print(
-                        f"{capture.name + f'-h{horizon}':32} {len(capture.requests):8} "
-                        f"{horizon:5}  {d.verdict:13} {d.seconds:5.1f} s {route:9} "
-                        f"{status:8} {seconds:5.1f} s"
-                    )
-                if not found:
-                    print(
-                        f"{family}-d{round(target * 100)}-n{asked}-h{horizon}: "
-                        f"no hard tile in {TRIES} seeds"
-                    )
+    for shape in regime_tiles(args.per_shape):
+        if isinstance(shape, str):
+            print(shape)
+            continue
+        capture, horizon = shape
+        d = diagnose(capture, time_limit=args.time_limit)
+        ok = referee(capture, d.placement, "diagnose")
+        if d.verdict in ("capacity", "infeasible") or not ok:
+            print(f"  !!! WRONG VERDICT: diagnose says {d.verdict} on {capture.name}")
+            wrong += 1
+        ours.add(d.verdict in ("fits", "fragmentation") and ok, d.seconds)
+        status, placement, seconds = cpsat_solve(capture, args.time_limit, workers=WORKERS)
+        ok = referee(capture, placement, "CP-SAT")
+        if status == "infeasible" or not ok:
+            print(f"  !!! WRONG VERDICT: CP-SAT says {status} on {capture.name}")
+            wrong += 1
+        theirs.add(status == "solved" and ok, seconds)
+        route = d.strategy or d.search_status or ""
+        print(
+            f"{capture.name + f'-h{horizon}':32} {len(capture.requests):8} "
+            f"{horizon:5}  {d.verdict:13} {d.seconds:5.1f} s {route:9} "
+            f"{status:8} {seconds:5.1f} s"
+        )
     print(f"\ndiagnose: {ours.line(args.time_limit)}")
     print(f"CP-SAT:   {theirs.line(args.time_limit)}")
     both = sum(a and b for (a, _), (b, _) in zip(ours.runs, theirs.runs, strict=True))

@@ -18,7 +18,7 @@ over available storage), 300-1,500 requests:
 Only the hard ones are kept: the production replay and all 16 strategies fail
 on them; seeds are drawn until there are N hard ones per density (or a cap),
 and the easy ones are counted. On each, in the same run and one after the
-other: `diagnose(capture, time_limit=S)` and CP-SAT (`tilefit.search.cpsat`,
+other: `diagnose(capture, time_limit=S)` and CP-SAT (`tilefit.peers.cpsat`,
 2 workers, S seconds). Then the infeasible set (`tilefit.generate.infeasible`):
 a small infeasible core in a feasible background, live peak and support bound
 fitting.
@@ -35,7 +35,7 @@ import platform
 import random
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from needs import need
@@ -45,7 +45,7 @@ from tilefit.generate.planted import PlantedRecipe, density, describe, planted_t
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.cpsat import cpsat_solve
+from tilefit.peers.cpsat import cpsat_solve
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
@@ -108,9 +108,7 @@ def main() -> int:
     wrong = 0
     results: dict[tuple[str, float], tuple[Tally, Tally]] = {}
     families = list(FAMILIES) if args.family == "both" else [args.family]
-    rng = random.Random(args.seed)
-    for family, target in [(f, d) for f in families for d in FAMILIES[f]]:
-        hard, easy = _hard_tiles(rng, family, target, per, args.seed)
+    for family, target, hard, easy in density_tiles(families, per, args.seed):
         print(f"\n== {family}, density {target:.0%}: {len(hard)} hard, {easy} easy skipped ==")
         if hard:
             print(f"  e.g. {describe(hard[0])}")
@@ -149,6 +147,17 @@ def warm_up() -> None:
     diagnose(capture, time_limit=1.0)
     capture, _ = scattered_tile(ScatteredRecipe(requests=60, density=0.9, horizon=12))
     diagnose(capture, time_limit=1.0)
+
+
+def density_tiles(
+    families: list[str], per: int, seed: int
+) -> Iterator[tuple[str, float, list[Capture], int]]:
+    """Per family and density: its hard tiles (at most ``per``) and how many easy ones
+    were drawn on the way, the same tiles for the same seed."""
+    rng = random.Random(seed)
+    for family, target in [(f, d) for f in families for d in FAMILIES[f]]:
+        hard, easy = _hard_tiles(rng, family, target, per, seed)
+        yield family, target, hard, easy
 
 
 def _hard_tiles(

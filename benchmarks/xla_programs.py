@@ -406,7 +406,7 @@ def module_name(imported: Any) -> str:
 
 def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
     from tilefit.formats.foreign import at_own_heap
-    from tilefit.search.minimize import MinimizeResult
+    from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.exact import search_exact

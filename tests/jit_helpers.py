@@ -11,7 +11,7 @@ import sys
 def run_script(script: str, plain: bool) -> object:
     """The JSON the script prints, run with ``TILEFIT_NO_JIT=1`` when ``plain``.
 
-    A fresh interpreter, since tilefit.search.jit chooses compiled or plain once, at import.
+    A fresh interpreter, since tilefit.search.kernel.jit chooses compiled or plain once, at import.
     """
     env = dict(os.environ)
     env.pop("TILEFIT_NO_JIT", None)

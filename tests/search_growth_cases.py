@@ -10,10 +10,10 @@ import random
 from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
-from tilefit.search.model import build_model
-from tilefit.search.problem import free_problem
-from tilefit.search.run import Run
-from tilefit.search.solver import KEYS, ORDERINGS
+from tilefit.search.blocks import build_model
+from tilefit.search.exact.solve import KEYS, ORDERINGS
+from tilefit.search.kernel.arrays import free_problem
+from tilefit.search.kernel.driver import Run
 
 
 def _kernel_case(seed: int) -> Capture:

@@ -12,7 +12,8 @@ from search_captures import tiny_captures
 from tilefit.generate.infeasible import core_of, infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search.cpsat import INFEASIBLE, SOLVED, cpsat_solve
+from tilefit.peers.cpsat import cpsat_solve
+from tilefit.search.routes import INFEASIBLE, SOLVED
 from tilefit.verdicts.check import check
 
 pytest.importorskip("ortools", reason="CP-SAT needs OR-Tools: pip install 'tilefit[cpsat]'")

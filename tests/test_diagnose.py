@@ -108,15 +108,6 @@ def test_production_failure_contrasted_with_peak() -> None:
     assert d.production_failed_at_peak
 
 
-def test_search_routes_agree_with_the_schema() -> None:
-    from tilefit.schema import output_schema
-    from tilefit.verdicts.diagnose import SEARCH_ROUTES
-
-    diagnosis = output_schema("diagnose")["$defs"]["diagnose"]
-    route = diagnosis["properties"]["search_route"]["anyOf"][0]["enum"]
-    assert set(route) == set(SEARCH_ROUTES)
-
-
 def test_undetermined_reports_the_closest_placement() -> None:
     from tilefit.search.closest import extended
     from tilefit.verdicts.check import check

@@ -20,6 +20,7 @@ LAYERS = {
     "engine": 1,
     "formats": 2,
     "search": 2,
+    "peers": 3,  # other solvers measured against, outside the decider
     "verdicts": 3,
     "generate": 4,  # the infeasible tiles are thinned until the bounds show nothing
     "batch": 5,
@@ -73,6 +74,59 @@ def test_imports_never_run_upward() -> None:
     assert upward == []
 
 
+# Inside tilefit.search, by role, lowest first (docs/architecture.md): a module imports
+# its own sub-package and lower roles only.
+SEARCH_ROLES = {
+    "routes": 0,
+    "blocks": 0,
+    "kernel": 1,
+    "exact": 2,
+    "proofs": 3,
+    "local": 3,
+    "warm": 4,  # compiles the kernel's and the annealing's entry points before a limit
+    "closest": 4,
+    "portfolio": 5,
+}
+
+
+def _role(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["tilefit", "search"] else None
+
+
+def test_search_roles_import_downward_only() -> None:
+    search = SOURCE / "search"
+    roles = {p.stem for p in search.glob("*.py") if p.stem != "__init__"}
+    roles |= {p.name for p in search.iterdir() if (p / "__init__.py").exists()}
+    assert roles == set(SEARCH_ROLES)
+    upward = []
+    for path in sorted(search.rglob("*.py")):
+        parts = path.relative_to(search).with_suffix("").parts
+        if parts == ("__init__",):
+            continue
+        here = parts[0]
+        for module in _imports(path):
+            target = _role(module)
+            if target is None or target == here:
+                continue
+            if SEARCH_ROLES[target] >= SEARCH_ROLES[here]:
+                upward.append(f"search/{'/'.join(parts)} imports {module}")
+    assert upward == []
+
+
+def test_no_module_imports_another_ones_private_names() -> None:
+    private = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tilefit"):
+                private += [
+                    f"{path.relative_to(SOURCE)}: {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert private == []
+
+
 def test_architecture_doc_names_every_package() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text()
     for package in LAYERS:
@@ -99,7 +153,7 @@ def _modules_after(code: str) -> set[str]:
 def test_no_numba_without_a_search(code: str) -> None:
     loaded = _modules_after(code)
     assert "numba" not in loaded
-    assert "tilefit.search.jit" not in loaded
+    assert "tilefit.search.kernel.jit" not in loaded
 
 
 def test_import_tilefit_loads_neither_numpy_nor_the_engine() -> None:

@@ -15,12 +15,12 @@ from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
 from tilefit.model.capture import Capture
-from tilefit.search.anneal import Annealer, Restarts, luby
-from tilefit.search.jit import COMPILED
-from tilefit.search.model import Model, build_model
-from tilefit.search.pairs import Pairs, pair_tables
-from tilefit.search.ruin import cheapest_base, displaced, free_runs
-from tilefit.search.solver import placement_of
+from tilefit.search.blocks import Model, build_model
+from tilefit.search.exact.solve import placement_of
+from tilefit.search.kernel.jit import COMPILED
+from tilefit.search.local.anneal import Annealer, Restarts, luby
+from tilefit.search.local.meets import Pairs, pair_tables
+from tilefit.search.local.ruin import cheapest_base, displaced, free_runs
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -181,8 +181,8 @@ def test_too_many_pairs_skip_the_route() -> None:
 SCRIPT = """
 import json, random, time
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search.anneal import Annealer
-from tilefit.search.model import build_model
+from tilefit.search.local.anneal import Annealer
+from tilefit.search.blocks import build_model
 out = []
 for seed in range(3):
     rng = random.Random(seed)

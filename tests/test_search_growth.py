@@ -1,7 +1,7 @@
 """The search's state grows on demand: the same tree, node for node, from any starting room.
 
 The kernel's trail and candidate lists start short and grow when it reports
-GROW; past ``run.COPY_LIMIT`` entries a child's candidate list is written over
+GROW; past ``driver.COPY_LIMIT`` entries a child's candidate list is written over
 its parent's and rebuilt on backing up. None of it may change the search:
 these pin the outcomes and trajectories of the search as it was before
 (commit 697a1c9, state sized by the square of the blocks), with the default
@@ -30,10 +30,11 @@ from search_captures import tiny_captures
 from search_growth_cases import CASES, outcome, trajectory
 
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.search import run, solve
-from tilefit.search.jit import COMPILED
-from tilefit.search.model import build_model
-from tilefit.search.problem import free_problem
+from tilefit.search import solve
+from tilefit.search.blocks import build_model
+from tilefit.search.kernel import driver
+from tilefit.search.kernel.arrays import free_problem
+from tilefit.search.kernel.jit import COMPILED
 
 # name -> [solve's (status, nodes, placement digest), per ordering (status,
 # nodes, trajectory digest) or None with pinned blocks], recorded before.
@@ -116,12 +117,12 @@ BEFORE: dict[str, list[Any]] = {
 @contextmanager
 def least_room() -> Iterator[None]:
     """Every child list built in place; the trail starts at one step's room."""
-    saved = run.COPY_LIMIT, run.TRAIL_START
-    run.COPY_LIMIT, run.TRAIL_START = 0, 0
+    saved = driver.COPY_LIMIT, driver.TRAIL_START
+    driver.COPY_LIMIT, driver.TRAIL_START = 0, 0
     try:
         yield
     finally:
-        run.COPY_LIMIT, run.TRAIL_START = saved
+        driver.COPY_LIMIT, driver.TRAIL_START = saved
 
 
 def _now(name: str) -> list[Any]:
@@ -172,7 +173,7 @@ def test_the_least_room_grows() -> None:
     model = build_model(capture)
     problem = free_problem(model, range(len(model.blocks)), {})
     with least_room():
-        search = run.Run(problem, [2, 1, 0])  # TAW: found after 1,225 nodes
+        search = driver.Run(problem, [2, 1, 0])  # TAW: found after 1,225 nodes
     start = len(search.state.trail.tag)
     assert search.advance(10**6) == 1  # FOUND
     assert len(search.state.trail.tag) > start
@@ -202,7 +203,7 @@ def test_state_is_not_sized_by_the_square_of_the_blocks() -> None:
     capture = Capture("wide", 1012, Memory(1 << 24, (Range(0, 1 << 24),)), tuple(requests))
     model = build_model(capture)
     problem = free_problem(model, range(len(model.blocks)), {})
-    search = run.Run(problem, [0, 1, 2])
+    search = driver.Run(problem, [0, 1, 2])
     assert search.advance(10**6) == 1  # FOUND
     arrays = [a for group in search.state for a in (group if isinstance(group, tuple) else [group])]
     assert sum(np.asarray(a).nbytes for a in arrays) < 24 << 20

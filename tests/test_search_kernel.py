@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jit_helpers import run_script
 
-from tilefit.search.jit import COMPILED
+from tilefit.search.kernel.jit import COMPILED
 
 SCRIPT = """
 import json, random

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search.model import build_model, intersect, subtract
+from tilefit.search.blocks import build_model, intersect, subtract
 
 
 def _capture(requests: tuple[Request, ...], **kw: object) -> Capture:

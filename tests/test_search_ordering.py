@@ -7,11 +7,11 @@ import random
 import pytest
 
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.search import ordering
-from tilefit.search.model import build_model
-from tilefit.search.problem import free_problem
-from tilefit.search.run import Run
-from tilefit.search.solver import KEYS, ORDERINGS
+from tilefit.search.blocks import build_model
+from tilefit.search.exact.solve import KEYS, ORDERINGS
+from tilefit.search.kernel import ordering
+from tilefit.search.kernel.arrays import free_problem
+from tilefit.search.kernel.driver import Run
 
 
 def _capture(seed: int) -> Capture:

@@ -1,4 +1,4 @@
-"""The search's best partial placement, finished above the top (``tilefit.search.partial``)."""
+"""The search's best partial placement, finished above the top (``search.local.partial``)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from search_captures import tiny_captures
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.anneal import Annealer, Restarts
-from tilefit.search.closest import SEARCH_PARTIAL, closest, extended, wide_enough
-from tilefit.search.model import Block, build_model
-from tilefit.search.partial import Partial, better, finish
+from tilefit.search.blocks import Block, build_model
+from tilefit.search.closest import closest, extended, wide_enough
+from tilefit.search.local.anneal import Annealer, Restarts
+from tilefit.search.local.partial import Partial, better, finish
 from tilefit.search.portfolio import decide
-from tilefit.search.solver import TIMEOUT
+from tilefit.search.routes import SEARCH_PARTIAL, TIMEOUT
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 

@@ -14,18 +14,20 @@ from search_captures import tiny_captures
 
 from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
-from tilefit.search.bracket import rigid_restriction, split_relaxation
-from tilefit.search.cliques import clique_core
+from tilefit.search.blocks import build_model
 from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
-from tilefit.search.contention import Features
-from tilefit.search.heuristic import find_placement
-from tilefit.search.iis import shrink
-from tilefit.search.model import build_model
+from tilefit.search.exact.solve import Budget, placement_of, search
+from tilefit.search.exact.subset import shrink
+from tilefit.search.local.contention import Features
+from tilefit.search.local.find import find_placement
+from tilefit.search.local.reinsert import placement_of_units, reinsert
+from tilefit.search.local.restriction import rigid_restriction
+from tilefit.search.local.segments import Assigner
 from tilefit.search.portfolio import decide
-from tilefit.search.reinsert import placement_of_units, reinsert
-from tilefit.search.segments import Assigner
-from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
-from tilefit.search.steps import loaded_steps, prove_by_steps, step_model
+from tilefit.search.proofs.elements import clique_core
+from tilefit.search.proofs.relaxation import split_relaxation
+from tilefit.search.proofs.steps import loaded_steps, prove_by_steps, step_model
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.verdicts.check import check
 
 # TILEFIT_EXAMPLES=1500 for a longer local run; CI keeps to the default.
@@ -194,7 +196,7 @@ def test_segments_and_reinsertion_answers_are_placements(capture: Capture, seed:
 def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     from tilefit.search import portfolio
 
-    def broken(capture: Capture, time_limit: float, seed: int = 0) -> portfolio.Decision:
+    def broken(capture: Capture, time_limit: float, *rest: object) -> portfolio.Decision:
         raise RuntimeError("internal error: a member broke")
 
     monkeypatch.setattr(portfolio, "_prove", broken)

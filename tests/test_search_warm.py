@@ -18,7 +18,7 @@ import pytest
 from tilefit.formats.save import write_capture
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
-from tilefit.search import jit
+from tilefit.search.kernel import jit
 from tilefit.verdicts.experiment import experiment
 
 COMPILING = "tilefit: compiling the search kernels once"

@@ -9,7 +9,7 @@ The Python API mirrors the commands::
     tilefit.experiment(capture)    # the 16-strategy matrix
     tilefit.place(capture)         # the retry chain: production first, fallbacks only on failure
     tilefit.check(capture, p)      # the independent referee
-    tilefit.solve(capture, time_limit=10)   # exact search
+    tilefit.solve(capture, time_limit=10)   # the search portfolio, as `tilefit solve`
     tilefit.diagnose(capture)      # the verdict with its evidence
 
 The names are loaded on first use, so ``import tilefit`` is quick and only
@@ -44,9 +44,9 @@ _FACE = {
     "place": "tilefit.verdicts.retry",
     "experiment": "tilefit.verdicts.experiment",
     "diagnose": "tilefit.verdicts.diagnose",
-    "solve": "tilefit.search",
-    "minimize": "tilefit.search",
-    "irreducible_subset": "tilefit.search",
+    "solve": "tilefit.verdicts.exact",
+    "minimize": "tilefit.verdicts.exact",
+    "irreducible_subset": "tilefit.verdicts.exact",
 }
 
 __all__ = [
@@ -81,10 +81,10 @@ if TYPE_CHECKING:
     from tilefit.model.errors import InputError
     from tilefit.model.placement import Placement
     from tilefit.model.units import split_sequences
-    from tilefit.search import irreducible_subset, minimize, solve
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.diagnose import diagnose
+    from tilefit.verdicts.exact import irreducible_subset, minimize, solve
     from tilefit.verdicts.experiment import experiment
     from tilefit.verdicts.replay import replay
     from tilefit.verdicts.retry import place

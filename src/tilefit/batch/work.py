@@ -180,12 +180,13 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``."""
-    from tilefit.verdicts.diagnose import search_strategy
+    from tilefit.search.routes import strategy_of
     from tilefit.verdicts.exact import search_exact
 
     # One process per capture: the batch runs captures side by side already.
     result = search_exact(capture, settings.time_limit, workers=1)
-    strategy = search_strategy(result.route) if result.placement is not None else None
+    route = result.route if result.placement is not None else None
+    strategy = None if route is None else strategy_of(route)
     return _with_bounds(capture, result.status, strategy, None)
 
 

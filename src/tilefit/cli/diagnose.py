@@ -160,7 +160,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     if d.verdict == "infeasible":
         lines = [
             "infeasible: no placement exists, although no storage bound shows it",
-            f"  proof: {_PROOFS.get(d.search_route or '', 'the search was exhausted')}",
+            f"  proof: {PROOFS.get(d.search_route or '', 'the search was exhausted')}",
             f"  {avail}",
         ]
         p = d.pieces
@@ -188,7 +188,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     return lines
 
 
-_PROOFS = {
+PROOFS = {  # a sentence for each route that proves (tests/test_search_routes.py)
     "pieces": "at one step the requests need more than the stretches of memory that can "
     "hold them (a stretch shorter than a request, aligned, cannot hold it)",
     "elements": "requests in conflict with each other need more memory elements than they reach",

@@ -1,16 +1,41 @@
-"""Exact search: find a placement or prove that none exists.
+"""The search: find a placement or prove that none exists.
 
-- ``solve(capture, time_limit, node_limit=None) -> SolveResult``
+- ``solve(capture, time_limit, node_limit=None) -> SolveResult``: the exact search alone
 - ``minimize(capture, time_limit) -> MinimizeResult``: the lowest memory top
 - ``irreducible_subset(capture, time_limit)``: a minimal set of units that
   still cannot be placed together
+- ``tilefit.search.portfolio.decide``: every route at once, as ``solve`` and ``diagnose`` run it
+
+The package is arranged by role (docs/architecture.md): ``routes`` (the vocabulary),
+``blocks`` (the problem as the search sees it), ``kernel/`` (the compiled
+branch-and-bound), ``exact/`` (what drives it), ``proofs/``, ``local/`` (placements
+found fast, never a proof), then ``portfolio`` and ``closest`` on top.
+
+The names below load on first use (PEP 562), so that ``tilefit.search.routes`` and
+``tilefit.search.blocks`` can be read without loading numba.
 """
 
 from __future__ import annotations
 
-from tilefit.search.iis import irreducible_subset
-from tilefit.search.minimize import MinimizeResult, minimize
-from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, SolveResult, solve
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tilefit.search.exact.minimize import MinimizeResult, minimize
+    from tilefit.search.exact.solve import SolveResult, solve
+    from tilefit.search.exact.subset import irreducible_subset
+    from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+
+_WHERE = {
+    "INFEASIBLE": "tilefit.search.routes",
+    "SOLVED": "tilefit.search.routes",
+    "TIMEOUT": "tilefit.search.routes",
+    "MinimizeResult": "tilefit.search.exact.minimize",
+    "minimize": "tilefit.search.exact.minimize",
+    "SolveResult": "tilefit.search.exact.solve",
+    "solve": "tilefit.search.exact.solve",
+    "irreducible_subset": "tilefit.search.exact.subset",
+}
 
 __all__ = [
     "INFEASIBLE",
@@ -22,3 +47,9 @@ __all__ = [
     "minimize",
     "solve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'tilefit.search' has no attribute {name!r}")
+    return getattr(import_module(_WHERE[name]), name)

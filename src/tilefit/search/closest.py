@@ -7,9 +7,9 @@ elements as wide as the top one (wider when the requests are huge, so that
 there are never many more than ``OVERFLOW_ELEMENTS``), so that every
 constraint keeps its meaning.
 Greedy passes (the 16 strategies and the constraint-aware orders of
-``tilefit.search.contention``) place every request in the extended memory,
+``tilefit.search.local.contention``) place every request in the extended memory,
 and so does the search's best partial placement once the blocks it left out
-are put above the top (``tilefit.search.partial``); the one reaching least
+are put above the top (``tilefit.search.local.partial``); the one reaching least
 far above the old top wins. Its overflow (bytes above
 the old top) is what the tile lacks under that placement; the caller's
 referee checks it against ``extended(capture, overflow)`` (diagnose does).
@@ -26,9 +26,10 @@ from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.contention import Features
-from tilefit.search.model import build_model
-from tilefit.search.partial import Partial, finish
+from tilefit.search.blocks import build_model
+from tilefit.search.local.contention import Features
+from tilefit.search.local.partial import Partial, finish
+from tilefit.search.routes import SEARCH_PARTIAL
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -36,9 +37,6 @@ OVERFLOW_ELEMENTS = 1024
 
 GREEDY_ROUNDS = 8
 """Constraint-aware greedy passes tried beside the 16 strategies."""
-
-SEARCH_PARTIAL = "search:anneal"
-"""The name of a closest placement finished from the search's best partial one."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def closest(
     capture: Capture, time_limit: float = 2.0, seed: int = 0, partial: Partial | None = None
 ) -> Closest | None:
     """The placement reaching least far above the top, or None if none fits even so: the
-    search's best ``partial`` placement finished above it (``tilefit.search.partial``),
+    search's best ``partial`` placement finished above it (``tilefit.search.local.partial``),
     or a greedy pass."""
     deadline = time.monotonic() + time_limit
     wide = wide_enough(capture)

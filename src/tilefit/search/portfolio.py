@@ -2,14 +2,14 @@
 
 Two members share the time limit:
 
-- **find** (``tilefit.search.heuristic``): fast placements, never a proof;
+- **find** (``tilefit.search.local.find``): fast placements, never a proof;
 - **prove**: the exact search. It first asks the memory elements (a clique
   of conflicting requests needing more elements than they can reach:
-  ``tilefit.search.cliques``), then the step relaxations
-  (``tilefit.search.steps``): the requests alive at one step must fit on
+  ``tilefit.search.proofs.elements``), then the step relaxations
+  (``tilefit.search.proofs.steps``): the requests alive at one step must fit on
   their own. When the capture has pinned blocks (see
-  ``tilefit.search.model``), it then asks the split relaxation
-  (``tilefit.search.bracket``), whose infeasibility is a proof and whose
+  ``tilefit.search.blocks``), it then asks the split relaxation
+  (``tilefit.search.proofs.relaxation``), whose infeasibility is a proof and whose
   answer counts when the referee finds it valid for the capture; then the
   full exact search.
 
@@ -20,7 +20,7 @@ forking is unsafe (threads running, or inside a daemonic worker, as in
 Both members are deterministic; which one answers first may depend on the
 machine, but a decided verdict never does (a placement and a proof cannot
 both exist). When neither decides, the answer carries the best partial placement
-either member's annealing holds (``tilefit.search.partial``): diagnose finishes
+either member's annealing holds (``tilefit.search.local.partial``): diagnose finishes
 it above the top for the closest placement.
 """
 
@@ -39,16 +39,17 @@ from multiprocessing.connection import Connection, wait
 from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.anneal import Restarts
-from tilefit.search.bracket import split_relaxation
-from tilefit.search.cliques import clique_core
-from tilefit.search.contention import Features
-from tilefit.search.heuristic import find_placement, fresh_annealer
-from tilefit.search.iis import shrink
-from tilefit.search.model import Model, build_model
-from tilefit.search.partial import Partial, better
-from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
-from tilefit.search.steps import prove_by_steps
+from tilefit.search.blocks import Model, build_model
+from tilefit.search.exact.solve import Budget, search
+from tilefit.search.exact.subset import shrink
+from tilefit.search.local.anneal import Restarts
+from tilefit.search.local.contention import Features
+from tilefit.search.local.find import find_placement, fresh_annealer
+from tilefit.search.local.partial import Partial, better
+from tilefit.search.proofs.elements import clique_core
+from tilefit.search.proofs.relaxation import contiguous, split_relaxation
+from tilefit.search.proofs.steps import prove_by_steps
+from tilefit.search.routes import ALL, INFEASIBLE, ROUTES, SOLVED, STATUSES, TIMEOUT, Routes
 from tilefit.search.warm import ensure_compiled
 
 EXACT_FIRST_SHARE = 0.4
@@ -92,19 +93,30 @@ class Decision:
 
     status: str  # SOLVED, INFEASIBLE or TIMEOUT
     placement: Placement | None  # when SOLVED (the caller's referee checks it: diagnose does)
-    member: str | None  # the route that decided: "greedy", "repair", ..., "steps", "exact"
+    member: str | None  # the route that decided (one of ``routes.ROUTES``)
     subset: tuple[str, ...] | None  # when INFEASIBLE: unit or request ids that cannot fit together
     irreducible: bool  # the subset loses its infeasibility without any one of its ids
     seconds: float
     partial: Partial | None = None  # when TIMEOUT: the best partial placement seen, if any
     nodes: int = 0  # the exact search's nodes in the member that answered (0 for find)
 
+    def __post_init__(self) -> None:
+        # The vocabulary is checked where it is emitted: a name not in the lists is a bug.
+        assert self.status in STATUSES, self.status
+        assert (self.member is None) == (self.status == TIMEOUT), (self.status, self.member)
+        assert self.member is None or self.member in ROUTES, self.member
+
 
 Member = Callable[[Capture, float], Decision]
 
 
 def decide(
-    capture: Capture, time_limit: float, *, workers: int | None = None, seed: int = 0
+    capture: Capture,
+    time_limit: float,
+    *,
+    workers: int | None = None,
+    seed: int = 0,
+    routes: Routes = ALL,
 ) -> Decision:
     """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
 
@@ -116,11 +128,14 @@ def decide(
     # Here once, not in every member; a compilation is given back, loading a cache is not.
     started += ensure_compiled()
     deadline = started + time_limit
-    members: list[Member] = [lambda c, t: _find(c, t, seed), lambda c, t: _prove(c, t, seed)]
+    members: list[Member] = [
+        lambda c, t: _find(c, t, seed, routes),
+        lambda c, t: _prove(c, t, seed, routes),
+    ]
     if _parallel(workers):
         decision = _race(capture, deadline, members)
     else:
-        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed)
+        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, routes)
     return replace(decision, seconds=time.monotonic() - started)
 
 
@@ -134,16 +149,16 @@ def _parallel(workers: int | None) -> bool:
     )
 
 
-def _turns(capture: Capture, time_limit: float, seed: int) -> Decision:
+def _turns(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
-    first = _prove(capture, time_limit * 0.25, seed)
+    first = _prove(capture, time_limit * 0.25, seed, routes)
     if first.status != TIMEOUT:
         return first
-    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed)
+    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, routes)
     if found.status != TIMEOUT:
         return found
-    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed)
+    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, routes)
     return _closer(_closer(first, found), last)
 
 
@@ -208,21 +223,23 @@ def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) 
         pipe.close()
 
 
-def _find(capture: Capture, time_limit: float, seed: int) -> Decision:
-    found = find_placement(capture, time_limit, seed=seed)
+def _find(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
+    found = find_placement(capture, time_limit, seed=seed, routes=routes)
     if found.placement is None:
         return Decision(TIMEOUT, None, None, None, False, found.seconds, found.partial)
     return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
 
 
-def _prove(capture: Capture, time_limit: float, seed: int = 0) -> Decision:
+def _prove(capture: Capture, time_limit: float, seed: int = 0, routes: Routes = ALL) -> Decision:
     """``_proofs``, with the nodes its exact searches visited."""
     budgets: list[Budget] = []
-    decision = _proofs(capture, time_limit, seed, budgets)
+    decision = _proofs(capture, time_limit, seed, routes, budgets)
     return replace(decision, nodes=sum(b.nodes for b in budgets))
 
 
-def _proofs(capture: Capture, time_limit: float, seed: int, budgets: list[Budget]) -> Decision:
+def _proofs(
+    capture: Capture, time_limit: float, seed: int, routes: Routes, budgets: list[Budget]
+) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
     relaxations, the split relaxation when some are; then, in turns, the exact search and a
@@ -233,29 +250,31 @@ def _proofs(capture: Capture, time_limit: float, seed: int, budgets: list[Budget
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
-    clique = clique_core(model)
+    clique = clique_core(model) if routes.on("elements") else None
     if clique is not None:
         return _infeasible(model.restricted(clique), "elements", started, deadline)
-    if not model.pinned:  # complete without enumeration: often decides at once
+    if not model.pinned and routes.on("exact"):  # complete without enumeration: often at once
         budget = _budget(budgets, time_limit * EXACT_FIRST_SHARE)
         first = _exact(capture, model, started, budget, deadline)
         if first is not None:
             return first
-    core = prove_by_steps(model, time.monotonic() + time_limit * STEP_SHARE)
+    core = None
+    if routes.on("steps"):
+        core = prove_by_steps(model, time.monotonic() + time_limit * STEP_SHARE)
     if core is not None:
         return _infeasible(core, "steps", started, deadline)
-    if model.pinned:
+    if model.pinned and routes.on("relaxation"):
         relaxed = split_relaxation(capture)
         outcome = search(relaxed, _budget(budgets, time_limit * RELAXATION_SHARE))
         if outcome.status == INFEASIBLE:
             return _infeasible(relaxed, "relaxation", started, deadline)
         if outcome.bases is not None:
-            found = placement_of(capture, relaxed, outcome.bases)
-            if _contiguous(capture, found):
+            found = relaxed.placement(capture, outcome.bases)
+            if contiguous(capture, found):
                 return Decision(
                     SOLVED, found, "relaxation", None, False, time.monotonic() - started
                 )
-    return _anneal_and_exact(capture, model, seed, started, deadline, budgets)
+    return _anneal_and_exact(capture, model, seed, routes, started, deadline, budgets)
 
 
 def _budget(budgets: list[Budget], time_limit: float, node_limit: int | None = None) -> Budget:
@@ -268,6 +287,7 @@ def _anneal_and_exact(
     capture: Capture,
     model: Model,
     seed: int,
+    routes: Routes,
     started: float,
     deadline: float,
     budgets: list[Budget],
@@ -285,19 +305,22 @@ def _anneal_and_exact(
     annealer = Restarts(
         lambda k: fresh_annealer(model, prepared, features, k + 1, rng), LONG_STALL_UNIT
     )
+    exact, anneal = routes.on("exact"), routes.on("anneal-turns")
     nodes = EXACT_FIRST_NODES
-    while time.monotonic() < deadline:
+    while (exact or anneal) and time.monotonic() < deadline:
         turn = time.monotonic()
-        budget = _budget(budgets, max(0.0, deadline - turn), nodes)
-        decided = _exact(capture, model, started, budget, deadline)
-        if decided is not None:
-            return decided
+        if exact:
+            budget = _budget(budgets, max(0.0, deadline - turn), nodes)
+            decided = _exact(capture, model, started, budget, deadline)
+            if decided is not None:
+                return decided
         now = time.monotonic()
         slice_end = min(deadline, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
-        bases = annealer.run(slice_end)
+        bases = annealer.run(slice_end if exact else deadline) if anneal else None
         if bases is not None:
-            placed = placement_of(capture, model, bases)
-            return Decision(SOLVED, placed, "anneal", None, False, time.monotonic() - started)
+            placed = model.placement(capture, bases)
+            seconds = time.monotonic() - started
+            return Decision(SOLVED, placed, "anneal-turns", None, False, seconds)
         nodes *= 2
     seconds = time.monotonic() - started
     return Decision(TIMEOUT, None, None, None, False, seconds, annealer.partial())
@@ -311,7 +334,7 @@ def _exact(
     if outcome.status == INFEASIBLE:
         return _infeasible(model, "exact", started, deadline)
     if outcome.bases is not None:
-        found = placement_of(capture, model, outcome.bases)
+        found = model.placement(capture, outcome.bases)
         return Decision(SOLVED, found, "exact", None, False, time.monotonic() - started)
     return None
 
@@ -321,15 +344,3 @@ def _infeasible(core: Model, member: str, started: float, deadline: float) -> De
     left (none past the deadline: the limit bounds the subset too)."""
     ids, irreducible = shrink(core, deadline, SUBSET_TRIAL_NODES)
     return Decision(INFEASIBLE, None, member, ids, irreducible, time.monotonic() - started)
-
-
-def _contiguous(capture: Capture, placement: Placement) -> bool:
-    """Whether every sequence's members sit back to back: all that a placement of the
-    split relaxation may break (conflicts were kept member by member)."""
-    offsets = placement.offsets
-    by_id = capture.request_by_id
-    return all(
-        offsets[b] == offsets[a] + by_id[a].size
-        for seq in capture.sequences
-        for a, b in zip(seq.members, seq.members[1:], strict=False)
-    )

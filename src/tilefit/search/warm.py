@@ -1,6 +1,6 @@
 """Compile the search kernels once, before any time limit starts: ``ensure_compiled``.
 
-numba compiles the kernels (``tilefit.search.jit``) the first time they are
+numba compiles the kernels (``tilefit.search.kernel.jit``) the first time they are
 called after installing or upgrading tilefit, or after editing a module they
 are made of: about a minute on a 2-core machine, then they load from the disk
 cache in well under a second. Compiled inside a search, that time came out of
@@ -34,12 +34,13 @@ def ensure_compiled() -> float:
     global _done
     if _done:
         return 0.0
-    from tilefit.search import anneal_step, jit, kernel
+    from tilefit.search.kernel import branch, jit
+    from tilefit.search.local import anneal_loop
 
     _done = True
     if not jit.COMPILED:
         return 0.0
-    entries = (kernel.run, anneal_step.iterate, anneal_step.settle)
+    entries = (branch.run, anneal_loop.iterate, anneal_loop.settle)
     cold = not all(_cached(entry) for entry in entries)
     if cold:
         print(
@@ -67,9 +68,9 @@ def _cached(dispatcher: Any) -> bool:
 def _run_once() -> None:
     """The exact kernel and the annealing loop, each once on a one-request capture."""
     from tilefit.model.capture import Capture, Memory, Range, Request
-    from tilefit.search.anneal import Annealer
-    from tilefit.search.model import build_model
-    from tilefit.search.solver import Budget, search
+    from tilefit.search.blocks import build_model
+    from tilefit.search.exact.solve import Budget, search
+    from tilefit.search.local.anneal import Annealer
 
     memory = Memory(1, (Range(0, 1),))
     model = build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),)))

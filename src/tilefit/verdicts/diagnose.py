@@ -20,9 +20,9 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
+from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, strategy_of
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
-from tilefit.verdicts.exact import EXACT_SEARCH
 from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.pieces import PiecesShort
 from tilefit.verdicts.replay import replay
@@ -30,7 +30,7 @@ from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
-    from tilefit.search.partial import Partial
+    from tilefit.search.local.partial import Partial
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
 
@@ -219,16 +219,16 @@ def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcom
 
     decision = decide(capture, time_limit, workers=workers)
     route = decision.member
-    if decision.status == "solved" and decision.placement is not None:
-        name = search_strategy(route)
+    if decision.status == SOLVED and decision.placement is not None and route is not None:
+        name = strategy_of(route)
         return _Outcome(
             "fragmentation",
             name,
             referee(capture, decision.placement, name),
-            search_status="solved",
+            search_status=SOLVED,
             route=route,
         )
-    if decision.status == "infeasible":
+    if decision.status == INFEASIBLE:
         return _Outcome(
             "infeasible",
             search_status="infeasible",
@@ -239,28 +239,9 @@ def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcom
     return _Outcome(search_status=decision.status, partial=decision.partial)
 
 
-def search_strategy(route: str | None) -> str:
-    """The strategy name a placement found by the search carries: ``exact-search`` from
-    the exact search, ``search:ROUTE`` from the heuristic layer's routes."""
-    return EXACT_SEARCH if route in EXACT_ROUTES else f"search:{route}"
-
-
-EXACT_ROUTES = ("exact", "relaxation")
-SEARCH_ROUTES = (
-    "pieces",
-    "restriction",
-    "greedy",
-    "completion",
-    "segments",
-    "reinsert",
-    "anneal",
-    "repair",
-    "elements",
-    "steps",
-    *EXACT_ROUTES,
-)
+SEARCH_ROUTES = ("pieces", *ROUTES)
 """Routes that decide: ``pieces`` (the pieces bound, ``tilefit.verdicts.pieces``) and
-those of the search portfolio (see ``tilefit.search.portfolio``)."""
+those of the search portfolio (``tilefit.search.routes``)."""
 
 CLOSEST_SECONDS = 2.0
 """At most this long, or the time left if shorter, for the closest placement (it stops at

@@ -3,7 +3,7 @@
 ``solve`` decides with the portfolio (``tilefit.search.portfolio``), the same
 decider as ``diagnose``: whatever ``diagnose`` decides within a limit,
 ``solve`` decides within it. With a node limit it runs the bare exact kernel
-instead (``tilefit.search.solver``), whose answer depends on the capture alone
+instead (``tilefit.search.exact.solve``), whose answer depends on the capture alone
 as long as the time limit is not reached first. ``--minimize`` starts from the
 placement the decider found, as its first upper bound.
 
@@ -27,9 +27,6 @@ from tilefit.verdicts.check import referee
 
 if TYPE_CHECKING:
     from tilefit.search import MinimizeResult, SolveResult
-
-EXACT_SEARCH = "exact-search"
-"""The strategy name of a placement that the exact search found."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +108,7 @@ def _portfolio(
     capture: Capture, time_limit: float, minimize: bool, workers: int | None
 ) -> ExactResult:
     from tilefit import search
-    from tilefit.search.minimize import undecided
+    from tilefit.search.exact.minimize import undecided
     from tilefit.search.portfolio import decide
 
     started = time.monotonic()
@@ -129,3 +126,37 @@ def _portfolio(
     left = max(0.0, time_limit - (time.monotonic() - started))
     lowest = search.minimize(capture, left, first=decision.placement)
     return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.member)
+
+
+def solve(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> SolveResult:
+    """``tilefit solve``: a placement (refereed), a proof that none exists, or a time-out,
+    decided by the portfolio; with ``node_limit``, by the bare exact kernel alone."""
+    from tilefit.search.exact.solve import SolveResult
+
+    result = search_exact(capture, time_limit, node_limit=node_limit).result
+    assert isinstance(result, SolveResult)
+    return result
+
+
+def minimize(
+    capture: Capture, time_limit: float = 10.0, node_limit: int | None = None
+) -> MinimizeResult:
+    """``tilefit solve --minimize``: the lowest memory top found, from the portfolio's
+    placement (or the bare kernel's with ``node_limit``)."""
+    from tilefit.search.exact.minimize import MinimizeResult
+
+    result = search_exact(capture, time_limit, minimize=True, node_limit=node_limit).result
+    assert isinstance(result, MinimizeResult)
+    return result
+
+
+def irreducible_subset(capture: Capture, time_limit: float = 10.0) -> tuple[str, ...] | None:
+    """Unit ids that cannot be placed together while dropping any one makes the rest
+    placeable (None when not proven infeasible within ``time_limit``); the kernels
+    compile before the limit starts."""
+    began = time.monotonic()
+    from tilefit.search.exact.subset import irreducible_subset as subset
+    from tilefit.search.warm import ensure_compiled
+
+    left = max(0.0, began + ensure_compiled() + time_limit - time.monotonic())
+    return subset(capture, left)

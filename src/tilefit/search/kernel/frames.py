@@ -1,16 +1,14 @@
 """The search tree's frames: candidate lists, dominance heights, parts split off.
 
-Kernel code (see ``tilefit.search.kernel``): flat arrays and scalar loops only.
+Kernel code (see ``tilefit.search.kernel.branch``): flat arrays and scalar loops only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tilefit.search.jit import jit
-from tilefit.search.ordering import rerank
-from tilefit.search.place import element_of, section_limit
-from tilefit.search.state import (
+from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.layout import (
     C_CAND,
     C_COPY,
     C_FRAMES,
@@ -39,12 +37,14 @@ from tilefit.search.state import (
     State,
     Tables,
 )
+from tilefit.search.kernel.ordering import rerank
+from tilefit.search.kernel.place import element_of, section_limit
 
 
 @jit
 def descend(fb: int, c: int, lo: int, hi: int, tb: Tables, st: State) -> int:
     """Open the node below frame fb after c was placed: one child, or independent parts."""
-    # Fields read once, before the loops (see tilefit.search.state).
+    # Fields read once, before the loops (see tilefit.search.kernel.layout).
     s0, s1, partners, edge_lo, edge_hi = tb.s0, tb.s1, tb.partners, tb.edge_lo, tb.edge_hi
     frames, cand, cuts, cutp, off = st.frames, st.cand, st.cuts, st.cutp, st.off
     x = off[c]
@@ -163,7 +163,7 @@ def push_part(pend: Any, cnt: Any, a: int, b: int, split: int, f: int, fr: int) 
 @jit
 def open_parts(tb: Tables, st: State) -> int:
     """Open the next pending part as a new frame; FOUND when none is left."""
-    s0, s1 = tb.s0, tb.s1  # read once, before the loop (see tilefit.search.state)
+    s0, s1 = tb.s0, tb.s1  # read once, before the loop (see tilefit.search.kernel.layout)
     cnt, cand, pend, off = st.cnt, st.cand, st.pend, st.off
     while cnt[C_PEND] > 0:
         cnt[C_PEND] -= 1

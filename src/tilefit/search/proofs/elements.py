@@ -12,7 +12,7 @@ only by trying every assignment.
 
 from __future__ import annotations
 
-from tilefit.search.model import Model, Side
+from tilefit.search.blocks import Model, Side
 
 SideKey = tuple[int, int, int]  # block, offset, size
 

@@ -19,7 +19,7 @@ from tilefit.engine.fits import BEST_FIT, FIRST_FIT
 from tilefit.engine.orders import Order
 from tilefit.engine.strategy import Strategy
 from tilefit.model.units import Unit
-from tilefit.search.model import Model
+from tilefit.search.blocks import Model
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Features:
     """Per unit: how hard it is to place, for the constraint-aware orders."""
 
     units: tuple[Unit, ...]
-    index: dict[str, int]  # unit id -> its position in units
+    index: dict[str, int]  # unit id -> its position in units and the model's blocks
     reach: tuple[tuple[tuple[int, int], ...], ...]  # its valid bases, as closed intervals
     room: tuple[int, ...]  # bytes of its allowed bases' reach
     congruence: tuple[tuple[int, int], ...]  # its valid bases: x % modulus == residue
@@ -44,13 +44,15 @@ class Features:
         for edge in model.edges:
             partners[edge.a.block] += 1
             partners[edge.b.block] += 1
+        by_id = {u.id: u for u in prepared.units}
+        ordered = tuple(by_id[b.id] for b in model.blocks)  # per unit, in the model's order
         return cls(
-            prepared.units,
-            {u.id: k for k, u in enumerate(prepared.units)},
+            ordered,
+            model.block_of,
             tuple(b.bases for b in model.blocks),
             room,
             tuple((b.residue, b.modulus) for b in model.blocks),
-            {u.id: u for u in prepared.units},
+            by_id,
             {
                 m.id: (u.id, o)
                 for u in prepared.units

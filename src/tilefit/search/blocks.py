@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from tilefit.model.capture import Capture, Interval
+from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
 
 Bases = tuple[tuple[int, int], ...]
@@ -120,6 +122,37 @@ class Model:
                     if lo < qlo + q.size and qlo < lo + p.size:
                         return p, q
         return None
+
+    @cached_property
+    def block_of(self) -> dict[str, int]:
+        """Block (unit) id -> its index in ``blocks``."""
+        return {b.id: k for k, b in enumerate(self.blocks)}
+
+    def offsets(self, bases: Mapping[int, int]) -> dict[str, int]:
+        """Request id -> offset, for every piece of the blocks numbered in ``bases``."""
+        return {
+            piece.request: base + piece.offset
+            for k, base in bases.items()
+            for piece in self.blocks[k].pieces
+        }
+
+    def bases_of(self, offsets: Mapping[str, int]) -> dict[int, int]:
+        """Block index -> base, for every block whose pieces all have an offset (the
+        inverse of ``offsets``; the first piece gives the base)."""
+        out: dict[int, int] = {}
+        for k, block in enumerate(self.blocks):
+            if all(p.request in offsets for p in block.pieces):
+                first = block.pieces[0]
+                out[k] = offsets[first.request] - first.offset
+        return out
+
+    def placement(self, capture: Capture, bases: Mapping[int, int]) -> Placement:
+        """The placement of ``capture`` with its requests at the blocks' ``bases``, in
+        capture order (every request the blocks hold; the model may be a relaxation of it)."""
+        offsets = self.offsets(bases)
+        return Placement(
+            capture.name, {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}
+        )
 
     def restricted(self, keep: frozenset[int]) -> Model:
         """The same problem with only the blocks numbered in ``keep``."""

@@ -27,9 +27,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tilefit.model.capture import Memory
-from tilefit.search.bracket import rigid_restriction
-from tilefit.search.model import Bases, Model, intersect
-from tilefit.search.solver import SOLVED, Budget, _search_free
+from tilefit.search.blocks import Bases, Model, intersect
+from tilefit.search.exact.solve import Budget, search_free
+from tilefit.search.local.restriction import rigid_restriction
+from tilefit.search.routes import SOLVED
 
 MARGIN_STEP = 0.01
 """Of a segment's bytes: the room a failed segment must keep free at every step next time."""
@@ -83,7 +84,7 @@ class Assigner:
             if not free:
                 continue
             budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
-            outcome = _search_free(rigid_restriction(cut, standing), free, standing, budget)
+            outcome = search_free(rigid_restriction(cut, standing), free, standing, budget)
             if outcome.status != SOLVED or outcome.bases is None:
                 self.margins[j] += MARGIN_STEP
                 return None

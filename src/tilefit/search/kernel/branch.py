@@ -3,11 +3,11 @@
 Written in the subset of Python that numba compiles (scalar loops over flat
 arrays, named tuples of them, no objects), so that the same text runs compiled
 when numba is installed and as plain Python otherwise (see
-``tilefit.search.jit``). The arrays travel as two named tuples: ``Tables``, the
-problem, and ``State``, one run's search state (``tilefit.search.state``).
-Placing a block and inference live in ``tilefit.search.place``, the frames of
-the search tree in ``tilefit.search.frames``, the orderings in
-``tilefit.search.ordering``.
+``tilefit.search.kernel.jit``). The arrays travel as two named tuples: ``Tables``, the
+problem, and ``State``, one run's search state (``tilefit.search.kernel.layout``).
+Placing a block and inference live in ``tilefit.search.kernel.place``, the frames of
+the search tree in ``tilefit.search.kernel.frames``, the orderings in
+``tilefit.search.kernel.ordering``.
 
 Blocks are placed one at a time, each at its *lowest feasible offset* (``low``),
 in never-decreasing order of (offset, rank). Canonical placements (every block
@@ -27,7 +27,7 @@ lowered into one. Pruning, each sound under every capture constraint:
 - a block that meets no unplaced block in time or by conflict is forced: if its
   subtree fails, the node fails;
 - symmetry: of interchangeable blocks (*twins*, see
-  ``tilefit.search.problem._twins``), one is chosen only once its twin of
+  ``tilefit.search.kernel.arrays._twins``), one is chosen only once its twin of
   lower rank is placed.
 
 Why the twin rule loses no placement. Exchanging twins u and v (rank u <
@@ -51,7 +51,7 @@ The whole search state lives in arrays, so a run stops after a node budget and
 resumes later exactly where it was (deadline checks happen between runs). So
 it does when it runs out of room: the trail and the candidate lists start
 short, and before each step the kernel returns GROW unless one more step fits;
-the driver (``tilefit.search.run``) lengthens them and calls again. Candidate
+the driver (``tilefit.search.kernel.driver``) lengthens them and calls again. Candidate
 lists are copied per frame only while they stay short; beyond that a child's
 list is written over its parent's and rebuilt on backing up, so that a deep
 path does not hold the square of the blocks.
@@ -59,11 +59,9 @@ path does not hold the square of the blocks.
 
 from __future__ import annotations
 
-from tilefit.search.frames import descend, forced, has_block, open_parts, push_part, restore
-from tilefit.search.jit import jit
-from tilefit.search.ordering import rank_all
-from tilefit.search.place import lowest_valid, place, undo_to
-from tilefit.search.state import (
+from tilefit.search.kernel.frames import descend, forced, has_block, open_parts, push_part, restore
+from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.layout import (
     C_CAND,
     C_FRAMES,
     C_NODES,
@@ -94,6 +92,8 @@ from tilefit.search.state import (
     State,
     Tables,
 )
+from tilefit.search.kernel.ordering import rank_all
+from tilefit.search.kernel.place import lowest_valid, place, undo_to
 
 
 @jit
@@ -102,9 +102,9 @@ def run(tb: Tables, st: State, budget: int) -> int:
 
     Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists),
     RUNNING (call again with a larger budget to go on) or GROW (lengthen the
-    trail or cand, see ``tilefit.search.run``, and call again).
+    trail or cand, see ``tilefit.search.kernel.driver``, and call again).
     """
-    # Fields read once, before the loops (see tilefit.search.state).
+    # Fields read once, before the loops (see tilefit.search.kernel.layout).
     s0, s1, elem = tb.s0, tb.s1, tb.elem
     bases, members, starts, partners, twin = tb.bases, tb.members, tb.starts, tb.partners, tb.twin
     cnt, frames, cand, low, rank, off = st.cnt, st.frames, st.cand, st.low, st.rank, st.off

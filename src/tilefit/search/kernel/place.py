@@ -1,14 +1,14 @@
 """Placing one block and taking placements back: propagation and section inference.
 
-Kernel code (see ``tilefit.search.kernel``): flat arrays and scalar loops only.
+Kernel code (see ``tilefit.search.kernel.branch``): flat arrays and scalar loops only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tilefit.search.jit import jit
-from tilefit.search.state import (
+from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.layout import (
     C_PLACED,
     C_STAMP,
     C_TRAIL,
@@ -115,7 +115,7 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     The placement is pushed on the placed stack even when it fails, so that
     ``undo_to`` always takes it back.
     """
-    # Fields read once, before the loops (see tilefit.search.state).
+    # Fields read once, before the loops (see tilefit.search.kernel.layout).
     size, s0, s1, elem = tb.size, tb.s0, tb.s1, tb.elem
     bases, members, starts, partners = tb.bases, tb.members, tb.starts, tb.partners
     cnt, off, low, floor, total, cuts = st.cnt, st.off, st.low, st.floor, st.total, st.cuts
@@ -272,7 +272,7 @@ def section_limit(lo: int, hi: int, total: Any, regions: Regions) -> int:
 @jit
 def undo_to(h: int, tb: Tables, st: State) -> None:
     """Take back every placement above placed-stack height h, newest first."""
-    # Fields read once, before the loops (see tilefit.search.state).
+    # Fields read once, before the loops (see tilefit.search.kernel.layout).
     size, s0, s1, edge_lo, edge_hi = tb.size, tb.s0, tb.s1, tb.edge_lo, tb.edge_hi
     cnt, trail, low, floor, rank, cuts = st.cnt, st.trail, st.low, st.floor, st.rank, st.cuts
     while cnt[C_PLACED] > h:

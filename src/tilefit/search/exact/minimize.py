@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.model import Model, build_model
-from tilefit.search.solver import INFEASIBLE, SOLVED, TIMEOUT, Budget, placement_of, search
-from tilefit.search.warm import ensure_compiled
+from tilefit.search.blocks import Model, build_model
+from tilefit.search.exact.solve import Budget, search
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,6 @@ def minimize(
     ``first``, a valid placement found already (``tilefit solve`` asks the portfolio),
     is the first upper bound; without it the exact search finds one at the full top.
     """
-    ensure_compiled()
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
@@ -65,7 +64,7 @@ def minimize(
         nodes += budget.nodes
         if outcome.bases is None:
             return outcome.status, None
-        return outcome.status, placement_of(capture, probe_model, outcome.bases)
+        return outcome.status, probe_model.placement(capture, outcome.bases)
 
     def result(status: str, best: int | None, placement: Placement | None) -> MinimizeResult:
         return MinimizeResult(status, time.monotonic() - started, nodes, lower, best, placement)

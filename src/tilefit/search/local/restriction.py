@@ -1,19 +1,13 @@
-"""Two neighbours of a model that the canonical kernel decides alone, with no pinned blocks.
+"""The rigid restriction: a neighbour of a model that asks more, and that the canonical
+kernel decides alone.
 
 The canonical search is complete only for rigid blocks whose conflict sides
-start at the block's base (see ``tilefit.search.model``). Two models bracket
-the real one and have only such blocks:
-
-- the **rigid restriction** asks more: every piece of a block is taken to
-  live over the block's whole lifetime (its hull), and every conflict side
-  spans its whole block. Every placement of the restriction is a placement of
-  the capture (same bases, same piece offsets), so a solution is an answer;
-  its infeasibility proves nothing.
-- the **split relaxation** asks less: every sequence member is placed on its
-  own (contiguity dropped), conflicts kept member by member. Every placement
-  of the capture is one of the relaxation, so its infeasibility is a proof;
-  a solution is an answer only when it happens to keep every sequence
-  contiguous (the referee says so).
+start at the block's base (see ``tilefit.search.blocks``). The restriction has
+only such blocks: every piece of a block is taken to live over the block's
+whole lifetime (its hull), and every conflict side spans its whole block.
+Every placement of the restriction is a placement of the capture (same bases,
+same piece offsets), so a solution is an answer; its infeasibility proves
+nothing (its mirror, which asks less, is ``tilefit.search.proofs.relaxation``).
 """
 
 from __future__ import annotations
@@ -21,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from tilefit.model.capture import Capture
-from tilefit.model.units import split_sequences
-from tilefit.search.model import Edge, Model, Side, build_model
+from tilefit.search.blocks import Edge, Model, Side
 
 
 def rigid_restriction(model: Model, exact: Collection[int] = ()) -> Model:
@@ -48,8 +40,3 @@ def rigid_restriction(model: Model, exact: Collection[int] = ()) -> Model:
         seen.add((a, b))
         edges.append(Edge(Side(a, 0, blocks[a].size), Side(b, 0, blocks[b].size)))
     return replace(model, blocks=blocks, edges=tuple(edges))
-
-
-def split_relaxation(capture: Capture, top: int | None = None) -> Model:
-    """The model of the capture with every sequence split into independent members."""
-    return build_model(split_sequences(capture), top)

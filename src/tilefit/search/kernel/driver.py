@@ -13,15 +13,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tilefit.search import kernel, state
-from tilefit.search.jit import COMPILED
-from tilefit.search.problem import Array, FreeProblem
-from tilefit.search.state import State, Trail
+from tilefit.search.kernel import branch, layout
+from tilefit.search.kernel.arrays import Array, FreeProblem
+from tilefit.search.kernel.jit import COMPILED
+from tilefit.search.kernel.layout import State, Trail
 
 COPY_LIMIT = 1 << 20
 """Candidate-list entries (8 MB) within which each frame gets its own copy of
 its list; beyond, a child's list is built over its parent's (see
-``tilefit.search.frames.descend``). Small problems never reach it."""
+``tilefit.search.kernel.frames.descend``). Small problems never reach it."""
 
 TRAIL_START = 1 << 16
 """Trail entries a run starts with (at least one step's)."""
@@ -52,52 +52,52 @@ class Run:
             trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(2))),
             placed=zeros(m + 1),
             placed_mark=zeros(m + 1),
-            frames=zeros((m + 2) * state.NF),
+            frames=zeros((m + 2) * layout.NF),
             cand=zeros(copy + 2 * m + 1),
-            pend=zeros((2 * nsec + 2) * state.NP),
-            cnt=zeros(state.NC),
+            pend=zeros((2 * nsec + 2) * layout.NP),
+            cnt=zeros(layout.NC),
             mark=zeros(nsec),
             aff=zeros(nsec),
             cutp=zeros(problem.max_cut_points),
             tmp=zeros(m),
         )
-        search.cnt[state.C_COPY] = copy
-        search.cnt[state.C_STEP] = problem.trail_size
+        search.cnt[layout.C_COPY] = copy
+        search.cnt[layout.C_STEP] = problem.trail_size
         if not COMPILED:  # plain Python indexes lists much faster than arrays
             tables = _lists(tables)
             search = _lists(search)
         self.problem = problem
         self.tables = tables
         self.state = search
-        self.status = state.EXHAUSTED if problem.infeasible else state.RUNNING
+        self.status = layout.EXHAUSTED if problem.infeasible else layout.RUNNING
 
     @property
     def nodes(self) -> int:
-        return int(self.state.cnt[state.C_NODES])
+        return int(self.state.cnt[layout.C_NODES])
 
     def advance(self, budget: int) -> int:
         """Search on until ``budget`` nodes in all; returns the kernel's status."""
-        if self.status == state.RUNNING and self.problem.blocks:
-            search_kernel: Any = kernel.run
+        if self.status == layout.RUNNING and self.problem.blocks:
+            search_kernel: Any = branch.run
             status = int(search_kernel(self.tables, self.state, budget))
-            while status == state.GROW:
+            while status == layout.GROW:
                 self._grow()
                 status = int(search_kernel(self.tables, self.state, budget))
             self.status = status
         elif not self.problem.blocks:
-            self.status = state.FOUND
+            self.status = layout.FOUND
         return self.status
 
     def _grow(self) -> None:
         """Double the trail or cand, whichever lacks room for the kernel's next step."""
         search = self.state
         cnt = search.cnt
-        need = int(cnt[state.C_TRAIL] + cnt[state.C_STEP])
+        need = int(cnt[layout.C_TRAIL] + cnt[layout.C_STEP])
         length = len(search.trail.tag)
         if need > length:
             for values in search.trail:
                 _lengthen(values, _doubled(length, need))
-        need = int(cnt[state.C_CAND]) + len(self.problem.blocks)
+        need = int(cnt[layout.C_CAND]) + len(self.problem.blocks)
         if need > len(search.cand):
             _lengthen(search.cand, _doubled(len(search.cand), need))
 

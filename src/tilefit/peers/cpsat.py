@@ -30,10 +30,7 @@ from typing import Any
 
 from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
-
-SOLVED = "solved"
-INFEASIBLE = "infeasible"
-TIMEOUT = "timeout"
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 INSTALL_HINT = "CP-SAT needs OR-Tools: pip install 'tilefit[cpsat]' (or 'ortools>=9.10')"
 

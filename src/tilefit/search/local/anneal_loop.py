@@ -1,8 +1,8 @@
-"""The compiled loop of ``tilefit.search.anneal``: iterations of ruin and recreate.
+"""The compiled loop of ``tilefit.search.local.anneal``: iterations of ruin and recreate.
 
 Kept apart from the driver so that it stays in the subset of Python numba
-compiles (see ``tilefit.search.jit``); the moves themselves are in
-``tilefit.search.ruin``.
+compiles (see ``tilefit.search.kernel.jit``); the moves themselves are in
+``tilefit.search.local.ruin``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from tilefit.search.jit import jit
-from tilefit.search.ruin import below, cheapest_base, displaced, free_runs, uniform
+from tilefit.search.kernel.jit import jit
+from tilefit.search.local.ruin import below, cheapest_base, displaced, free_runs, uniform
 
-# knobs (see ``tilefit.search.anneal``), passed in so that tests and the driver may set them
+# knobs (see ``tilefit.search.local.anneal``), passed in so that tests and the driver may set them
 EVICT, CHEAPEST, OTHERS, REACH, WHOLE = 0, 1, 2, 3, 4
 
 # counters: cost now, best cost, iterations run, last stamp, iteration of the last better best

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.model import Block, Model, build_model
+from tilefit.search.blocks import Block, Model, build_model
 
 
 @dataclass(frozen=True)
@@ -28,12 +28,7 @@ class Partial:
 
 def partial_of(model: Model, bases: Mapping[int, int], left_out: int) -> Partial:
     """The partial placement of the blocks numbered in ``bases``."""
-    offsets = {
-        piece.request: base + piece.offset
-        for k, base in bases.items()
-        for piece in model.blocks[k].pieces
-    }
-    return Partial(left_out, offsets)
+    return Partial(left_out, model.offsets(bases))
 
 
 def better(first: Partial | None, second: Partial | None) -> Partial | None:
@@ -49,14 +44,8 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
     the top clear of the others (largest first). None when a block has no such base."""
     model = build_model(wide)
     top = capture.memory.size
-    at: dict[int, int] = {}
-    left: list[int] = []
-    for k, block in enumerate(model.blocks):
-        first = block.pieces[0]
-        if any(p.request not in partial.offsets for p in block.pieces):
-            left.append(k)
-        else:
-            at[k] = partial.offsets[first.request] - first.offset
+    at = model.bases_of(partial.offsets)
+    left = [k for k in range(len(model.blocks)) if k not in at]
     left.sort(key=lambda k: (-model.blocks[k].size, k))
     stacked: list[int] = []
     for k in left:
@@ -65,8 +54,7 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
             return None
         at[k] = base
         stacked.append(k)
-    offsets = {p.request: at[k] + p.offset for k, b in enumerate(model.blocks) for p in b.pieces}
-    return Placement(capture.name, {r.id: offsets[r.id] for r in capture.requests})
+    return model.placement(capture, at)
 
 
 def _lowest(

@@ -1,6 +1,6 @@
-"""The moves of ruin and recreate, on the flat tables of ``tilefit.search.pairs``.
+"""The moves of ruin and recreate, on the flat tables of ``tilefit.search.local.meets``.
 
-Written in the subset of Python that numba compiles (see ``tilefit.search.jit``),
+Written in the subset of Python that numba compiles (see ``tilefit.search.kernel.jit``),
 so that the compiled and the plain paths agree exactly: random numbers come
 from a Park-Miller generator held in a one-element array, not from numpy.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefit.search.jit import jit
+from tilefit.search.kernel.jit import jit
 
 MODULUS = 2147483647  # Park-Miller: x <- x * 48271 mod (2^31 - 1); products stay below 2^47
 

@@ -26,30 +26,32 @@ from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_HERE = Path(__file__).resolve().parent
+SEARCH_DIR = Path(__file__).resolve().parent.parent
+"""The folder of ``tilefit.search``, which ``KERNEL_MODULES`` names paths in."""
 
 
 KERNEL_MODULES = (
-    "anneal_step",
-    "frames",
-    "jit",
-    "kernel",
-    "ordering",
-    "place",
-    "ruin",
-    "state",
+    "kernel/branch",
+    "kernel/frames",
+    "kernel/jit",
+    "kernel/layout",
+    "kernel/ordering",
+    "kernel/place",
+    "local/anneal_loop",
+    "local/ruin",
 )
-"""The modules of ``tilefit.search`` whose text the compiled kernels hold: those with
-``@jit`` functions, what they import from this package, and this decorator itself
-(``tests/test_search_jit.py`` checks that the list is closed under those imports)."""
+"""The modules of ``tilefit.search`` (paths below it) whose text the compiled kernels hold:
+those with ``@jit`` functions, what they import from this package, and this decorator
+itself (``tests/test_search_jit.py`` checks that the list is closed under those imports)."""
 
 
 @cache
 def kernel_digest() -> str:
     """A digest of the modules numba compiles (``KERNEL_MODULES``), in name order."""
     digest = hashlib.sha256()
-    for path in sorted(_HERE / f"{name}.py" for name in KERNEL_MODULES):
-        digest.update(path.name.encode())
+    for name in sorted(KERNEL_MODULES):
+        path = SEARCH_DIR / f"{name}.py"
+        digest.update(name.encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")

@@ -1,6 +1,6 @@
 """Ruin and recreate, compiled, with simulated annealing: the heuristic layer's ``anneal`` route.
 
-The state is a valid partial placement (see ``tilefit.search.ruin``); its cost
+The state is a valid partial placement (see ``tilefit.search.local.ruin``); its cost
 is the area (bytes x steps) of the blocks left out. Each iteration takes a
 block left out, u, and a base for it: the one displacing the least placed
 area, or one drawn at random. Then it either *evicts* (u goes there, what it
@@ -28,11 +28,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.search.anneal_step import iterate, settle
-from tilefit.search.model import Model
-from tilefit.search.pairs import pair_tables
-from tilefit.search.partial import Partial, better, partial_of
-from tilefit.search.problem import Array
+from tilefit.search.blocks import Model
+from tilefit.search.kernel.arrays import Array
+from tilefit.search.local.anneal_loop import iterate, settle
+from tilefit.search.local.meets import pair_tables
+from tilefit.search.local.partial import Partial, better, partial_of
 
 TEMPERATURE = 0.4
 """The starting temperature, in mean block areas."""

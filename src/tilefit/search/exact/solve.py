@@ -1,8 +1,8 @@
 """Find a placement or prove that none exists: ``solve``.
 
-Pinned blocks (see ``tilefit.search.model``) are enumerated base by base; for
+Pinned blocks (see ``tilefit.search.blocks``) are enumerated base by base; for
 each of their arrangements the free blocks go through the canonical
-branch-and-bound (``tilefit.search.kernel``). That search restarts over three
+branch-and-bound (``tilefit.search.kernel.branch``). That search restarts over three
 static orderings with a node allowance that doubles each round, so one bad
 ordering cannot hold it. Any run that ends without a placement proves
 infeasibility (for that pinned arrangement); only the time or node limit ends
@@ -17,15 +17,11 @@ from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search import state
-from tilefit.search.model import Model, build_model
-from tilefit.search.problem import free_problem
-from tilefit.search.run import Run
-from tilefit.search.warm import ensure_compiled
-
-SOLVED = "solved"
-INFEASIBLE = "infeasible"
-TIMEOUT = "timeout"
+from tilefit.search.blocks import Model, build_model
+from tilefit.search.kernel import layout
+from tilefit.search.kernel.arrays import free_problem
+from tilefit.search.kernel.driver import Run
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 ORDERINGS = ("WAT", "TAW", "TWA")
 """Static orderings, keys descending: W lifetime width, A width x size, T largest section total."""
@@ -92,24 +88,19 @@ def solve(capture: Capture, time_limit: float, node_limit: int | None = None) ->
     With ``node_limit`` the answer depends only on the capture (not on the
     machine's speed) as long as the time limit is not reached first.
     """
-    ensure_compiled()  # the one-time compilation, before the limit starts
     started = time.monotonic()
     budget = Budget(time_limit, node_limit)
     model = build_model(capture)
     outcome = search(model, budget)
     placement = None
     if outcome.bases is not None:
-        placement = placement_of(capture, model, outcome.bases)
+        placement = model.placement(capture, outcome.bases)
     return SolveResult(outcome.status, time.monotonic() - started, budget.nodes, placement)
 
 
 def placement_of(capture: Capture, model: Model, bases: dict[int, int]) -> Placement:
-    offsets: dict[str, int] = {}
-    for k, block in enumerate(model.blocks):
-        for piece in block.pieces:
-            offsets[piece.request] = bases[k] + piece.offset
-    ordered = {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}
-    return Placement(capture.name, ordered)
+    """``model.placement``: kept for the tests until they call it directly."""
+    return model.placement(capture, bases)
 
 
 def search(model: Model, budget: Budget) -> Outcome:
@@ -120,7 +111,7 @@ def search(model: Model, budget: Budget) -> Outcome:
     for pinned_at in _arrangements(model, pinned, budget):
         if pinned_at is None:
             return Outcome(TIMEOUT, None)
-        outcome = _search_free(model, free, pinned_at, budget)
+        outcome = search_free(model, free, pinned_at, budget)
         if outcome.status != INFEASIBLE:
             return outcome
     return Outcome(INFEASIBLE, None)
@@ -173,7 +164,7 @@ def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
     return True
 
 
-def _search_free(
+def search_free(
     model: Model, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
 ) -> Outcome:
     problem = free_problem(model, free, pinned_at)
@@ -188,9 +179,9 @@ def _search_free(
         for keyorder in keyorders:
             run = Run(problem, keyorder)
             status = _drive(run, allowance, budget)
-            if status == state.FOUND:
+            if status == layout.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})
-            if status == state.EXHAUSTED:
+            if status == layout.EXHAUSTED:
                 return Outcome(INFEASIBLE, None)
             if budget.spent():
                 return Outcome(TIMEOUT, None)
@@ -199,7 +190,7 @@ def _search_free(
 def _drive(run: Run, allowance: int, budget: Budget) -> int:
     """Advance one run up to ``allowance`` nodes, checking the budget between chunks."""
     status = run.status
-    while status == state.RUNNING and run.nodes < allowance:
+    while status == layout.RUNNING and run.nodes < allowance:
         step = budget.allowance()
         if step <= 0 or budget.spent():
             break

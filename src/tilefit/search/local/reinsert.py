@@ -25,7 +25,7 @@ from tilefit.engine.fits import BEST_FIT, FIRST_FIT
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit
-from tilefit.search.contention import Features
+from tilefit.search.local.contention import Features
 
 EVICT_SHARE = 0.5
 """Of the moves, those that evict what stands where the unit goes."""

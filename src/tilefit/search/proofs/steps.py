@@ -26,8 +26,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from tilefit.search.model import Block, Model, Piece
-from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
+from tilefit.search.blocks import Block, Model, Piece
+from tilefit.search.exact.solve import Budget, search
+from tilefit.search.routes import INFEASIBLE, SOLVED
 
 FIRST_NODES = 500
 """Node allowance per step in the first round; it doubles every round."""

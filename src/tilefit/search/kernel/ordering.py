@@ -1,6 +1,6 @@
 """Orderings: which of the blocks at one offset the search tries first.
 
-Kernel code (see ``tilefit.search.kernel``). Blocks are ranked by the
+Kernel code (see ``tilefit.search.kernel.branch``). Blocks are ranked by the
 ordering's keys, descending, then by block index. The key codes: 0 lifetime
 width, 1 width x size, 2 the largest section total over the block's
 lifetime (bytes of the unplaced blocks alive there). A run ranks every block
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilefit.search.jit import jit
-from tilefit.search.place import record
-from tilefit.search.state import T_RANK, State, Tables
+from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.layout import T_RANK, State, Tables
+from tilefit.search.kernel.place import record
 
 
 @jit

@@ -9,7 +9,7 @@ for every block the tables list, once and for all:
 - every conflict side of its own, with the partner's side;
 - its valid bases (closed intervals, and the congruence ``base % mod == res``).
 
-From these alone ``tilefit.search.ruin`` finds where a block may stand among
+From these alone ``tilefit.search.local.ruin`` finds where a block may stand among
 the placed ones, and what it would displace anywhere, without looking at the
 rest of the capture.
 """
@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tilefit.search.model import Model
-from tilefit.search.problem import Array
+from tilefit.search.blocks import Model
+from tilefit.search.kernel.arrays import Array
 
 PAIR_LIMIT = 4_000_000
 """Piece pairs (each direction) beyond which the tables are not built (about 200 MB):

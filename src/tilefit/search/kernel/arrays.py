@@ -1,6 +1,6 @@
 """The canonical search's problem as flat arrays: the free blocks, with pinned ones fixed.
 
-Pinned blocks (see ``tilefit.search.model``) stand at given bases here. For a
+Pinned blocks (see ``tilefit.search.blocks``) stand at given bases here. For a
 free block they only remove bases: those where it would overlap a pinned piece
 that lives with it, or touch an element that a pinned conflict partner
 touches. What is left for each section (for section inference) is the union
@@ -17,9 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.intervals import merge
-from tilefit.search.model import Bases, Block, Model, Side, subtract
-from tilefit.search.sections import sweep
-from tilefit.search.state import Partners, Regions, Rows, Tables, ValidBases
+from tilefit.search.blocks import Bases, Block, Model, Side, subtract
+from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
+from tilefit.search.kernel.sections import sweep
 
 Array = NDArray[np.int64]
 
@@ -56,7 +56,13 @@ class FreeProblem:
         return total
 
 
+Partner = tuple[int, int, int, int]
+"""A conflict partner of a free block: its index, this side's size, its side's size, the edge."""
+
+
 def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]) -> FreeProblem:
+    """The kernel's inputs for the blocks numbered in ``free``, those in ``pinned_at``
+    standing at their bases."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
     sections = sweep([(b.start, b.end) for b in blocks])
@@ -66,47 +72,14 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         for k, base in sorted(pinned_at.items())
         for p in model.blocks[k].pieces
     ]
-    elem = model.elements
-
-    # Conflict edges: between free blocks they bind during the search; with a
-    # pinned block they only remove bases.
-    partners: list[list[tuple[int, int, int, int]]] = [[] for _ in blocks]
-    edge_spans: list[tuple[int, int]] = []
-    forbid: list[list[tuple[int, int]]] = [[] for _ in blocks]
-    for edge in model.edges:
-        a, b = edge.a, edge.b
-        if a.block in index and b.block in index:
-            # Both sides start at their block's base (else the block is pinned).
-            ia, ib = index[a.block], index[b.block]
-            e = len(edge_spans)
-            lo = min(sections.spans[ia][0], sections.spans[ib][0])
-            hi = max(sections.spans[ia][1], sections.spans[ib][1])
-            edge_spans.append((lo, hi))
-            partners[ia].append((ib, a.size, b.size, e))
-            partners[ib].append((ia, b.size, a.size, e))
-            continue
-        for mine, other in ((a, b), (b, a)):
-            if mine.block in index and other.block in pinned_at:
-                forbid[index[mine.block]].append(_forbidden(mine, other, pinned_at, model))
-
-    bases: list[Bases] = []
-    for i, block in enumerate(blocks):
-        allowed = block.bases
-        for ob in obstacles:
-            if ob.start < block.end and block.start < ob.end:
-                allowed = subtract(allowed, ob.lo - block.size + 1, ob.hi - 1)
-        for lo, hi in forbid[i]:
-            allowed = subtract(allowed, lo, hi)
-        bases.append(allowed)
-
+    partners, edge_spans, forbid = _conflicts(model, index, sections.spans, pinned_at)
+    bases = [_free_bases(block, obstacles, forbid[i]) for i, block in enumerate(blocks)]
     regions = _regions(blocks, sections.members, sections.points, obstacles)
-
     cuts = np.zeros(nsec + 1, dtype=np.int64)
     for first, last in sections.spans:
         cuts[first + 1 : last] += 1
     for lo, hi in edge_spans:
         cuts[lo + 1 : hi] += 1
-
     tables = Tables(
         size=_ints([b.size for b in blocks]),
         s0=_ints([s[0] for s in sections.spans]),
@@ -130,7 +103,7 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         ),
         edge_lo=_ints([s[0] for s in edge_spans]),
         edge_hi=_ints([s[1] for s in edge_spans]),
-        elem=_ints(list(elem)),
+        elem=_ints(list(model.elements)),
         regions=Regions(
             ptr=_pointers(regions),
             lo=_ints([lo for rs in regions for lo, _ in rs]),
@@ -139,17 +112,6 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         ),
         twin=_ints(_twins(blocks, sections.spans, bases, partners)),
     )
-    # One step of the search pushes on the trail at most one placement's entries
-    # (its floors, the lows it raises, the edges it ends, the floors those lows
-    # lift) and the ranks of one part split off. The trail grows on demand, so
-    # only this much room is kept free; the path's total is not bounded here.
-    first, last = tables.s0, tables.s1
-    degree = np.diff(tables.partners.ptr)
-    near = np.zeros(len(blocks), dtype=np.int64)
-    if len(blocks):
-        alive = np.diff(tables.members.ptr)[first] - 1
-        near = alive + tables.starts.ptr[last] - tables.starts.ptr[np.minimum(first + 1, last)]
-    step = int(np.max(last - first + near + 2 * degree, initial=0)) + nsec + len(blocks)
     return FreeProblem(
         blocks=tuple(free),
         tables=tables,
@@ -157,16 +119,72 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
         nsec=nsec,
         n_edges=len(edge_spans),
         max_cut_points=3 * (nsec + 2),  # cut points, then the parts between them
-        trail_size=step + 16,
+        trail_size=_step_entries(tables, nsec, len(blocks)) + 16,
         infeasible=any(not bs for bs in bases),
     )
+
+
+def _conflicts(
+    model: Model,
+    index: Mapping[int, int],
+    spans: Sequence[tuple[int, int]],
+    pinned_at: Mapping[int, int],
+) -> tuple[list[list[Partner]], list[tuple[int, int]], list[list[tuple[int, int]]]]:
+    """Conflict edges: between free blocks they bind during the search (per free block
+    its partners, per edge its section span); with a pinned block they only remove
+    bases (per free block, the closed base intervals forbidden)."""
+    partners: list[list[Partner]] = [[] for _ in index]
+    edge_spans: list[tuple[int, int]] = []
+    forbid: list[list[tuple[int, int]]] = [[] for _ in index]
+    for edge in model.edges:
+        a, b = edge.a, edge.b
+        if a.block in index and b.block in index:
+            # Both sides start at their block's base (else the block is pinned).
+            ia, ib = index[a.block], index[b.block]
+            e = len(edge_spans)
+            edge_spans.append((min(spans[ia][0], spans[ib][0]), max(spans[ia][1], spans[ib][1])))
+            partners[ia].append((ib, a.size, b.size, e))
+            partners[ib].append((ia, b.size, a.size, e))
+            continue
+        for mine, other in ((a, b), (b, a)):
+            if mine.block in index and other.block in pinned_at:
+                forbid[index[mine.block]].append(_forbidden(mine, other, pinned_at, model))
+    return partners, edge_spans, forbid
+
+
+def _free_bases(
+    block: Block, obstacles: Sequence[Obstacle], forbid: Sequence[tuple[int, int]]
+) -> Bases:
+    """A free block's valid bases less those overlapping a pinned piece living with it or
+    touching an element of a pinned partner."""
+    allowed = block.bases
+    for ob in obstacles:
+        if ob.start < block.end and block.start < ob.end:
+            allowed = subtract(allowed, ob.lo - block.size + 1, ob.hi - 1)
+    for lo, hi in forbid:
+        allowed = subtract(allowed, lo, hi)
+    return allowed
+
+
+def _step_entries(tables: Tables, nsec: int, count: int) -> int:
+    """The trail entries one step of the search pushes at most: one placement's (its
+    floors, the lows it raises, the edges it ends, the floors those lows lift) and the
+    ranks of one part split off. The trail grows on demand, so only this much room is
+    kept free; the path's total is not bounded here."""
+    first, last = tables.s0, tables.s1
+    degree = np.diff(tables.partners.ptr)
+    near = np.zeros(count, dtype=np.int64)
+    if count:
+        alive = np.diff(tables.members.ptr)[first] - 1
+        near = alive + tables.starts.ptr[last] - tables.starts.ptr[np.minimum(first + 1, last)]
+    return int(np.max(last - first + near + 2 * degree, initial=0)) + nsec + count
 
 
 def _twins(
     blocks: Sequence[Block],
     spans: Sequence[tuple[int, int]],
     bases: Sequence[Bases],
-    partners: Sequence[Sequence[tuple[int, int, int, int]]],
+    partners: Sequence[Sequence[Partner]],
 ) -> list[int]:
     """Per free block, its twin of next lower index, or -1.
 
@@ -178,7 +196,7 @@ def _twins(
     ordering keys, so the lower index is the lower rank, in every part.
 
     The kernel chooses a block only once its twin of lower rank is placed
-    (``tilefit.search.kernel`` says why that loses no placement).
+    (``tilefit.search.kernel.branch`` says why that loses no placement).
     """
     prev: dict[tuple[object, ...], int] = {}
     out: list[int] = []

@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 
 from tilefit.model.capture import Capture
-from tilefit.search.model import Model, build_model
-from tilefit.search.solver import INFEASIBLE, SOLVED, Budget, search
-from tilefit.search.warm import ensure_compiled
+from tilefit.search.blocks import Model, build_model
+from tilefit.search.exact.solve import Budget, search
+from tilefit.search.routes import INFEASIBLE, SOLVED
 
 
 def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] | None:
@@ -25,7 +25,6 @@ def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] |
     None when the capture is not proven infeasible, or when the time limit
     ends the filter before it is done.
     """
-    ensure_compiled()
     deadline = time.monotonic() + time_limit  # the proof and the filter share the limit
     model = build_model(capture)
     if search(model, Budget(time_limit)).status != INFEASIBLE:

@@ -126,7 +126,7 @@ class Tables(NamedTuple):
     edge_hi: Any
     elem: Any  # element start addresses, then the memory size
     regions: Regions
-    twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.problem)
+    twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.kernel.arrays)
 
 
 class State(NamedTuple):

@@ -1,0 +1,93 @@
+"""The search's vocabulary: its statuses, the routes that decide, the strategy names of the
+placements they find, and which routes a run may take.
+
+Every name the search emits is defined here once: the portfolio's members check what
+they report against these lists, and the schema, the CLI's texts and docs/json.md are
+tested against them (``tests/test_search_routes.py``). Importing this module loads
+neither numba nor the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+SOLVED = "solved"
+INFEASIBLE = "infeasible"
+TIMEOUT = "timeout"
+STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
+
+FIND_ROUTES = ("restriction", "greedy", "completion", "segments", "reinsert", "repair", "anneal")
+"""The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
+
+PROVE_ROUTES = ("elements", "steps", "relaxation", "exact", "anneal-turns")
+"""The prove member's routes (``tilefit.search.portfolio``): ``elements``, ``steps`` and
+``relaxation`` prove infeasibility (the relaxation may also find a placement), ``exact``
+finds or proves, and ``anneal-turns`` is the annealing between its turns, which finds."""
+
+ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
+"""Every route of the portfolio; each can be switched off (``Routes``)."""
+
+PROOF_ROUTES = ("elements", "steps", "relaxation", "exact")
+"""The routes that prove infeasibility."""
+
+PLACING_ROUTES = (*FIND_ROUTES, "relaxation", "exact", "anneal-turns")
+"""The routes that find placements."""
+
+EXACT_SEARCH = "exact-search"
+"""The strategy name of a placement that the exact kernel found (routes ``exact`` and
+``relaxation``); a placement found by another route is named ``search:ROUTE``."""
+
+SEARCH_PARTIAL = "search:partial"
+"""The strategy name of a closest placement finished from the annealing's best partial
+placement (``tilefit.search.closest``): not a placement of the capture, so not a route's."""
+
+_EXACT_ROUTES = ("exact", "relaxation")
+
+
+def strategy_of(route: str) -> str:
+    """The strategy name a placement found by ``route`` carries."""
+    if route not in ROUTES:
+        raise ValueError(f"unknown search route {route!r}")
+    return EXACT_SEARCH if route in _EXACT_ROUTES else f"search:{route}"
+
+
+def placement_strategies() -> tuple[str, ...]:
+    """Every strategy name a placement found by the search may carry."""
+    return tuple(dict.fromkeys(strategy_of(route) for route in PLACING_ROUTES))
+
+
+@dataclass(frozen=True)
+class Routes:
+    """Which routes a run may take: all of them unless switched off (for an ablation, or a
+    test that shows one route deciding alone)."""
+
+    off: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.off - set(ROUTES))
+        if unknown:
+            raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
+
+    @classmethod
+    def without(cls, names: Iterable[str]) -> Routes:
+        """Every route but ``names``."""
+        return cls(frozenset(names))
+
+    @classmethod
+    def only(cls, names: Iterable[str]) -> Routes:
+        """``names`` and no other route."""
+        keep = frozenset(names)
+        cls(keep)  # says which names are unknown
+        return cls(frozenset(ROUTES) - keep)
+
+    def on(self, route: str) -> bool:
+        """Whether a run may take ``route``."""
+        return route not in self.off
+
+    def any_on(self, routes: Iterable[str]) -> bool:
+        return any(self.on(r) for r in routes)
+
+
+ALL = Routes()
+"""Every route on: what ``solve`` and ``diagnose`` run."""

@@ -1,0 +1,100 @@
+"""The search's vocabulary is defined once (``tilefit.search.routes``): the schema, the CLI's
+texts and docs/json.md say the same names, and the members refuse to emit another."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tilefit.search import routes
+from tilefit.search.routes import (
+    FIND_ROUTES,
+    PLACING_ROUTES,
+    PROOF_ROUTES,
+    PROVE_ROUTES,
+    ROUTES,
+    STATUSES,
+    TIMEOUT,
+    Routes,
+    placement_strategies,
+    strategy_of,
+)
+
+ROOT = Path(__file__).parent.parent
+SCHEMA = ROOT / "src" / "tilefit" / "schema" / "output-v1.schema.json"
+
+
+def _diagnosis_schema() -> dict[str, object]:
+    from tilefit.schema import output_schema
+
+    found: dict[str, object] = output_schema("diagnose")["$defs"]["diagnose"]["properties"]
+    return found
+
+
+def test_each_route_belongs_to_one_member_and_every_name_is_unique() -> None:
+    assert len(set(ROUTES)) == len(ROUTES) == len(FIND_ROUTES) + len(PROVE_ROUTES)
+    assert set(PROOF_ROUTES) <= set(PROVE_ROUTES)
+    assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == set(ROUTES)
+
+
+def test_the_schema_enumerates_the_routes_and_the_statuses() -> None:
+    from tilefit.verdicts.diagnose import SEARCH_ROUTES
+
+    properties = _diagnosis_schema()
+    route = properties["search_route"]["anyOf"][0]["enum"]  # type: ignore[index]
+    assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES]
+    text = SCHEMA.read_text()
+    for status in STATUSES:
+        assert f'"{status}"' in text
+
+
+def test_json_doc_lists_each_member_s_routes() -> None:
+    text = (ROOT / "docs" / "json.md").read_text()
+    for member, names in (("find", FIND_ROUTES), ("prove", PROVE_ROUTES)):
+        line = next(x for x in text.splitlines() if x.startswith(f"- the {member} member's"))
+        assert re.findall(r"`([a-z-]+)`", line) == list(names)
+    assert routes.SEARCH_PARTIAL in text and routes.EXACT_SEARCH in text
+
+
+def test_search_md_explains_every_route() -> None:
+    text = (ROOT / "docs" / "search.md").read_text()
+    for name in ROUTES:
+        assert f"`{name}`" in text, name
+
+
+def test_the_cli_explains_every_proof() -> None:
+    from tilefit.cli.diagnose import PROOFS
+
+    assert set(PROOFS) == {"pieces", *PROOF_ROUTES}
+
+
+def test_strategy_names_of_placements() -> None:
+    assert strategy_of("exact") == strategy_of("relaxation") == "exact-search"
+    assert strategy_of("anneal") == "search:anneal"
+    assert strategy_of("anneal-turns") == "search:anneal-turns"
+    assert routes.SEARCH_PARTIAL not in placement_strategies()  # not a route's placement
+    with pytest.raises(ValueError, match="unknown search route"):
+        strategy_of("pieces")
+
+
+def test_routes_switch_by_name_and_refuse_unknown_ones() -> None:
+    assert all(Routes().on(r) for r in ROUTES)
+    alone = Routes.only(["greedy"])
+    assert [r for r in ROUTES if alone.on(r)] == ["greedy"]
+    assert not Routes.without(["exact"]).on("exact")
+    with pytest.raises(ValueError, match="unknown search route"):
+        Routes.without(["segment"])
+    with pytest.raises(ValueError, match="unknown search route"):
+        Routes.only(["greedy", "nonsense"])
+
+
+def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:
+    from tilefit.search.portfolio import Decision
+
+    with pytest.raises(AssertionError):
+        Decision("solved", None, "search:anneal", None, False, 0.0)
+    with pytest.raises(AssertionError):
+        Decision("timed out", None, None, None, False, 0.0)
+    assert Decision(TIMEOUT, None, None, None, False, 0.0).member is None
