@@ -91,77 +91,113 @@ def find_placement(
     """A placement of every request, found by the routes above within ``time_limit``
     (those of them that ``routes`` leaves on)."""
     started = time.monotonic()
-    deadline = started + time_limit
-    model = build_model(capture)
-    prepared = Prepared.of(capture)
-    features = Features.of(model, prepared)
-    pinned = model.pinned
-    restriction = rigid_restriction(model) if pinned and routes.on("restriction") else None
-    rng = random.Random(seed)
-    segments = Assigner.of(model, capture.memory)
-
-    def over() -> bool:
-        return time.monotonic() >= deadline or (stop is not None and stop())
-
-    def found(placement: Placement, route: str, rounds: int) -> Found:
-        return Found(placement, route, rounds, time.monotonic() - started)
-
-    annealing: tuple[Restarts, Restarts] | None = None
+    finder = _Finder(capture, started + time_limit, random.Random(seed), routes, stop)
     rounds = 0
-    while routes.any_on(FIND_ROUTES) and not over():
-        round_started = time.monotonic()
-        nodes = FIRST_NODES << min(rounds, 20)
-        if restriction is not None:
-            outcome = search(restriction, _budget(deadline, nodes))
-            if outcome.status == SOLVED and outcome.bases is not None:
-                return found(model.placement(capture, outcome.bases), "restriction", rounds)
-        attempt = run_strategy(prepared, features.strategy(rounds, rng))
-        if attempt.fits and attempt.placement is not None and routes.on("greedy"):
-            return found(attempt.placement, "greedy", rounds)
-        at = model.bases_of(attempt.offsets)
-        fixed = {k: at[k] for k in pinned if k in at}
-        if pinned and routes.on("completion") and not over():
-            bases = _complete(model, fixed, deadline, nodes)
-            if bases is not None:
-                return found(model.placement(capture, bases), "completion", rounds)
-        if (
-            rounds % 3 == 1 and routes.on("segments") and not over()
-        ):  # the cheap routes above win most: these less often
-            bases = segments.solve(fixed, rng, deadline, nodes)
-            if bases is not None:
-                return found(model.placement(capture, bases), "segments", rounds)
-        if rounds % 3 == 2 and routes.on("reinsert") and not over():
-            slice_end = min(deadline, time.monotonic() + REINSERT_SECONDS * (rounds // 3 + 1))
-            by_unit = reinsert(prepared, features, attempt, rng, slice_end, stop)
-            if by_unit is not None:
-                return found(placement_of_units(capture, prepared, by_unit), "reinsert", rounds)
-        if routes.on("repair") and not over():
-            window = _window(model, attempt, at, WINDOW << min(rounds // 2, 8))
-            fixed = {k: b for k, b in at.items() if k not in window}
-            bases = _complete(model, fixed, deadline, nodes)
-            if bases is not None:
-                return found(model.placement(capture, bases), "repair", rounds)
-        if routes.on("anneal") and not over():
-            # Two annealing routes share the slice: one long search from the first pass,
-            # continued from round to round (some tiles need one), and short searches begun
-            # again from fresh passes whenever they stall (others are decided from one
-            # start in a few hundred iterations and never from another).
-            if annealing is None:
-                annealing = (
-                    Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
-                    Restarts(lambda k: fresh_annealer(model, prepared, features, k + 1, rng)),
-                )
-            spent = time.monotonic() - round_started
-            share = ANNEAL_SHARES[min(rounds, len(ANNEAL_SHARES) - 1)]
-            slice_end = min(deadline, time.monotonic() + spent * share / (1 - share))
-            middle = (time.monotonic() + slice_end) / 2
-            for search_until, route in zip((middle, slice_end), annealing, strict=True):
-                bases = route.run(search_until, stop)
-                if bases is not None:
-                    return found(model.placement(capture, bases), "anneal", rounds)
+    while routes.any_on(FIND_ROUTES) and not finder.over():
+        answer = finder.round(rounds)
+        if answer is not None:
+            return Found(answer[0], answer[1], rounds, time.monotonic() - started)
         rounds += 1
-    partial = None if annealing is None else better(*(route.partial() for route in annealing))
-    return Found(None, None, rounds, time.monotonic() - started, partial)
+    return Found(None, None, rounds, time.monotonic() - started, finder.partial())
+
+
+class _Finder:
+    """The routes of one ``find_placement`` call, and what they keep from round to round."""
+
+    def __init__(
+        self,
+        capture: Capture,
+        deadline: float,
+        rng: random.Random,
+        routes: Routes,
+        stop: Callable[[], bool] | None,
+    ) -> None:
+        self.capture = capture
+        self.deadline = deadline
+        self.rng = rng
+        self.routes = routes
+        self.stop = stop
+        self.model = model = build_model(capture)
+        self.prepared = Prepared.of(capture)
+        self.features = Features.of(model, self.prepared)
+        self.pinned = model.pinned
+        on = routes.on("restriction")
+        self.restriction = rigid_restriction(model) if self.pinned and on else None
+        self.segments = Assigner.of(model, capture.memory)
+        self.annealing: tuple[Restarts, Restarts] | None = None
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.deadline or (self.stop is not None and self.stop())
+
+    def partial(self) -> Partial | None:
+        """The annealing's best partial placement, if it ran."""
+        return None if self.annealing is None else better(*(a.partial() for a in self.annealing))
+
+    def round(self, r: int) -> tuple[Placement, str] | None:
+        """Round ``r`` of the routes, in the module text's order: a placement and its route."""
+        started = time.monotonic()
+        nodes = FIRST_NODES << min(r, 20)
+        on = self.routes.on
+        if self.restriction is not None:
+            outcome = search(self.restriction, _budget(self.deadline, nodes))
+            if outcome.status == SOLVED and outcome.bases is not None:
+                return self._placed(outcome.bases, "restriction")
+        attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng))
+        if attempt.fits and attempt.placement is not None and on("greedy"):
+            return attempt.placement, "greedy"
+        at = self.model.bases_of(attempt.offsets)
+        fixed = {k: at[k] for k in self.pinned if k in at}
+        if self.pinned and on("completion") and not self.over():
+            bases = _complete(self.model, fixed, self.deadline, nodes)
+            if bases is not None:
+                return self._placed(bases, "completion")
+        # The cheap routes above win most: these two run less often.
+        if r % 3 == 1 and on("segments") and not self.over():
+            bases = self.segments.solve(fixed, self.rng, self.deadline, nodes)
+            if bases is not None:
+                return self._placed(bases, "segments")
+        if r % 3 == 2 and on("reinsert") and not self.over():
+            by_unit = self._reinsert(attempt, r)
+            if by_unit is not None:
+                return placement_of_units(self.capture, self.prepared, by_unit), "reinsert"
+        if on("repair") and not self.over():
+            window = _window(self.model, attempt, at, WINDOW << min(r // 2, 8))
+            kept = {k: b for k, b in at.items() if k not in window}
+            bases = _complete(self.model, kept, self.deadline, nodes)
+            if bases is not None:
+                return self._placed(bases, "repair")
+        if on("anneal") and not self.over():
+            bases = self._anneal(at, r, time.monotonic() - started)
+            if bases is not None:
+                return self._placed(bases, "anneal")
+        return None
+
+    def _placed(self, bases: dict[int, int], route: str) -> tuple[Placement, str]:
+        return self.model.placement(self.capture, bases), route
+
+    def _reinsert(self, attempt: Attempt, r: int) -> dict[str, int] | None:
+        slice_end = min(self.deadline, time.monotonic() + REINSERT_SECONDS * (r // 3 + 1))
+        return reinsert(self.prepared, self.features, attempt, self.rng, slice_end, self.stop)
+
+    def _anneal(self, at: dict[int, int], r: int, spent: float) -> dict[int, int] | None:
+        """Two annealing searches share the round's slice: one long search from the first
+        pass, continued from round to round (some tiles need one), and short searches
+        begun again from fresh passes whenever they stall (others are decided from one
+        start in a few hundred iterations and never from another)."""
+        model, rng = self.model, self.rng
+        if self.annealing is None:
+            self.annealing = (
+                Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
+                Restarts(lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng)),
+            )
+        share = ANNEAL_SHARES[min(r, len(ANNEAL_SHARES) - 1)]
+        slice_end = min(self.deadline, time.monotonic() + spent * share / (1 - share))
+        middle = (time.monotonic() + slice_end) / 2
+        for until, annealing in zip((middle, slice_end), self.annealing, strict=True):
+            bases = annealing.run(until, self.stop)
+            if bases is not None:
+                return bases
+        return None
 
 
 def fresh_annealer(

@@ -1,0 +1,87 @@
+"""Each route of the portfolio decides a tile on its own, every other route switched off.
+
+The tiles are small (horizon 12) and none of the 16 strategies places them, so an
+answer is the route's own; the route's name in the decision must be the one switched
+on, a placement must pass the referee and a proof must be of a tile built infeasible.
+Which tiles each route decides alone was measured once (with 2 s limits, at most 1.6 s
+each); the limit here leaves room for a slow machine.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from tilefit.generate.infeasible import infeasible_tiles
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.search.portfolio import decide
+from tilefit.search.routes import INFEASIBLE, PROOF_ROUTES, ROUTES, SOLVED, Routes
+from tilefit.verdicts.check import check
+from tilefit.verdicts.experiment import experiment
+
+LIMIT = 8.0
+
+
+def _planted(requests: int, density: float, seed: int) -> Capture:
+    capture, placement = planted_tile(PlantedRecipe(requests, density, seed, horizon=12))
+    assert check(capture, placement).valid
+    assert not any(row.fits for row in experiment(capture))  # hard: no strategy fits
+    return capture
+
+
+@cache
+def _infeasible(kind: str) -> Capture:
+    return dict(infeasible_tiles(0, background=60))[kind]
+
+
+def _pinned_with_room() -> Capture:
+    """A sequence whose members live at different steps (a pinned block) and room to
+    spare: the rigid restriction places it at once."""
+    memory = Memory(256, (Range(0, 256),))
+    requests = (
+        Request("a", 32, 0, 2),
+        Request("b", 32, 1, 4),
+        Request("c", 64, 0, 4),
+    )
+    return Capture("pinned", 4, memory, requests, (Sequence("s", ("a", "b")),))
+
+
+TILES: dict[str, object] = {
+    "restriction": _pinned_with_room,
+    "greedy": lambda: _planted(40, 0.95, 3),
+    "completion": lambda: _planted(40, 0.95, 2),
+    "segments": lambda: _planted(80, 0.85, 2),
+    "reinsert": lambda: _planted(40, 0.95, 1),
+    "repair": lambda: _planted(80, 0.85, 0),
+    "anneal": lambda: _planted(40, 0.95, 0),
+    "elements": lambda: _infeasible("elements"),
+    "steps": lambda: _infeasible("alignment"),
+    "exact": lambda: _planted(80, 0.9, 1),
+    "anneal-turns": lambda: _planted(40, 0.95, 2),
+}
+
+
+def test_every_route_but_the_relaxation_has_a_tile() -> None:
+    assert set(TILES) | {"relaxation"} == set(ROUTES)
+
+
+@pytest.mark.parametrize("route", list(TILES))
+def test_the_route_decides_its_tile_alone(route: str) -> None:
+    make = TILES[route]
+    assert callable(make)
+    capture: Capture = make()
+    decision = decide(capture, LIMIT, routes=Routes.only([route]), workers=1)
+    assert decision.member == route
+    if route in PROOF_ROUTES and decision.status == INFEASIBLE:
+        assert capture.name.startswith("infeasible-")
+        assert decision.subset
+    else:
+        assert decision.status == SOLVED and decision.placement is not None
+        assert check(capture, decision.placement).valid
+
+
+def test_with_every_route_off_nothing_is_decided() -> None:
+    decision = decide(_planted(40, 0.95, 3), 1.0, routes=Routes.only([]), workers=1)
+    assert decision.status == "timeout" and decision.member is None
