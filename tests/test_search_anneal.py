@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jit_helpers import run_script
 from search_brute import brute_force, valid
-from search_captures import tiny_captures
+from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture
 from tilefit.search.anneal import Annealer, Restarts, luby
@@ -140,20 +140,29 @@ def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
             assert set(out[:m].tolist()) == clash
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3))
-def test_annealing_answers_are_placements(capture: Capture, seed: int) -> None:
+def _annealing_answer_is_a_placement(capture: Capture, seed: int) -> bool:
     model = build_model(capture)
     rng = random.Random(seed)
     annealer = Annealer(model, _partial(capture, model, rng), seed)
     bases = annealer.run(3_000, time.monotonic() + 30)
     if bases is None:
         assert annealer.left_out > 0
-        return
+        return False
     placement = placement_of(capture, model, bases)
     assert valid(capture, dict(placement.offsets))
     assert len(placement.offsets) == len(capture.requests)
     assert brute_force(capture) is not None
+    return True
+
+
+def test_annealing_answers_are_placements() -> None:
+    answered, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)),
+        EXAMPLES,
+        _annealing_answer_is_a_placement,
+    )
+    # Measured: the annealing places every block in 48 of the 150 default cases.
+    assert answered >= ran // 4
 
 
 def test_an_invalid_start_is_not_taken() -> None:
@@ -211,9 +220,7 @@ def test_luby_sequence() -> None:
     assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3))
-def test_restarted_answers_are_placements(capture: Capture, seed: int) -> None:
+def _restarted_answer_is_a_placement(capture: Capture, seed: int, searches: list[int]) -> bool:
     model = build_model(capture)
     rng = random.Random(seed)
     begun: list[int] = []
@@ -223,14 +230,29 @@ def test_restarted_answers_are_placements(capture: Capture, seed: int) -> None:
         return Annealer(model, _partial(capture, model, rng), seed + k)
 
     restarts = Restarts(begin, unit=20)
-    bases = restarts.run(time.monotonic() + 0.2)
+    bases = restarts.run(time.monotonic() + 0.02)
     assert begun == list(range(len(begun)))  # each search is the next one asked for
+    searches.append(len(begun))
     if bases is None:
         assert restarts.current.left_out > 0
-        return
+        return False
     placement = placement_of(capture, model, bases)
     assert valid(capture, dict(placement.offsets))
     assert brute_force(capture) is not None
+    return True
+
+
+def test_restarted_answers_are_placements() -> None:
+    searches: list[int] = []
+    answered, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)),
+        EXAMPLES,
+        lambda capture, seed: _restarted_answer_is_a_placement(capture, seed, searches),
+    )
+    # Measured on the 150 default cases: 48 answered in 0.02 s (as in 0.2 s; the margin
+    # is for a loaded machine), and 102 began more than one search.
+    assert answered >= ran // 4
+    assert sum(n > 1 for n in searches) >= ran // 2
 
 
 def test_a_stalled_search_is_begun_again_and_a_single_one_never() -> None:
