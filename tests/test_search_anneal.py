@@ -23,6 +23,9 @@ from tilefit.search.ruin import cheapest_base, displaced, free_runs
 from tilefit.search.solver import placement_of
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+# The counted tests assert shares measured on the 150 default cases (seed 0) and checked
+# at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
+# move a little with the count, and the bounds leave room for that.
 
 
 def _offsets(model: Model, bases: dict[int, int]) -> dict[str, int]:

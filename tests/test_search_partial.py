@@ -21,6 +21,9 @@ from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+# The counted tests assert shares measured on the 150 default cases (seed 0) and checked
+# at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
+# move a little with the count, and the bounds leave room for that.
 
 
 def _overflow(capture: Capture, placement: Placement) -> int:

@@ -30,6 +30,9 @@ from tilefit.verdicts.check import check
 
 # TILEFIT_EXAMPLES=1500 for a longer local run; CI keeps to the default.
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
+# The counted tests assert shares measured on the 150 default cases (seed 0) and checked
+# at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
+# move a little with the count, and the bounds leave room for that.
 
 
 def _sub_capture(capture: Capture, ids: tuple[str, ...]) -> Capture:
@@ -92,8 +95,8 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
     infeasible, ran = count_answers(st.tuples(tiny_captures()), EXAMPLES, each)
     # Measured on the 150 default cases: 98 infeasible; the split relaxation proves all 98,
     # the step proof 92, a single step 138 times (over all steps), a clique 29.
-    assert infeasible >= ran // 2
-    assert min(proofs["split"], proofs["step"], proofs["steps"]) >= ran // 2
+    assert infeasible >= ran * 2 // 5
+    assert min(proofs["split"], proofs["step"], proofs["steps"]) >= ran * 2 // 5
     assert proofs["clique"] >= ran // 10
 
 
@@ -136,7 +139,7 @@ def test_portfolio_agrees_with_brute_force() -> None:
         st.tuples(tiny_captures()), EXAMPLES, _portfolio_agrees_with_brute_force
     )
     # Measured: 98 of the 150 default cases are infeasible, 52 feasible: both branches run.
-    assert infeasible >= ran // 2
+    assert infeasible >= ran * 2 // 5
     assert ran - infeasible >= ran // 5
 
 
@@ -157,7 +160,7 @@ def test_shrink_keeps_an_irreducible_infeasible_core() -> None:
         st.tuples(tiny_captures()), EXAMPLES, _shrink_keeps_an_irreducible_infeasible_core
     )
     # Measured: 98 of the 150 default cases are infeasible and shrunk.
-    assert shrunk >= ran // 2
+    assert shrunk >= ran * 2 // 5
 
 
 def test_closest_placement_is_valid_in_the_extended_memory() -> None:
@@ -182,7 +185,7 @@ def test_closest_placement_is_valid_in_the_extended_memory() -> None:
     # Measured on the 150 default cases: 145 found, 52 of them with no overflow, 93 with.
     assert found >= ran * 9 // 10
     assert sum(fits) >= ran // 5
-    assert len(fits) - sum(fits) >= ran // 2
+    assert len(fits) - sum(fits) >= ran // 3
 
 
 def _identical(n: int, slots: int) -> Capture:

@@ -66,10 +66,10 @@ def _twins_same_verdict_as_brute_force(capture: Capture) -> bool:
 
 def test_twins_same_verdict_as_brute_force() -> None:
     feasible, ran = count_answers(
-        st.tuples(captures_with_twins()), 250, _twins_same_verdict_as_brute_force
+        st.tuples(captures_with_twins()), 150, _twins_same_verdict_as_brute_force
     )
-    # Measured: 68 of the 250 cases are feasible, their placement refereed.
-    assert feasible >= ran // 5
+    # Measured: 34 of the 150 cases are feasible, their placement refereed.
+    assert feasible >= ran // 6
 
 
 def _capture(requests: list[Request], size: int, **kw: object) -> Capture:
