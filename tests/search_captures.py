@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any
 
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence, sequence_base
@@ -70,3 +73,31 @@ def tiny_captures(draw: st.DrawFn, max_requests: int = 4) -> Capture:
         sequences=tuple(sequences),
         conflicts=tuple(conflicts),
     )
+
+
+def count_answers(
+    strategy: st.SearchStrategy[tuple[Any, ...]], examples: int, body: Callable[..., bool]
+) -> tuple[int, int]:
+    """Run ``body`` (which asserts what must hold and returns whether the route it tests
+    answered) on ``examples`` cases drawn from ``strategy`` (a tuple of its arguments),
+    with a fixed seed (the same cases on every run), and return how many times it answered
+    and how many cases it ran. A test then asserts that count, so a route that stops
+    answering fails the test instead of passing it unseen. The seed is given, not derived
+    from the source (as ``derandomize`` does), so editing this helper keeps the cases."""
+    answered = [0, 0]
+
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate, Phase.shrink),
+    )
+    @seed(0)
+    @given(strategy)
+    def each(case: tuple[Any, ...]) -> None:
+        answered[0] += bool(body(*case))
+        answered[1] += 1
+
+    each()
+    return answered[0], answered[1]

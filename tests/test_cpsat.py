@@ -84,6 +84,7 @@ def test_same_verdict_as_brute_force(capture: Capture) -> None:
     expected = brute_force(capture)
     status, placement, _ = cpsat_solve(capture, time_limit=30, workers=1)
     assert status == (SOLVED if expected is not None else INFEASIBLE)
+    assert (placement is not None) == (status == SOLVED)
     if placement is not None:
         assert check(capture, placement).valid
         assert valid(capture, dict(placement.offsets))

@@ -5,25 +5,26 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jit_helpers import run_script
 from search_brute import brute_force, valid
-from search_captures import tiny_captures
+from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import placement_of
 from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.local.anneal import Annealer, Restarts, luby
 from tilefit.search.local.meets import Pairs, pair_tables
 from tilefit.search.local.ruin import cheapest_base, displaced, free_runs
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+# The counted tests assert shares measured on the 150 default cases (seed 0) and checked
+# at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
+# move a little with the count, and the bounds leave room for that.
 
 
 def _offsets(model: Model, bases: dict[int, int]) -> dict[str, int]:
@@ -85,9 +86,8 @@ def _cost(model: Model, p: Pairs, bases: dict[int, int], k: int, base: int, whol
     return cost
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3))
-def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
+def _moves_agree_with_brute_force(capture: Capture, seed: int, checked: Counter[str]) -> bool:
+    """Whether some block was left out of the partial placement (and so its moves checked)."""
     model = build_model(capture)
     p = pair_tables(model)
     assert p is not None
@@ -111,6 +111,7 @@ def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
             b for b in range(capture.memory.size + 1) if valid_with(capture, model, bases, k, b)
         }
         assert found == brute
+        checked["free runs"] += 1
         # The cheapest base displaces least, among every valid base.
         domain = {
             b
@@ -129,6 +130,7 @@ def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
             assert _cost(model, p, bases, k, best, whole) == least
         if not domain:
             continue
+        checked["cheapest"] += 1
         # What it displaces there: every placed block it cannot stand beside, and only those.
         mark = np.zeros(len(model.blocks), dtype=np.int64)
         out = np.zeros(len(model.blocks), dtype=np.int64)
@@ -138,22 +140,50 @@ def test_moves_agree_with_brute_force(capture: Capture, seed: int) -> None:
                 j for j, b in bases.items() if not valid(capture, _offsets(model, {j: b, k: base}))
             }
             assert set(out[:m].tolist()) == clash
+            checked["displaced"] += 1
+            checked["displacing"] += bool(clash)
+    return len(bases) < len(model.blocks)
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3))
-def test_annealing_answers_are_placements(capture: Capture, seed: int) -> None:
+def test_moves_agree_with_brute_force() -> None:
+    checked: Counter[str] = Counter()
+    left_out, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)),
+        EXAMPLES,
+        lambda capture, seed: _moves_agree_with_brute_force(capture, seed, checked),
+    )
+    # Measured on the 150 default cases: 116 leave a block out, 235 blocks left out have
+    # their free runs checked, 72 with a valid base their cheapest base and what they
+    # displace, which is something in 80 of the 181 bases tried.
+    assert left_out >= ran // 2
+    assert checked["free runs"] >= ran
+    assert checked["cheapest"] >= ran // 3
+    assert checked["displacing"] >= ran // 3
+
+
+def _annealing_answer_is_a_placement(capture: Capture, seed: int) -> bool:
     model = build_model(capture)
     rng = random.Random(seed)
     annealer = Annealer(model, _partial(capture, model, rng), seed)
     bases = annealer.run(3_000, time.monotonic() + 30)
     if bases is None:
         assert annealer.left_out > 0
-        return
-    placement = placement_of(capture, model, bases)
+        return False
+    placement = model.placement(capture, bases)
     assert valid(capture, dict(placement.offsets))
     assert len(placement.offsets) == len(capture.requests)
     assert brute_force(capture) is not None
+    return True
+
+
+def test_annealing_answers_are_placements() -> None:
+    answered, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)),
+        EXAMPLES,
+        _annealing_answer_is_a_placement,
+    )
+    # Measured: the annealing places every block in 48 of the 150 default cases.
+    assert answered >= ran // 4
 
 
 def test_an_invalid_start_is_not_taken() -> None:
@@ -211,9 +241,7 @@ def test_luby_sequence() -> None:
     assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3))
-def test_restarted_answers_are_placements(capture: Capture, seed: int) -> None:
+def _restarted_answer_is_a_placement(capture: Capture, seed: int, searches: list[int]) -> bool:
     model = build_model(capture)
     rng = random.Random(seed)
     begun: list[int] = []
@@ -223,14 +251,29 @@ def test_restarted_answers_are_placements(capture: Capture, seed: int) -> None:
         return Annealer(model, _partial(capture, model, rng), seed + k)
 
     restarts = Restarts(begin, unit=20)
-    bases = restarts.run(time.monotonic() + 0.2)
+    bases = restarts.run(time.monotonic() + 0.02)
     assert begun == list(range(len(begun)))  # each search is the next one asked for
+    searches.append(len(begun))
     if bases is None:
         assert restarts.current.left_out > 0
-        return
-    placement = placement_of(capture, model, bases)
+        return False
+    placement = model.placement(capture, bases)
     assert valid(capture, dict(placement.offsets))
     assert brute_force(capture) is not None
+    return True
+
+
+def test_restarted_answers_are_placements() -> None:
+    searches: list[int] = []
+    answered, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)),
+        EXAMPLES,
+        lambda capture, seed: _restarted_answer_is_a_placement(capture, seed, searches),
+    )
+    # Measured on the 150 default cases: 48 answered in 0.02 s (as in 0.2 s; the margin
+    # is for a loaded machine), and 102 began more than one search.
+    assert answered >= ran // 4
+    assert sum(n > 1 for n in searches) >= ran // 2
 
 
 def test_a_stalled_search_is_begun_again_and_a_single_one_never() -> None:

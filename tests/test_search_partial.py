@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from search_captures import tiny_captures
+from search_captures import count_answers, tiny_captures
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
@@ -22,7 +21,9 @@ from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+# The counted tests assert shares measured on the 150 default cases (seed 0) and checked
+# at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
+# move a little with the count, and the bounds leave room for that.
 
 
 def _overflow(capture: Capture, placement: Placement) -> int:
@@ -40,11 +41,9 @@ def _aligned_base_above(block: Block, top: int) -> bool:
     return False
 
 
-@SETTINGS
-@given(tiny_captures(max_requests=5), st.integers(0, 3), st.integers(0, 400))
-def test_annealing_partials_finish_as_placements_of_the_extended_memory(
-    capture: Capture, seed: int, iterations: int
-) -> None:
+def _annealing_partial_finishes_as_a_placement_of_the_extended_memory(
+    capture: Capture, seed: int, iterations: int, stacked: list[int]
+) -> bool:
     """Whatever state the annealing stops in, its best partial placement, with the blocks
     it left out stacked above the top, passes the referee in the memory extended by the
     overflow, and keeps every offset it had."""
@@ -53,7 +52,7 @@ def test_annealing_partials_finish_as_placements_of_the_extended_memory(
     annealer.run(iterations, time.monotonic() + 30)
     partial = annealer.partial()
     if partial is None:  # the route does not run on this model
-        return
+        return False
     assert partial.left_out == annealer.left_out
     wide = wide_enough(capture)
     assert wide is not None
@@ -68,13 +67,33 @@ def test_annealing_partials_finish_as_placements_of_the_extended_memory(
             for k, block in enumerate(model.blocks)
             if block.pieces[0].request not in partial.offsets
         )
-        return
+        return False
     assert set(finished.offsets) == {r.id for r in capture.requests}
     assert all(finished.offsets[i] == o for i, o in partial.offsets.items())
     overflow = _overflow(capture, finished)
     assert check(extended(capture, overflow), finished).valid
     if partial.left_out == 0:
         assert overflow == 0
+    else:
+        stacked.append(partial.left_out)
+    return True
+
+
+def test_annealing_partials_finish_as_placements_of_the_extended_memory() -> None:
+    stacked: list[int] = []
+    finished, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3), st.integers(0, 400)),
+        EXAMPLES,
+        lambda capture, seed, iterations: (
+            _annealing_partial_finishes_as_a_placement_of_the_extended_memory(
+                capture, seed, iterations, stacked
+            )
+        ),
+    )
+    # Measured on the 150 default cases: 144 finished, 88 of them with blocks stacked
+    # above the top.
+    assert finished >= ran * 3 // 4
+    assert len(stacked) >= ran // 3
 
 
 def test_a_tile_one_request_short_lacks_at_most_that_request() -> None:

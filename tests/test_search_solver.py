@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
-from search_captures import tiny_captures
+from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, solve
@@ -51,15 +51,25 @@ def captures_with_twins(draw: st.DrawFn) -> Capture:
     return replace(capture, requests=(*capture.requests, *copies), conflicts=tuple(conflicts))
 
 
-@SETTINGS
-@given(captures_with_twins())
-def test_twins_same_verdict_as_brute_force(capture: Capture) -> None:
+def _twins_same_verdict_as_brute_force(capture: Capture) -> bool:
+    """Whether the capture is feasible (and so its placement was refereed)."""
     expected = brute_force(capture)
     result = solve(capture, time_limit=60, node_limit=200_000)
     assert result.status != TIMEOUT
     assert (result.status == SOLVED) == (expected is not None)
-    if result.placement is not None:
-        assert check(capture, result.placement).valid
+    assert (result.placement is not None) == (result.status == SOLVED)
+    if result.placement is None:
+        return False
+    assert check(capture, result.placement).valid
+    return True
+
+
+def test_twins_same_verdict_as_brute_force() -> None:
+    feasible, ran = count_answers(
+        st.tuples(captures_with_twins()), 150, _twins_same_verdict_as_brute_force
+    )
+    # Measured: 34 of the 150 cases are feasible, their placement refereed.
+    assert feasible >= ran // 6
 
 
 def _capture(requests: list[Request], size: int, **kw: object) -> Capture:

@@ -4,7 +4,7 @@ A strategy's order decides which unit comes next, its fit where the unit
 goes among its valid offsets (see ``tilefit.engine.space``). The attempt ends at the
 first unit with no valid offset, or when every unit is placed. A large uniform
 capture under a fit that knows how is placed many units at a time instead,
-with the same result (see ``tilefit.uniform``).
+with the same result (see ``tilefit.engine.uniform``).
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ class Attempt:
 
 
 UNIFORM_FROM = 5_000
-"""Units from which a uniform capture is placed many units at a time (see ``tilefit.uniform``);
-below, the one-by-one loop is quicker."""
+"""Units from which a uniform capture is placed many units at a time (see
+``tilefit.engine.uniform``); below, the one-by-one loop is quicker."""
 
 
 @dataclass(frozen=True)

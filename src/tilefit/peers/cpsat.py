@@ -40,8 +40,10 @@ def cpsat_solve(
 ) -> tuple[str, Placement | None, float]:
     """``(status, placement or None, seconds)``; status is solved, infeasible or timeout.
 
-    A placement returned has passed ``tilefit.verdicts.check.check``; the seconds
-    include building the model.
+    A placement returned is the solver's assignment read back, not checked here: the
+    callers referee it with ``tilefit.verdicts.check.check`` (``benchmarks/hard_tiles.py``
+    and ``benchmarks/hard_regimes.py`` count an invalid one as wrong, ``tests/test_cpsat.py``
+    asserts it valid). The seconds include building the model.
     """
     try:
         from ortools.sat.python import cp_model

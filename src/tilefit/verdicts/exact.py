@@ -1,11 +1,19 @@
 """The search as a verdict for ``solve``: a placement, a proof with its subset, or a time-out.
 
-``solve`` decides with the portfolio (``tilefit.search.portfolio``), the same
-decider as ``diagnose``: whatever ``diagnose`` decides within a limit,
-``solve`` decides within it. With a node limit it runs the bare exact kernel
-instead (``tilefit.search.exact.solve``), whose answer depends on the capture alone
-as long as the time limit is not reached first. ``--minimize`` starts from the
-placement the decider found, as its first upper bound.
+``tilefit solve``, the batch's solve mode (``tilefit.batch.work``) and the library's
+``tilefit.solve``, ``tilefit.minimize`` and ``tilefit.irreducible_subset`` ask it;
+``diagnose`` calls the same portfolio through its own ``_search``, only when replay,
+the bounds and the strategies have not decided, and with what is left of its limit
+less a reserve for the closest placement. ``search_exact`` gives the portfolio the
+whole limit, less the time importing the search takes (the one-time compilation is
+not the limit's).
+
+Without a node limit it decides with the portfolio (``tilefit.search.portfolio``).
+With one it runs the bare exact kernel instead (``tilefit.search.exact.solve``),
+whose answer depends on the capture alone as long as the time limit is not
+reached first. ``--minimize`` without a node limit starts from the placement
+the portfolio found, as its first upper bound; with one, the exact search finds
+its own first placement at the full top (``tilefit.search.exact.minimize``).
 
 An infeasible answer comes with an irreducible subset when one was found in
 time: units that cannot be placed together, while dropping any one of them

@@ -98,11 +98,6 @@ def solve(capture: Capture, time_limit: float, node_limit: int | None = None) ->
     return SolveResult(outcome.status, time.monotonic() - started, budget.nodes, placement)
 
 
-def placement_of(capture: Capture, model: Model, bases: dict[int, int]) -> Placement:
-    """``model.placement``: kept for the tests until they call it directly."""
-    return model.placement(capture, bases)
-
-
 def search(model: Model, budget: Budget) -> Outcome:
     """Search the model within the budget (nodes spent are added to it)."""
     pinned = model.pinned
