@@ -4,14 +4,15 @@ Set ``TILEFIT_NO_JIT=1`` to force plain Python (the tests compare both paths).
 Compiled functions are cached on disk, so only the first run pays for compiling.
 
 numba checks a cached function against its own file only, while the cached
-``kernel.run`` holds everything it calls from the other kernel modules (place,
-frames, ordering, state). So the cache is keyed instead on one digest of the
+``branch.run`` holds everything it calls from the other kernel modules (place,
+frames, ordering, layout). So the cache is keyed instead on one digest of the
 modules numba compiles (``KERNEL_MODULES``, ``kernel_digest``): editing any of
 them recompiles the kernels, and the stale entries are overwritten; editing
-the rest of the package (the portfolio, CP-SAT, the heuristic routes) does not.
+the rest of the package (the portfolio, the proofs, the find routes) does not.
 
-This module is imported only when a search runs (``tilefit.verdicts.exact``),
-so the commands that never search never load numba.
+This module is imported only when a search runs (``tilefit.verdicts.exact``, and
+``tilefit.verdicts.diagnose`` once no strategy or bound has decided), so the
+commands that never search never load numba.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ruin and recreate, compiled, with simulated annealing: the heuristic layer's ``anneal`` route.
+"""Ruin and recreate, compiled, with simulated annealing: routes ``anneal``, ``anneal-turns``.
 
 The state is a valid partial placement (see ``tilefit.search.local.ruin``); its cost
 is the area (bytes x steps) of the blocks left out. Each iteration takes a
@@ -92,7 +92,7 @@ class Annealer:
         self.placed = np.zeros(n, dtype=np.bool_)
         self.best_y = self.y.copy()
         self.best_placed = self.placed.copy()
-        # cost now, best cost, iterations run, last stamp, last gain (see anneal_step)
+        # cost now, best cost, iterations run, last stamp, last gain (see anneal_loop)
         self.counters = np.zeros(5, dtype=np.int64)
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0

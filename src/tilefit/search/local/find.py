@@ -1,7 +1,8 @@
-"""Fast placements where they exist: the layer between the strategies and the exact search.
+"""The find member of the portfolio: fast placements where they exist, never a proof.
 
-Each round r (deterministic for a seed) tries, with node allowances that
-double from round to round:
+Each round r tries, with node allowances that double from round to round (the
+random choices follow the seed; the time each route gets follows the time the
+others took), the routes of ``FIND_ROUTES`` that are switched on:
 
 1. the **rigid restriction** (``tilefit.search.local.restriction``) with the canonical
    kernel: every answer is a placement of the capture;
@@ -67,7 +68,7 @@ WINDOW = 24
 
 @dataclass(frozen=True)
 class Found:
-    """What the heuristic layer found, and how."""
+    """What the find member found, and how."""
 
     placement: Placement | None
     route: str | None  # the route that found it: see the module text

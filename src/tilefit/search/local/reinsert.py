@@ -1,4 +1,4 @@
-"""Ruin and recreate with the engine: the heuristic layer's reinsertion route.
+"""Ruin and recreate with the engine: the find member's ``reinsert`` route.
 
 From a greedy pass's order with every unit that fits kept, repeatedly take an
 unplaced unit and make room for it, in one of two ways:
