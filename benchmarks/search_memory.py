@@ -84,8 +84,8 @@ def arrays(group, prefix=""):
 peak = {{"state": 0, "tables": 0, "state_top": "", "tables_top": ""}}
 
 class Measured(Run):
-    def advance(self, budget):
-        status = super().advance(budget)
+    def advance(self, *args):
+        status = super().advance(*args)
         for kind, group in (("state", self.state), ("tables", self.tables)):
             sizes = dict(arrays(group))
             total = sum(sizes.values())

@@ -128,6 +128,23 @@ def test_a_task_works_its_jobs_in_order(bundle: Path) -> None:
     assert [_key(r) for r in rows] == [_key(work(j, SETTINGS)) for j in jobs]
 
 
+def test_a_task_warms_the_search_kernels_before_its_first_capture(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tilefit.batch import dask_runner
+
+    calls: list[str] = []
+    monkeypatch.setattr(dask_runner, "warm_up", lambda settings: calls.append(settings.mode))
+
+    def timed(job: Job, settings: Settings) -> Row:
+        calls.append(job.name)
+        return work(job, settings)
+
+    jobs = [load(s) for s in expand([str(bundle)])][-2:]
+    work_chunk(timed, jobs, SETTINGS)
+    assert calls == [SETTINGS.mode, *(j.name for j in jobs)]
+
+
 def test_a_dask_run_records_what_a_local_run_records(
     scheduler: str, bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -224,9 +224,9 @@ class Bomb:
             raise KeyboardInterrupt
 
 command = tilefit.cli.entry
-def late():
+def late(*args):
     Bomb()
-    command()
+    command(*args)
 
 if when == "early":
     Bomb()

@@ -84,11 +84,9 @@ def entry() -> None:
         # (files written whole or not at all, batch's "rerun with --resume").
         if getsignal(SIGINT) is _early:
             signal(SIGINT, default_int_handler)
-        from tilefit.cli import common
         from tilefit.cli import entry as cli_entry
 
-        common.COMMAND_STARTED["at"] = STARTED
-        cli_entry()
+        cli_entry(STARTED)
     except KeyboardInterrupt:
         _say_interrupted()
         sys.exit(EXIT_INTERRUPTED)

@@ -19,7 +19,9 @@ retries the task elsewhere; after the scheduler's allowed failures it gives
 up (``KilledWorker``). The captures of a task that fails, for that or any
 other reason, are suspects: each runs again alone, one suspect at a time,
 so the failure is pinned on the capture that causes it, which gets an error
-row, while the others get their rows. The engine keeps to ``--time-limit``
+row, while the others get their rows. Each worker compiles the search kernels
+(or loads them from its cache) before its first capture, as the local runner
+does before its workers start. The engine keeps to ``--time-limit``
 itself; unlike local workers, a capture that runs past it cannot be stopped
 from here.
 """
@@ -35,7 +37,7 @@ from typing import Any
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
 from tilefit.batch.run import Record
-from tilefit.batch.work import Settings, WorkFunction, work
+from tilefit.batch.work import Settings, WorkFunction, warm_up, work
 from tilefit.model.errors import InputError
 
 CONNECT_SECONDS = 15
@@ -47,7 +49,9 @@ CHUNK_BYTES = 4_000_000  # of capture text per task, well under Dask's large-gra
 
 
 def work_chunk(function: WorkFunction, jobs: list[Job], settings: Settings) -> list[Row]:
-    """One task: the rows of its jobs, in order."""
+    """One task: the rows of its jobs, in order. The worker first compiles (or loads) the
+    search kernels if the mode searches, once per process, outside any capture's limit."""
+    warm_up(settings)
     return [function(job, settings) for job in jobs]
 
 

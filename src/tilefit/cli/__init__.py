@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 from importlib import import_module
+from time import monotonic
 from types import ModuleType
 from typing import NoReturn
 
@@ -70,12 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None = None) -> int:
+    """Run one command; ``invocation`` (default: one that starts now) is what the command
+    is told (when it began) and leaves for ``entry`` (whether to end at once)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return common.EXIT_USAGE
+    args.invocation = invocation if invocation is not None else common.Invocation(monotonic())
     try:
         _check_file_options(args)
         code: int = args.run(args)
@@ -108,15 +112,21 @@ def _check_file_options(args: argparse.Namespace) -> None:
             raise InputError(f"--{name.replace('_', '-')}", "is empty: name a file")
 
 
-def entry() -> None:
-    code = main()
+def entry(started: float | None = None) -> None:
+    """The console command: ``main`` on ``sys.argv``, then exit with its code.
+
+    ``started`` (monotonic) is when the process began (``tilefit.__main__`` passes its
+    first statements' time); by default, now.
+    """
+    invocation = common.Invocation(monotonic() if started is None else started)
+    code = main(None, invocation)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         code = common.EXIT_BROKEN_PIPE
     if code == common.EXIT_BROKEN_PIPE:
         common.silence_stdout()
-    if common.QUICK_EXIT["asked"]:
+    if invocation.quick_exit:
         with suppress(OSError, ValueError):
             sys.stderr.flush()
         os._exit(code)

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -39,29 +40,19 @@ def check_seconds(value: float, option: str, *, allow_zero: bool = False) -> flo
     return value
 
 
-QUICK_EXIT = {"asked": False}
-"""Set by a command that loaded the search kernels: ``entry`` then ends the process
-without the interpreter's teardown, which takes 0.4 s once numba's kernels are loaded
-and would come out of no limit (``--time-limit`` bounds the whole process)."""
+@dataclass
+class Invocation:
+    """One call of a command, as ``tilefit.cli.main`` hands it over (``args.invocation``)."""
 
+    started: float
+    """When the command began (monotonic): the process's first statements when run as
+    ``tilefit`` (``tilefit.__main__``), else when ``main`` was called. The commands'
+    ``--time-limit`` counts from here."""
 
-def quick_exit() -> None:
-    """Ask ``tilefit.cli.entry`` to end the process at once, its output flushed."""
-    QUICK_EXIT["asked"] = True
-
-
-COMMAND_STARTED: dict[str, float | None] = {"at": None}
-"""When the process began (monotonic), set by ``tilefit.__main__.entry`` (the console
-script's entry point); None when ``main`` is called in-process."""
-
-
-def command_started() -> float:
-    """When the command began: the process's first statements when run as ``tilefit``,
-    else now (``main`` called in-process)."""
-    import time
-
-    at = COMMAND_STARTED["at"]
-    return time.monotonic() if at is None else at
+    quick_exit: bool = False
+    """Set by a command that loaded the search kernels: ``tilefit.cli.entry`` then ends
+    the process without the interpreter's teardown (its output flushed), which takes
+    0.4 s once numba's kernels are loaded and would come out of no limit."""
 
 
 def time_left(started: float, time_limit: float) -> float:

@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    started = common.command_started()  # --time-limit bounds the whole process
+    started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.verdicts.diagnose import diagnose
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(diagnosis_json(result))
     else:
         print("\n".join(diagnosis_lines(result, args.output)))
-    common.quick_exit()  # the whole process is the limit's
+    args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.verdict in ("fits", "fragmentation") else common.EXIT_NO
 
 

@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    started = common.command_started()  # --time-limit bounds the whole process
+    started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.output.jsonout import heap_json, solve_json
     from tilefit.verdicts.exact import search_exact
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(out)
     else:
         print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
-    common.quick_exit()  # the whole process is the limit's
+    args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 

@@ -38,6 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.live import live_peak as peak_of
+from tilefit.model.live import request_spans
 from tilefit.model.placement import Placement
 
 TILE_BYTES = 262_144  # a first-generation IPU tile
@@ -142,15 +144,7 @@ def live_peak(capture: Capture) -> int:
 
 
 def _peak(requests: Iterable[Request]) -> int:
-    delta: dict[int, int] = {}
-    for r in requests:
-        delta[r.start] = delta.get(r.start, 0) + r.size
-        delta[r.end] = delta.get(r.end, 0) - r.size
-    peak = live = 0
-    for step in sorted(delta):
-        live += delta[step]
-        peak = max(peak, live)
-    return peak
+    return peak_of(request_spans(requests))[0]
 
 
 def density(capture: Capture) -> float:

@@ -44,6 +44,7 @@ from tilefit.model.capture import (
     Request,
     Sequence,
 )
+from tilefit.model.live import live_peak, request_spans
 
 TILE_BYTES = 638_976  # a Mk2 (GC200) tile: 624 KiB
 TILES_PER_IPU = 1_472
@@ -279,14 +280,14 @@ def _scale(drafts: list[_Draft], recipe: Recipe, horizon: int) -> list[Request]:
     out = {d.id: _request(d, d.weight * resident_factor) for d in resident}
     resident_bytes = sum(r.size for r in out.values())
     room = max(0, target - resident_bytes)
-    peak = _lower_bound([_request(d, d.weight) for d in transient], horizon)
+    peak = _lower_bound([_request(d, d.weight) for d in transient])
     factor = room / peak if peak else 0.0
     # Small requests are rounded up to their alignment: shrink until the bound
     # is at most the target, then top up one request live at the peak.
     scaled: dict[str, Request] = {}
     for _ in range(8):
         scaled = {d.id: _request(d, d.weight * factor) for d in transient}
-        if _lower_bound(list(scaled.values()), horizon) <= room:
+        if _lower_bound(list(scaled.values())) <= room:
             break
         factor *= 0.995
     out.update(scaled)
@@ -306,7 +307,7 @@ def _top_up(requests: list[Request], target: int, horizon: int) -> list[Request]
     Every other step where it is live stays at or below the grown peak, so the
     bound rises by exactly the bytes added.
     """
-    bound, step = _peak(requests, horizon)
+    bound, step = _peak(requests)
     lack = target - bound
     live = [
         (r.size, -k, k)
@@ -323,23 +324,13 @@ def _top_up(requests: list[Request], target: int, horizon: int) -> list[Request]
     return out
 
 
-def _lower_bound(requests: list[Request], horizon: int) -> int:
-    return _peak(requests, horizon)[0]
+def _lower_bound(requests: list[Request]) -> int:
+    return _peak(requests)[0]
 
 
-def _peak(requests: list[Request], horizon: int) -> tuple[int, int]:
-    delta = [0] * (horizon + 1)
-    for r in requests:
-        delta[r.start] += r.size
-        delta[r.end] -= r.size
-    # The live-storage lower bound and its step (tilefit.verdicts.bounds does the same
-    # for a whole Capture; drafts are not one yet).
-    best, best_step, live = 0, 0, 0
-    for step in range(horizon):
-        live += delta[step]
-        if live > best:
-            best, best_step = live, step
-    return best, best_step
+def _peak(requests: list[Request]) -> tuple[int, int]:
+    """The live-storage lower bound and its first step (every draft ends by the horizon)."""
+    return live_peak(request_spans(requests))
 
 
 def model_recipe(tile: int, seed: int, mix: Mix = Mix(), base: Recipe = Recipe()) -> Recipe:

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture, Interval
+from tilefit.model.live import live_steps
 from tilefit.plot.windows import WindowMark, window_marks
 from tilefit.verdicts.bounds import BoundReport, bound, live_profile
 
@@ -92,20 +93,14 @@ def _inside_by_step(capture: Capture, union: tuple[Interval, ...]) -> dict[int, 
     """Step -> bytes live from it on (until the next key) whose allowed set lies inside union."""
     memory = capture.memory
     verdict: dict[tuple[str, bool], bool] = {}
-    delta: dict[int, int] = {0: 0}
+    spans = [(0, 0, 0)]  # step 0 is always a key
     for r in capture.requests:
         key = (r.cls, r.interleaved)
         if key not in verdict:
             verdict[key] = _within(memory.allowed(*key), union)
         if verdict[key]:
-            delta[r.start] = delta.get(r.start, 0) + r.size
-            delta[r.end] = delta.get(r.end, 0) - r.size
-    running = 0
-    out: dict[int, int] = {}
-    for step in sorted(delta):
-        running += delta[step]
-        out[step] = running
-    return out
+            spans.append((r.start, r.end, r.size))
+    return dict(live_steps(spans))
 
 
 def _within(spans: tuple[Interval, ...], union: tuple[Interval, ...]) -> bool:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
+from tilefit.model.live import live_peak, request_spans
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import Model, build_model
 from tilefit.search.exact.solve import Budget, search
@@ -100,14 +101,7 @@ def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> Mini
 
 def top_lower_bound(capture: Capture, model: Model) -> int:
     """No placement ends lower: the live peak must fit below the top, and so must each unit."""
-    events: list[tuple[int, int]] = []
-    for r in capture.requests:
-        events.append((r.start, r.size))
-        events.append((r.end, -r.size))
-    live = peak = 0
-    for _, delta in sorted(events):
-        live += delta
-        peak = max(peak, live)
+    peak, _ = live_peak(request_spans(capture.requests))
     # The least T whose prefix [0, T) of the available storage holds the peak.
     need = peak
     top = 0

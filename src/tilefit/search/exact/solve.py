@@ -36,7 +36,8 @@ FIRST_CHUNK = 64
 
 SLICE = 0.05
 """Seconds a kernel call may take at the measured pace: on a large capture one node can
-cost milliseconds, and a whole CHUNK then runs long past the deadline."""
+cost milliseconds, and a whole CHUNK then runs long past the deadline. Where the pace
+changes within a call, the kernel stops at the deadline itself (``kernel.CLOCK_EVERY``)."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def _drive(run: Run, allowance: int, budget: Budget) -> int:
             break
         before = run.nodes
         began = time.monotonic()
-        status = run.advance(min(allowance, before + step))
+        status = run.advance(min(allowance, before + step), budget.deadline)
         budget.measured(run.nodes - before, time.monotonic() - began)
         budget.nodes += run.nodes - before
     return status

@@ -48,7 +48,8 @@ it lets P through. On P''s path a twin is always chosen after its twins of
 lower rank, which sit lower: the rule cuts nothing from it.
 
 The whole search state lives in arrays, so a run stops after a node budget and
-resumes later exactly where it was (deadline checks happen between runs). So
+resumes later exactly where it was; so it does at a deadline, read every
+CLOCK_EVERY nodes, since on a large capture one node can take milliseconds. So
 it does when it runs out of room: the trail and the candidate lists start
 short, and before each step the kernel returns GROW unless one more step fits;
 the driver (``tilefit.search.kernel.driver``) lengthens them and calls again. Candidate
@@ -60,7 +61,7 @@ path does not hold the square of the blocks.
 from __future__ import annotations
 
 from tilefit.search.kernel.frames import descend, forced, has_block, open_parts, push_part, restore
-from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.jit import clock, jit
 from tilefit.search.kernel.layout import (
     C_CAND,
     C_FRAMES,
@@ -95,14 +96,18 @@ from tilefit.search.kernel.layout import (
 from tilefit.search.kernel.ordering import rank_all
 from tilefit.search.kernel.place import lowest_valid, place, undo_to
 
+CLOCK_EVERY = 64
+"""Nodes between two readings of the clock (a power of two: the test is a mask)."""
+
 
 @jit
-def run(tb: Tables, st: State, budget: int) -> int:
-    """Search until a placement is found, the search is exhausted, or ``budget`` nodes.
+def run(tb: Tables, st: State, budget: int, deadline: float) -> int:
+    """Search until a placement is found, the search is exhausted, ``budget`` nodes, or
+    the ``deadline`` (``time.monotonic()`` seconds, read every CLOCK_EVERY nodes).
 
     Returns FOUND (bases in ``st.off``), EXHAUSTED (no placement exists),
-    RUNNING (call again with a larger budget to go on) or GROW (lengthen the
-    trail or cand, see ``tilefit.search.kernel.driver``, and call again).
+    RUNNING (call again with a larger budget or a later deadline to go on) or
+    GROW (lengthen the trail or cand, see ``tilefit.search.kernel.driver``, and call again).
     """
     # Fields read once, before the loops (see tilefit.search.kernel.layout).
     s0, s1, elem = tb.s0, tb.s1, tb.elem
@@ -178,6 +183,8 @@ def run(tb: Tables, st: State, budget: int) -> int:
             if status == FOUND:
                 return FOUND
             if cnt[C_NODES] >= budget:
+                return RUNNING
+            if cnt[C_NODES] & (CLOCK_EVERY - 1) == 0 and clock() >= deadline:
                 return RUNNING
             continue
         # The top frame is exhausted: fail upwards.

@@ -8,6 +8,7 @@ was). Everything else is linear in the blocks and sections.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -75,14 +76,15 @@ class Run:
     def nodes(self) -> int:
         return int(self.state.cnt[layout.C_NODES])
 
-    def advance(self, budget: int) -> int:
-        """Search on until ``budget`` nodes in all; returns the kernel's status."""
+    def advance(self, budget: int, deadline: float = math.inf) -> int:
+        """Search on until ``budget`` nodes in all or the ``deadline`` (``time.monotonic()``
+        seconds; RUNNING then, to go on later); returns the kernel's status."""
         if self.status == layout.RUNNING and self.problem.blocks:
             search_kernel: Any = branch.run
-            status = int(search_kernel(self.tables, self.state, budget))
+            status = int(search_kernel(self.tables, self.state, budget, deadline))
             while status == layout.GROW:
                 self._grow()
-                status = int(search_kernel(self.tables, self.state, budget))
+                status = int(search_kernel(self.tables, self.state, budget, deadline))
             self.status = status
         elif not self.problem.blocks:
             self.status = layout.FOUND

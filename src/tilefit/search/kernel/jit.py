@@ -20,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -117,3 +119,21 @@ def jit(function: F) -> F:
     """The kernel decorator: numba's ``njit``, cached under ``kernel_digest()``, or nothing."""
     compiled: F = _decorator(function)
     return compiled
+
+
+@contextmanager
+def _python(**types: str) -> Iterator[None]:
+    """Plain Python's stand-in for ``numba.objmode``: the block just runs."""
+    yield
+
+
+_objmode: Any = importlib.import_module("numba").objmode if COMPILED else _python
+
+
+@jit
+def clock() -> float:
+    """``time.monotonic()``, callable from compiled kernels (through numba's object mode)
+    and from plain Python alike; a few microseconds a call when compiled."""
+    with _objmode(now="float64"):
+        now = time.monotonic()
+    return now

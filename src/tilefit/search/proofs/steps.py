@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from tilefit.model.live import live_steps
 from tilefit.search.blocks import Block, Model, Piece
 from tilefit.search.exact.solve import Budget, search
 from tilefit.search.routes import INFEASIBLE, SOLVED
@@ -94,18 +95,8 @@ def _longest_run(pieces: list[Piece]) -> list[Piece]:
 
 def loaded_steps(model: Model) -> list[int]:
     """One step per distinct set of live pieces, most bytes alive first (ties: earlier)."""
-    points = sorted({t for b in model.blocks for p in b.pieces for t in (p.start, p.end)})
-    delta: dict[int, int] = {}
-    for b in model.blocks:
-        for p in b.pieces:
-            delta[p.start] = delta.get(p.start, 0) + p.size
-            delta[p.end] = delta.get(p.end, 0) - p.size
-    live = 0
-    loads: list[tuple[int, int]] = []
-    for t in points[:-1]:
-        live += delta[t]
-        loads.append((-live, t))
-    return [t for _, t in sorted(loads)]
+    swept = live_steps((p.start, p.end, p.size) for b in model.blocks for p in b.pieces)
+    return [t for _, t in sorted((-live, t) for t, live in swept[:-1])]
 
 
 def groups(model: Model) -> list[frozenset[int]]:
