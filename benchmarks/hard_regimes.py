@@ -115,6 +115,9 @@ def main() -> int:
     both = sum(a and b for (a, _), (b, _) in zip(ours.runs, theirs.runs, strict=True))
     only_theirs = sum(b and not a for (a, _), (b, _) in zip(ours.runs, theirs.runs, strict=True))
     print(f"decided by both: {both}; by CP-SAT alone: {only_theirs}; wrong verdicts: {wrong}")
+    print(
+        f"largest overrun of diagnose's limit (in-process): {ours.overrun(args.time_limit):+.2f} s"
+    )
     return 0
 
 

@@ -73,6 +73,10 @@ class Tally:
     def decided(self, within: float = float("inf")) -> int:
         return sum(1 for ok, s in self.runs if ok and s <= within)
 
+    def overrun(self, limit: float) -> float:
+        """The largest excess of a run's seconds over the limit (negative: none overran)."""
+        return max((s - limit for _, s in self.runs), default=float("-inf"))
+
     def line(self, limit: float) -> str:
         n = len(self.runs)
         if not n:
@@ -138,6 +142,8 @@ def main() -> int:
     proven, wrong_infeasible = _infeasible_set(args.seed, limit)
     wrong += wrong_infeasible
     _summary(results, families, proven, wrong, limit)
+    overrun = max(ours.overrun(limit) for ours, _ in results.values())
+    print(f"  largest overrun of diagnose's limit (in-process): {overrun:+.2f} s")
     return 0
 
 

@@ -90,6 +90,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="2 tiles per density, 1 per shape")
     parser.add_argument("--all", action="store_true", help="rerun undecided tiles too")
     parser.add_argument("--only", default="", help="comma-separated routes to switch off")
+    parser.add_argument(
+        "--together", action="store_true", help="switch the --only routes off at once, not in turn"
+    )
     args = parser.parse_args()
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
     limit = args.time_limit
@@ -116,9 +119,11 @@ def main() -> int:
         f"{'median s':>8} {'max s':>6}  tiles lost (and who decided them with every route)"
     )
     names = [r.strip() for r in args.only.split(",") if r.strip()] or list(ROUTES)
+    configurations = [names] if args.together else [[name] for name in names]
     wrong = sum(a.wrong for a in base.values())
-    for route in names:
-        answers = {t.name: answer(t, limit, Routes.without([route])) for t in rerun}
+    for off in configurations:
+        route = "+".join(off)
+        answers = {t.name: answer(t, limit, Routes.without(off)) for t in rerun}
         wrong += sum(a.wrong for a in answers.values())
         lost = [n for n, a in answers.items() if base[n].decided and not a.decided]
         gained = [n for n, a in answers.items() if a.decided and not base[n].decided]

@@ -109,24 +109,6 @@ def cross(cuts: Any, first: int, last: int, delta: int) -> None:
 
 
 @jit
-def _lift_above(
-    idx: Any, lo: int, hi: int, top: int, stamp: int, naff: int, tb: Tables, st: State
-) -> tuple[int, bool]:
-    """Raise the lows of the unplaced blocks ``idx[lo:hi]`` to ``top`` at least (to their
-    lowest valid base from there): the affected count, and False once one has none."""
-    off, low = st.off, st.low
-    for p in range(lo, hi):
-        v = idx[p]
-        if off[v] >= 0 or low[v] >= top:
-            continue
-        nl = lowest_valid(v, top, tb.bases, tb.partners, tb.elem, off)
-        naff = _lift(v, nl, stamp, naff, tb, st)
-        if nl >= INF:
-            return naff, False
-    return naff, True
-
-
-@jit
 def place(c: int, x: int, tb: Tables, st: State) -> bool:
     """Place block c at x and propagate; False when the node is infeasible.
 
@@ -151,15 +133,33 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     cross(cuts, s0[c], s1[c], -1)
     cnt[C_STAMP] += 1
     stamp = cnt[C_STAMP]
+    naff = 0
+    ok = True
     # Blocks living with c now start above it: those alive in c's first section
     # (c among them, placed), then those starting during c's lifetime. The
     # order does not matter: each new low depends only on the placed blocks.
+    # The two loops stay written out: one helper for both (returning the count,
+    # or a pair with a flag) made the whole search 40-60% slower under numba.
     first = s0[c]
-    lo, hi = members.ptr[first], members.ptr[first + 1]
-    naff, ok = _lift_above(members.idx, lo, hi, top, stamp, 0, tb, st)
+    for p in range(members.ptr[first], members.ptr[first + 1]):
+        v = members.idx[p]
+        if off[v] >= 0 or low[v] >= top:
+            continue
+        nl = lowest_valid(v, top, bases, partners, elem, off)
+        naff = _lift(v, nl, stamp, naff, tb, st)
+        if nl >= INF:
+            ok = False
+            break
     if ok:
-        lo, hi = starts.ptr[first + 1], starts.ptr[s1[c]]
-        naff, ok = _lift_above(starts.idx, lo, hi, top, stamp, naff, tb, st)
+        for p in range(starts.ptr[first + 1], starts.ptr[s1[c]]):
+            v = starts.idx[p]
+            if off[v] >= 0 or low[v] >= top:
+                continue
+            nl = lowest_valid(v, top, bases, partners, elem, off)
+            naff = _lift(v, nl, stamp, naff, tb, st)
+            if nl >= INF:
+                ok = False
+                break
     # Conflict partners now avoid c's elements; their edges no longer bind.
     if ok:
         for p in range(partners.ptr[c], partners.ptr[c + 1]):
