@@ -17,7 +17,9 @@ verdict.
 With a route off, only the tiles decided with every route on are run again
 (what the route may lose); the tiles nobody decided take S seconds each and
 are run again only with `--all` (what switching a route off may free time
-for). A route whose line loses nothing decides nothing the others do not.
+for). A route whose line loses nothing decides nothing the others do not;
+`--off a+b` switches two off together, to see whether they stand in for
+each other.
 """
 
 from __future__ import annotations
@@ -89,9 +91,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="as hard_tiles.py's")
     parser.add_argument("--quick", action="store_true", help="2 tiles per density, 1 per shape")
     parser.add_argument("--all", action="store_true", help="rerun undecided tiles too")
-    parser.add_argument("--only", default="", help="comma-separated routes to switch off")
     parser.add_argument(
-        "--together", action="store_true", help="switch the --only routes off at once, not in turn"
+        "--off",
+        default="",
+        help="the runs to make, comma-separated, each the routes it switches off joined by '+' "
+        "(e.g. greedy+repair,anneal-turns); default: each route alone",
     )
     args = parser.parse_args()
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
@@ -118,8 +122,11 @@ def main() -> int:
         f"\n{'switched off':14} {'decided':>9} {'lost':>5} {'gained':>6} "
         f"{'median s':>8} {'max s':>6}  tiles lost (and who decided them with every route)"
     )
-    names = [r.strip() for r in args.only.split(",") if r.strip()] or list(ROUTES)
-    configurations = [names] if args.together else [[name] for name in names]
+    configurations = [
+        [r.strip() for r in run.split("+") if r.strip()]
+        for run in args.off.split(",")
+        if run.strip()
+    ] or [[name] for name in ROUTES]
     wrong = sum(a.wrong for a in base.values())
     for off in configurations:
         route = "+".join(off)

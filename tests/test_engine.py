@@ -8,8 +8,7 @@ from engine_helpers import captures, check_valid, hull_holes, valid_base, valid_
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilefit.engine.attempt import Prepared, fill, run_strategy
-from tilefit.engine.fits import FIRST_FIT
+from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, parse_strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.units import Unit, units
@@ -232,13 +231,3 @@ def test_valid_base_referee_sanity() -> None:
     cap = capture_of(Request("a", 4, 0, 1, alignment=2))
     (unit,) = units(cap)
     assert valid_base(cap, unit, 2, {}) and not valid_base(cap, unit, 3, {})
-
-
-def test_fill_keeps_the_fixed_and_passes_over_what_does_not_fit() -> None:
-    memory = Memory(8, (Range(0, 8),))
-    requests = (Request("a", 4, 0, 2), Request("b", 4, 0, 2), Request("c", 4, 0, 2))
-    prepared = Prepared.of(Capture("f", 2, memory, requests))
-    by_id = {u.id: u for u in prepared.units}
-    done = fill(prepared, {"a": 4}, [by_id["b"], by_id["c"]], FIRST_FIT)
-    assert done.bases == {"a": 4, "b": 0}
-    assert [u.id for u in done.unplaced] == ["c"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections import Counter
 
@@ -12,20 +11,15 @@ from hypothesis import strategies as st
 from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
-from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.blocks import build_model
 from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
 from tilefit.search.exact.solve import Budget, search
 from tilefit.search.exact.subset import shrink
-from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement
-from tilefit.search.local.reinsert import placement_of_units, reinsert
 from tilefit.search.local.restriction import rigid_restriction
-from tilefit.search.local.segments import Assigner
 from tilefit.search.portfolio import decide
 from tilefit.search.proofs.elements import clique_core
-from tilefit.search.proofs.relaxation import split_relaxation
 from tilefit.search.proofs.steps import loaded_steps, prove_by_steps, step_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.verdicts.check import check
@@ -79,9 +73,6 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
     def each(capture: Capture) -> bool:
         model = build_model(capture)
         feasible = brute_force(capture) is not None
-        if search(split_relaxation(capture), Budget(30, 100_000)).status == INFEASIBLE:
-            assert not feasible
-            proofs["split"] += 1
         for step in loaded_steps(model):
             if search(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
                 assert not feasible
@@ -95,10 +86,10 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
         return not feasible
 
     infeasible, ran = count_answers(st.tuples(tiny_captures()), EXAMPLES, each)
-    # Measured on the 150 default cases: 98 infeasible; the split relaxation proves all 98,
-    # the step proof 92, a single step 138 times (over all steps), a clique 29.
+    # Measured on the 150 default cases: 98 infeasible; the step proof 92, a single step
+    # 138 times (over all steps), a clique 29.
     assert infeasible >= ran * 2 // 5
-    assert min(proofs["split"], proofs["step"], proofs["steps"]) >= ran * 2 // 5
+    assert min(proofs["step"], proofs["steps"]) >= ran * 2 // 5
     assert proofs["clique"] >= ran // 10
 
 
@@ -234,48 +225,6 @@ def test_portfolio_races_on_two_processes() -> None:
     assert decision.status == INFEASIBLE
     assert decision.subset == ("r0", "r1", "r2")
     assert decision.irreducible
-
-
-def test_segments_and_reinsertion_answers_are_placements() -> None:
-    routes: Counter[str] = Counter()
-
-    def each(capture: Capture, seed: int) -> bool:
-        model = build_model(capture)
-        rng = random.Random(seed)
-        bases = Assigner.of(model, capture.memory).solve({}, rng, time.monotonic() + 5, 10_000)
-        if bases is not None:
-            assert valid(capture, dict(model.placement(capture, bases).offsets))
-            routes["segments"] += 1
-        prepared = Prepared.of(capture)
-        features = Features.of(model, prepared)
-        attempt = run_strategy(prepared, features.strategy(seed, rng))
-        by_unit = reinsert(prepared, features, attempt, rng, time.monotonic() + 0.02, None)
-        if by_unit is not None:
-            placement = placement_of_units(capture, prepared, by_unit)
-            assert valid(capture, dict(placement.offsets))
-            assert len(placement.offsets) == len(capture.requests)
-            routes["reinsert"] += 1
-        return True
-
-    _, ran = count_answers(
-        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3)), EXAMPLES, each
-    )
-    # Measured on the 150 default cases: reinsertion answers 47 in 0.02 s (the
-    # margin is for a loaded machine). The segments route answers none of them (it
-    # needs two ranges apart and a feasible capture), so the test below gives it one.
-    assert routes["reinsert"] >= ran // 4
-
-
-def test_segments_place_blocks_on_both_sides_of_a_gap() -> None:
-    memory = Memory(10, (Range(0, 4), Range(6, 10)))
-    requests = (Request("a", 4, 0, 2), Request("b", 2, 0, 3), Request("c", 2, 1, 3))
-    capture = Capture("gap", 3, memory, requests)
-    model = build_model(capture)
-    for seed in range(4):
-        rng = random.Random(seed)
-        bases = Assigner.of(model, capture.memory).solve({}, rng, time.monotonic() + 5, 10_000)
-        assert bases is not None
-        assert valid(capture, dict(model.placement(capture, bases).offsets))
 
 
 def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:

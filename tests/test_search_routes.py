@@ -71,7 +71,7 @@ def test_the_cli_explains_every_proof() -> None:
 
 
 def test_strategy_names_of_placements() -> None:
-    assert strategy_of("exact") == strategy_of("relaxation") == "exact-search"
+    assert strategy_of("exact") == "exact-search"
     assert strategy_of("anneal") == "search:anneal"
     assert strategy_of("anneal-turns") == "search:anneal-turns"
     assert routes.SEARCH_PARTIAL not in placement_strategies()  # not a route's placement

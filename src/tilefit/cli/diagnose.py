@@ -193,7 +193,6 @@ PROOFS = {  # a sentence for each route that proves (tests/test_search_routes.py
     "hold them (a stretch shorter than a request, aligned, cannot hold it)",
     "elements": "requests in conflict with each other need more memory elements than they reach",
     "steps": "the requests alive at one step cannot be placed together",
-    "relaxation": "no placement exists even with every sequence split into its members",
     "exact": "the exact search was exhausted",
 }
 

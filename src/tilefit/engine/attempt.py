@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilefit.engine.constraints import Constraints
-from tilefit.engine.fits import Fit
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
@@ -158,47 +157,6 @@ def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
         peak_address=occupancy.peak,
         failure=failure,
     )
-
-
-@dataclass(frozen=True)
-class Fill:
-    """Units kept where they were, then as many more as fit, one by one."""
-
-    bases: dict[str, int]  # unit id -> base: the fixed ones and those placed
-    unplaced: tuple[Unit, ...]  # the units with no valid offset when their turn came
-
-
-def fill(prepared: Prepared, fixed: Mapping[str, int], order: Iterable[Unit], fit: Fit) -> Fill:
-    """Keep the units in ``fixed`` at their bases (the caller vouches that they are valid
-    together), then place ``order`` one by one with ``fit``, passing over a unit with no
-    valid offset instead of stopping there (what a repair loop wants to know)."""
-    cap = prepared.capture
-    constraints = prepared.constraints
-    occupancy = Occupancy(cap.horizon, prepared.bucket_width, prepared.whole_horizon)
-    spans: dict[str, Interval] = {}
-    track_spans = bool(constraints.partners)
-    by_id = {u.id: u for u in prepared.units}
-    bases = dict(fixed)
-    unplaced: list[Unit] = []
-
-    def put(unit: Unit, base: int) -> None:
-        for member, offset in zip(unit.members, unit.offsets, strict=True):
-            lo = base + offset
-            occupancy.add(lo, lo + member.size, member.start, member.end)
-            if track_spans:
-                spans[member.id] = constraints.element_span(lo, lo + member.size)
-
-    with _collector_paused():
-        for ident, base in fixed.items():
-            put(by_id[ident], base)
-        for unit in order:
-            chosen = fit.choose(UnitSpace(unit, constraints, occupancy, spans))
-            if chosen is None:
-                unplaced.append(unit)
-                continue
-            bases[unit.id] = chosen
-            put(unit, chosen)
-    return Fill(bases, tuple(unplaced))
 
 
 def _run_uniform(prepared: Prepared, uniform: UniformArrays, strategy: Strategy) -> Attempt:

@@ -22,7 +22,6 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.placement import Placement
@@ -123,11 +122,6 @@ class Model:
                         return p, q
         return None
 
-    @cached_property
-    def block_of(self) -> dict[str, int]:
-        """Block (unit) id -> its index in ``blocks``."""
-        return {b.id: k for k, b in enumerate(self.blocks)}
-
     def offsets(self, bases: Mapping[int, int]) -> dict[str, int]:
         """Request id -> offset, for every piece of the blocks numbered in ``bases``."""
         return {
@@ -148,7 +142,7 @@ class Model:
 
     def placement(self, capture: Capture, bases: Mapping[int, int]) -> Placement:
         """The placement of ``capture`` with its requests at the blocks' ``bases``, in
-        capture order (every request the blocks hold; the model may be a relaxation of it)."""
+        capture order (every request the blocks hold; the model may hold only some)."""
         offsets = self.offsets(bases)
         return Placement(
             capture.name, {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}

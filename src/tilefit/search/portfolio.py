@@ -7,19 +7,17 @@ Two members share the time limit:
   of conflicting requests needing more elements than they can reach:
   ``tilefit.search.proofs.elements``), then the step relaxations
   (``tilefit.search.proofs.steps``): the requests alive at one step must fit on
-  their own. When the capture has pinned blocks (see
-  ``tilefit.search.blocks``), it then asks the split relaxation
-  (``tilefit.search.proofs.relaxation``), whose infeasibility is a proof and whose
-  answer counts when the referee finds it valid for the capture; then the
-  full exact search.
+  their own; then, in turns, the full exact search and a second annealing
+  search (``anneal-turns``).
 
 With two or more cores each member runs in its own forked process; the
 parent waits for the first decisive answer and stops the other. Where
 forking is unsafe (threads running, or inside a daemonic worker, as in
 ``tilefit batch``) or ``workers=1``, the members take turns in this process.
-Both members are deterministic; which one answers first may depend on the
-machine, but a decided verdict never does (a placement and a proof cannot
-both exist). When neither decides, the answer carries the best partial placement
+The members' random choices follow the seed, but the time each route gets
+follows the time the others took, so which route answers, and whether one does,
+may depend on the machine; a decided verdict never does (a placement and a proof
+cannot both exist). When neither decides, the answer carries the best partial placement
 either member's annealing holds (``tilefit.search.local.partial``): diagnose finishes
 it above the top for the closest placement.
 """
@@ -47,7 +45,6 @@ from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.proofs.elements import clique_core
-from tilefit.search.proofs.relaxation import contiguous, split_relaxation
 from tilefit.search.proofs.steps import prove_by_steps
 from tilefit.search.routes import ALL, INFEASIBLE, ROUTES, SOLVED, STATUSES, TIMEOUT, Routes
 from tilefit.search.warm import ensure_compiled
@@ -58,16 +55,12 @@ EXACT_FIRST_SHARE = 0.4
 STEP_SHARE = 0.2
 """Of the prove member's time, what the step relaxations may take first."""
 
-RELAXATION_SHARE = 0.1
-"""Of the prove member's time, what the split relaxation may take first (little: at the
-densities where nothing cheaper decides, it rarely keeps the sequences whole, and its
-proofs come early or not at all)."""
 
 EXACT_FIRST_NODES = 20_000
-"""The exact search's node allowance in the first turn after the relaxations; it doubles."""
+"""The exact search's node allowance in the first turn after the proofs; it doubles."""
 
 ANNEAL_RATIO = 4.0
-"""After the relaxations, the annealing slice per turn, in times the exact turn before it."""
+"""After the proofs, the annealing slice per turn, in times the exact turn before it."""
 
 LONG_STALL_UNIT = 100_000
 """Iterations without a better state before the prove member's annealing may begin again
@@ -242,7 +235,7 @@ def _proofs(
 ) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
-    relaxations, the split relaxation when some are; then, in turns, the exact search and a
+    relaxations; then, in turns, the exact search and a
     second annealing search (another seed, another start than the find member's: on
     dense feasible tiles it is what decides, and a placement ends the race as well as a
     proof). A proof's subset is shrunk in the time left: one found at the limit keeps
@@ -263,17 +256,6 @@ def _proofs(
         core = prove_by_steps(model, time.monotonic() + time_limit * STEP_SHARE)
     if core is not None:
         return _infeasible(core, "steps", started, deadline)
-    if model.pinned and routes.on("relaxation"):
-        relaxed = split_relaxation(capture)
-        outcome = search(relaxed, _budget(budgets, time_limit * RELAXATION_SHARE))
-        if outcome.status == INFEASIBLE:
-            return _infeasible(relaxed, "relaxation", started, deadline)
-        if outcome.bases is not None:
-            found = relaxed.placement(capture, outcome.bases)
-            if contiguous(capture, found):
-                return Decision(
-                    SOLVED, found, "relaxation", None, False, time.monotonic() - started
-                )
     return _anneal_and_exact(capture, model, seed, routes, started, deadline, budgets)
 
 

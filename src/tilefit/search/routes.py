@@ -17,32 +17,32 @@ INFEASIBLE = "infeasible"
 TIMEOUT = "timeout"
 STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 
-FIND_ROUTES = ("restriction", "greedy", "completion", "segments", "reinsert", "repair", "anneal")
+FIND_ROUTES = ("greedy", "completion", "repair", "anneal")
 """The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
 
-PROVE_ROUTES = ("elements", "steps", "relaxation", "exact", "anneal-turns")
-"""The prove member's routes (``tilefit.search.portfolio``): ``elements``, ``steps`` and
-``relaxation`` prove infeasibility (the relaxation may also find a placement), ``exact``
-finds or proves, and ``anneal-turns`` is the annealing between its turns, which finds."""
+PROVE_ROUTES = ("elements", "steps", "exact", "anneal-turns")
+"""The prove member's routes (``tilefit.search.portfolio``): ``elements`` and ``steps``
+prove infeasibility, ``exact`` finds or proves, and ``anneal-turns`` is the annealing
+between its turns, which finds."""
 
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
-PROOF_ROUTES = ("elements", "steps", "relaxation", "exact")
+PROOF_ROUTES = ("elements", "steps", "exact")
 """The routes that prove infeasibility."""
 
-PLACING_ROUTES = (*FIND_ROUTES, "relaxation", "exact", "anneal-turns")
+PLACING_ROUTES = (*FIND_ROUTES, "exact", "anneal-turns")
 """The routes that find placements."""
 
 EXACT_SEARCH = "exact-search"
-"""The strategy name of a placement that the exact kernel found (routes ``exact`` and
-``relaxation``); a placement found by another route is named ``search:ROUTE``."""
+"""The strategy name of a placement that the exact kernel found (route ``exact``); a
+placement found by another route is named ``search:ROUTE``."""
 
 SEARCH_PARTIAL = "search:partial"
 """The strategy name of a closest placement finished from the annealing's best partial
 placement (``tilefit.search.closest``): not a placement of the capture, so not a route's."""
 
-_EXACT_ROUTES = ("exact", "relaxation")
+_EXACT_ROUTES = ("exact",)
 
 
 def strategy_of(route: str) -> str:

@@ -27,12 +27,7 @@ class Features:
     """Per unit: how hard it is to place, for the constraint-aware orders."""
 
     units: tuple[Unit, ...]
-    index: dict[str, int]  # unit id -> its position in units and the model's blocks
-    reach: tuple[tuple[tuple[int, int], ...], ...]  # its valid bases, as closed intervals
     room: tuple[int, ...]  # bytes of its allowed bases' reach
-    congruence: tuple[tuple[int, int], ...]  # its valid bases: x % modulus == residue
-    by_id: dict[str, Unit]
-    unit_of: dict[str, tuple[str, int]]  # request id -> its unit's id and its offset there
     partners: tuple[int, ...]
     pinned: frozenset[int]
     horizon: int
@@ -48,16 +43,7 @@ class Features:
         ordered = tuple(by_id[b.id] for b in model.blocks)  # per unit, in the model's order
         return cls(
             ordered,
-            model.block_of,
-            tuple(b.bases for b in model.blocks),
             room,
-            tuple((b.residue, b.modulus) for b in model.blocks),
-            by_id,
-            {
-                m.id: (u.id, o)
-                for u in prepared.units
-                for m, o in zip(u.members, u.offsets, strict=True)
-            },
             tuple(partners),
             frozenset(model.pinned),
             prepared.capture.horizon,

@@ -4,24 +4,17 @@ Each round r tries, with node allowances that double from round to round (the
 random choices follow the seed; the time each route gets follows the time the
 others took), the routes of ``FIND_ROUTES`` that are switched on:
 
-1. the **rigid restriction** (``tilefit.search.local.restriction``) with the canonical
-   kernel: every answer is a placement of the capture;
-2. a **greedy pass** in a constraint-aware order (most constrained first,
+1. a **greedy pass** in a constraint-aware order (most constrained first,
    ``tilefit.search.local.contention``), the first rounds in fixed orders, later
    ones perturbed at random; a pass that fits is an answer;
-3. **completion** of the pass: the blocks the kernel cannot take as free
+2. **completion** of the pass: the blocks the kernel cannot take as free
    (pinned: sequences with per-member lifetimes, conflict sides inside a
    sequence) stay where the pass put them, and the kernel searches every
    other block exactly around them;
-4. **segments**: the same blocks stay, the others are assigned to the
-   stretches of memory between reserved gaps and each stretch is searched
-   alone (``tilefit.search.local.segments``);
-5. **reinsert**: ruin and recreate with the engine, with eviction moves
-   (``tilefit.search.local.reinsert``);
-6. **repair** of the pass: every block it placed stays, except those alive
+3. **repair** of the pass: every block it placed stays, except those alive
    beside the unit it failed on (nearest first in address, a window that
    grows with r); the kernel re-places that window with the units left over.
-7. **anneal**: compiled ruin and recreate with simulated annealing
+4. **anneal**: compiled ruin and recreate with simulated annealing
    (``tilefit.search.local.anneal``) with a share of each round's time
    (``ANNEAL_SHARES``), split between one long search from the first pass and
    short searches restarted from fresh passes (``anneal.Restarts``), both
@@ -42,13 +35,11 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, search, search_free
+from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import Partial, better
-from tilefit.search.local.reinsert import placement_of_units, reinsert
 from tilefit.search.local.restriction import rigid_restriction
-from tilefit.search.local.segments import Assigner
 from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, Routes
 
 FIRST_NODES = 2_000
@@ -58,9 +49,6 @@ ANNEAL_SHARES = (0.5, 0.6, 0.75, 0.85)
 """Of each round's time, what the annealing route gets, by round (the last for every later
 one): the cheap routes win most tiles of lower density in their first rounds; past them,
 annealing, which needs seconds on the denser ones, wins more."""
-
-REINSERT_SECONDS = 0.3
-"""Time for the reinsertion route the first time; every third round it gets more."""
 
 WINDOW = 24
 """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
@@ -122,9 +110,6 @@ class _Finder:
         self.prepared = Prepared.of(capture)
         self.features = Features.of(model, self.prepared)
         self.pinned = model.pinned
-        on = routes.on("restriction")
-        self.restriction = rigid_restriction(model) if self.pinned and on else None
-        self.segments = Assigner.of(model, capture.memory)
         self.annealing: tuple[Restarts, Restarts] | None = None
 
     def over(self) -> bool:
@@ -139,10 +124,6 @@ class _Finder:
         started = time.monotonic()
         nodes = FIRST_NODES << min(r, 20)
         on = self.routes.on
-        if self.restriction is not None:
-            outcome = search(self.restriction, _budget(self.deadline, nodes))
-            if outcome.status == SOLVED and outcome.bases is not None:
-                return self._placed(outcome.bases, "restriction")
         attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng))
         if attempt.fits and attempt.placement is not None and on("greedy"):
             return attempt.placement, "greedy"
@@ -152,15 +133,6 @@ class _Finder:
             bases = _complete(self.model, fixed, self.deadline, nodes)
             if bases is not None:
                 return self._placed(bases, "completion")
-        # The cheap routes above win most: these two run less often.
-        if r % 3 == 1 and on("segments") and not self.over():
-            bases = self.segments.solve(fixed, self.rng, self.deadline, nodes)
-            if bases is not None:
-                return self._placed(bases, "segments")
-        if r % 3 == 2 and on("reinsert") and not self.over():
-            by_unit = self._reinsert(attempt, r)
-            if by_unit is not None:
-                return placement_of_units(self.capture, self.prepared, by_unit), "reinsert"
         if on("repair") and not self.over():
             window = _window(self.model, attempt, at, WINDOW << min(r // 2, 8))
             kept = {k: b for k, b in at.items() if k not in window}
@@ -175,10 +147,6 @@ class _Finder:
 
     def _placed(self, bases: dict[int, int], route: str) -> tuple[Placement, str]:
         return self.model.placement(self.capture, bases), route
-
-    def _reinsert(self, attempt: Attempt, r: int) -> dict[str, int] | None:
-        slice_end = min(self.deadline, time.monotonic() + REINSERT_SECONDS * (r // 3 + 1))
-        return reinsert(self.prepared, self.features, attempt, self.rng, slice_end, self.stop)
 
     def _anneal(self, at: dict[int, int], r: int, spent: float) -> dict[int, int] | None:
         """Two annealing searches share the round's slice: one long search from the first

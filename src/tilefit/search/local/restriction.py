@@ -1,5 +1,6 @@
-"""The rigid restriction: a neighbour of a model that asks more, and that the canonical
-kernel decides alone.
+"""The rigid restriction: a neighbour of a model that asks more, which the canonical
+kernel searches without enumerating pinned blocks (completion and repair search
+around the blocks they keep in it).
 
 The canonical search is complete only for rigid blocks whose conflict sides
 start at the block's base (see ``tilefit.search.blocks``). The restriction has
@@ -7,7 +8,7 @@ only such blocks: every piece of a block is taken to live over the block's
 whole lifetime (its hull), and every conflict side spans its whole block.
 Every placement of the restriction is a placement of the capture (same bases,
 same piece offsets), so a solution is an answer; its infeasibility proves
-nothing (its mirror, which asks less, is ``tilefit.search.proofs.relaxation``).
+nothing.
 """
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""Proofs of infeasibility cheaper than the exact search: memory elements (``elements``),
-single steps (``steps``) and the split relaxation (``relaxation``)."""
+"""Proofs of infeasibility cheaper than the exact search: memory elements (``elements``)
+and single steps (``steps``)."""
