@@ -5,7 +5,8 @@ Two members share the time limit:
 - **find** (``tilefit.search.local.find``): fast placements, never a proof;
 - **prove**: the exact search. It first asks the memory elements (a clique
   of conflicting requests needing more elements than they can reach:
-  ``tilefit.search.proofs.elements``), then the step relaxations
+  ``tilefit.search.proofs.elements``), then (with no pinned block) the exact
+  search for a first look, then the step relaxations
   (``tilefit.search.proofs.steps``): the requests alive at one step must fit on
   their own; then, in turns, the full exact search and a second annealing
   search (``anneal-turns``).
@@ -235,11 +236,10 @@ def _proofs(
 ) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
-    relaxations; then, in turns, the exact search and a
-    second annealing search (another seed, another start than the find member's: on
-    dense feasible tiles it is what decides, and a placement ends the race as well as a
-    proof). A proof's subset is shrunk in the time left: one found at the limit keeps
-    the subset it came with, reported as not shown irreducible."""
+    relaxations; then, in turns, the exact search and a second annealing search
+    (another seed, another start than the find member's; a placement ends the race as
+    well as a proof). A proof's subset is shrunk in the time left: one found at the
+    limit keeps the subset it came with, reported as not shown irreducible."""
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)

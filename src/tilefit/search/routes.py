@@ -42,19 +42,20 @@ SEARCH_PARTIAL = "search:partial"
 """The strategy name of a closest placement finished from the annealing's best partial
 placement (``tilefit.search.closest``): not a placement of the capture, so not a route's."""
 
-_EXACT_ROUTES = ("exact",)
-
 
 def strategy_of(route: str) -> str:
     """The strategy name a placement found by ``route`` carries."""
-    if route not in ROUTES:
-        raise ValueError(f"unknown search route {route!r}")
-    return EXACT_SEARCH if route in _EXACT_ROUTES else f"search:{route}"
+    _known([route])
+    return EXACT_SEARCH if route == "exact" else f"search:{route}"
 
 
-def placement_strategies() -> tuple[str, ...]:
-    """Every strategy name a placement found by the search may carry."""
-    return tuple(dict.fromkeys(strategy_of(route) for route in PLACING_ROUTES))
+def _known(names: Iterable[str]) -> frozenset[str]:
+    """``names``, once each is known to be a route (ValueError naming those that are not)."""
+    given = frozenset(names)
+    unknown = sorted(given - set(ROUTES))
+    if unknown:
+        raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
+    return given
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,7 @@ class Routes:
     off: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        unknown = sorted(self.off - set(ROUTES))
-        if unknown:
-            raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
+        _known(self.off)
 
     @classmethod
     def without(cls, names: Iterable[str]) -> Routes:
@@ -77,15 +76,14 @@ class Routes:
     @classmethod
     def only(cls, names: Iterable[str]) -> Routes:
         """``names`` and no other route."""
-        keep = frozenset(names)
-        cls(keep)  # says which names are unknown
-        return cls(frozenset(ROUTES) - keep)
+        return cls(frozenset(ROUTES) - _known(names))
 
     def on(self, route: str) -> bool:
         """Whether a run may take ``route``."""
         return route not in self.off
 
     def any_on(self, routes: Iterable[str]) -> bool:
+        """Whether a run may take one of ``routes`` at least."""
         return any(self.on(r) for r in routes)
 
 
