@@ -148,3 +148,17 @@ def test_solve_decides_with_the_portfolio_where_the_bare_search_does_not(
     assert check(read_capture(path), read_placement(tmp_path / "p.json")).valid
     assert main(["diagnose", path, "--json", "--time-limit", "30"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "fragmentation"
+
+
+def test_the_library_decides_as_the_command_does() -> None:
+    """``tilefit.solve`` is the portfolio too; with a node limit, the bare exact search."""
+    import tilefit
+
+    capture = hard_small_tile()
+    bare = tilefit.solve(capture, time_limit=60, node_limit=300_000)
+    assert (bare.status, bare.nodes, bare.placement) == ("timeout", 300_000, None)
+    found = tilefit.solve(capture, time_limit=30)
+    assert found.status == "solved" and found.placement is not None
+    assert check(capture, found.placement).valid
+    lowest = tilefit.minimize(capture, time_limit=10)
+    assert lowest.placement is not None and check(capture, lowest.placement).valid
