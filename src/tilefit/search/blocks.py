@@ -55,6 +55,11 @@ class Block:
     bases: Bases  # bases that keep every piece inside its allowed set
 
     @property
+    def area(self) -> int:
+        """Bytes x steps of its pieces: what leaving the block out costs the annealing."""
+        return sum(p.size * (p.end - p.start) for p in self.pieces)
+
+    @property
     def rigid(self) -> bool:
         """Every piece lives exactly as long as the block."""
         return all(p.start == self.start and p.end == self.end for p in self.pieces)

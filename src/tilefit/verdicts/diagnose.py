@@ -20,7 +20,7 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, strategy_of
+from tilefit.search.routes import ALL, INFEASIBLE, ROUTES, SOLVED, Routes, strategy_of
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -110,6 +110,7 @@ def diagnose(
     search: bool = True,
     fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS,
     workers: int | None = None,
+    routes: Routes = ALL,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence.
 
@@ -121,7 +122,8 @@ def diagnose(
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
     among the strategies, so the retry chain's choice is the one reported.
     ``workers`` caps the processes the search races on (default: up to 2 of
-    the machine's cores; 1 runs its members in turn, in this process).
+    the machine's cores; 1 runs its members in turn, in this process). ``routes``
+    switches search routes off, for an ablation (``tilefit.search.routes.Routes``).
     """
     began = started = time.monotonic()
     report = bound(capture)
@@ -147,7 +149,7 @@ def diagnose(
             # 8 constraint-aware passes on a larger capture, about twice the passes just
             # run: keep that much of the limit for it.
             reserve = min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
-            outcome = _search(capture, remaining - reserve, workers)
+            outcome = _search(capture, remaining - reserve, workers, routes)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
             found = _closest(capture, left, outcome.partial)
@@ -214,10 +216,10 @@ def _compile() -> float:
     return ensure_compiled()
 
 
-def _search(capture: Capture, time_limit: float, workers: int | None) -> _Outcome:
+def _search(capture: Capture, time_limit: float, workers: int | None, routes: Routes) -> _Outcome:
     from tilefit.search.portfolio import decide  # compiles the search kernel on first use
 
-    decision = decide(capture, time_limit, workers=workers)
+    decision = decide(capture, time_limit, workers=workers, routes=routes)
     route = decision.member
     if decision.status == SOLVED and decision.placement is not None and route is not None:
         name = strategy_of(route)

@@ -113,9 +113,7 @@ def pair_tables(model: Model, limit: int = PAIR_LIMIT) -> Pairs | None:
         mod=np.array([b.modulus for b in blocks], dtype=np.int64),
         elem=np.array(model.elements, dtype=np.int64),
         size=np.array([b.size for b in blocks], dtype=np.int64),
-        area=np.array(
-            [sum(p.size * (p.end - p.start) for p in b.pieces) for b in blocks], dtype=np.int64
-        ),
+        area=np.array([b.area for b in blocks], dtype=np.int64),
         room=np.array(
             [sum(hi - lo + 1 for lo, hi in b.bases) + b.size for b in blocks], dtype=np.int64
         ),
