@@ -33,9 +33,12 @@ from dataclasses import dataclass
 
 from hard_regimes import regime_tiles
 from hard_tiles import FAMILIES, density_tiles, warm_up
+from needs import need
 
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.model.capture import Capture
+from tilefit.peers.cpsat import cpsat_blocks
+from tilefit.search.local.neighbourhood import KERNEL, Engine
 from tilefit.search.portfolio import decide
 from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, TIMEOUT, Routes
 from tilefit.verdicts.check import check
@@ -56,21 +59,25 @@ class Answer:
     wrong: bool
 
 
-def tiles(per_density: int, per_shape: int, seed: int) -> list[Tile]:
+def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> list[Tile]:
+    """The tiles, those of hard_tiles.py's densities from ``densest`` on; with ``densest``
+    above 0, not those of hard_regimes.py."""
     out: list[Tile] = []
     for family, target, hard, _ in density_tiles(list(FAMILIES), per_density, seed):
-        out += [Tile(f"{c.name}", c, True) for c in hard]
-        print(f"  {family} {target:.0%}: {len(hard)} hard tiles", flush=True)
-    shapes = [s for s in regime_tiles(per_shape) if not isinstance(s, str)]
-    out += [Tile(f"{c.name}-h{h}", c, True) for c, h in shapes]
-    print(f"  regimes: {len(shapes)} hard tiles", flush=True)
+        if target >= densest:
+            out += [Tile(f"{c.name}", c, True) for c in hard]
+            print(f"  {family} {target:.0%}: {len(hard)} hard tiles", flush=True)
+    if densest <= 0:
+        shapes = [s for s in regime_tiles(per_shape) if not isinstance(s, str)]
+        out += [Tile(f"{c.name}-h{h}", c, True) for c, h in shapes]
+        print(f"  regimes: {len(shapes)} hard tiles", flush=True)
     out += [Tile(f"infeasible-{kind}", c, False) for kind, c in infeasible_tiles(seed)]
     return out
 
 
-def answer(tile: Tile, limit: float, routes: Routes) -> Answer:
+def answer(tile: Tile, limit: float, routes: Routes, engine: Engine = KERNEL) -> Answer:
     started = time.monotonic()
-    d = decide(tile.capture, limit, routes=routes)
+    d = decide(tile.capture, limit, routes=routes, lns_engine=engine)
     seconds = time.monotonic() - started
     wrong = False
     if d.status == SOLVED:
@@ -92,24 +99,42 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="2 tiles per density, 1 per shape")
     parser.add_argument("--all", action="store_true", help="rerun undecided tiles too")
     parser.add_argument(
+        "--densest",
+        type=float,
+        default=0.0,
+        help="only hard_tiles.py's tiles of this density and above, and the infeasible set "
+        "(e.g. 0.9 for issue 20's levers)",
+    )
+    parser.add_argument(
         "--off",
         default="",
         help="the runs to make, comma-separated, each the routes it switches off joined by '+' "
         "(e.g. greedy+repair,anneal-turns); default: each route alone",
     )
+    parser.add_argument(
+        "--lns-engine",
+        choices=["kernel", "cpsat"],
+        default="kernel",
+        help="the engine of route lns in every run: the exact kernel (as shipped) or CP-SAT "
+        "(tilefit.peers.cpsat.cpsat_blocks, on one worker; needs ortools)",
+    )
     args = parser.parse_args()
+    engine = KERNEL
+    if args.lns_engine == "cpsat":
+        need("ortools", __file__)
+        engine = Engine("cpsat", lambda m, free, fixed, t, _: cpsat_blocks(m, free, fixed, t), True)
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
     limit = args.time_limit
     print(
         f"python {platform.python_version()}, {platform.machine()}; {per_density} hard tile(s) "
-        f"per density, {per_shape} per shape, {limit:g} s per tile"
+        f"per density, {per_shape} per shape, {limit:g} s per tile; lns engine {engine.name}"
     )
     warm_up()
     print("drawing the tiles:", flush=True)
-    every = tiles(per_density, per_shape, args.seed)
+    every = tiles(per_density, per_shape, args.seed, args.densest)
     base = {}
     for tile in every:
-        base[tile.name] = answer(tile, limit, Routes())
+        base[tile.name] = answer(tile, limit, Routes(), engine)
     decided = [t for t in every if base[t.name].decided]
     wins: dict[str, int] = {}
     for a in base.values():
@@ -130,7 +155,7 @@ def main() -> int:
     wrong = sum(a.wrong for a in base.values())
     for off in configurations:
         route = "+".join(off)
-        answers = {t.name: answer(t, limit, Routes.without(off)) for t in rerun}
+        answers = {t.name: answer(t, limit, Routes.without(off), engine) for t in rerun}
         wrong += sum(a.wrong for a in answers.values())
         lost = [n for n, a in answers.items() if base[n].decided and not a.decided]
         gained = [n for n, a in answers.items() if a.decided and not base[n].decided]

@@ -43,7 +43,7 @@ from tilefit.search.blocks import Model, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
-from tilefit.search.local.neighbourhood import Neighbourhoods
+from tilefit.search.local.neighbourhood import KERNEL, Engine, Neighbourhoods
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, Routes
@@ -88,11 +88,14 @@ def find_placement(
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     routes: Routes = ALL,
+    lns_engine: Engine = KERNEL,
 ) -> Found:
     """A placement of every request, found by the routes above within ``time_limit``
-    (those of them that ``routes`` leaves on)."""
+    (those of them that ``routes`` leaves on; ``lns_engine`` re-places the neighbourhoods
+    of route ``lns``)."""
     started = time.monotonic()
-    finder = _Finder(capture, started + time_limit, random.Random(seed), routes, stop)
+    rng = random.Random(seed)
+    finder = _Finder(capture, started + time_limit, rng, routes, stop, lns_engine)
     rounds = 0
     while routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)
@@ -112,6 +115,7 @@ class _Finder:
         rng: random.Random,
         routes: Routes,
         stop: Callable[[], bool] | None,
+        lns_engine: Engine,
     ) -> None:
         self.capture = capture
         self.deadline = deadline
@@ -123,7 +127,7 @@ class _Finder:
         self.features = Features.of(model, self.prepared)
         self.pinned = model.pinned
         self.annealing: tuple[Restarts, Restarts] | None = None
-        self.lns = Neighbourhoods(model, rng)
+        self.lns = Neighbourhoods(model, rng, lns_engine)
 
     def over(self) -> bool:
         return time.monotonic() >= self.deadline or (self.stop is not None and self.stop())

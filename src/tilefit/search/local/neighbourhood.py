@@ -68,12 +68,37 @@ class State:
         return partial_of(model, self.at, self.area(model))
 
 
+def kernel_engine(
+    model: Model, free: Sequence[int], fixed: Mapping[int, int], deadline: float, nodes: int
+) -> dict[int, int] | None:
+    """The exact kernel, on the rigid restriction around the fixed blocks (as completion)."""
+    budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
+    outcome = search_free(rigid_restriction(model, fixed), free, dict(fixed), budget)
+    return outcome.bases if outcome.status == SOLVED else None
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How a step re-places its neighbourhood: ``replace(model, free, fixed, deadline,
+    nodes)`` gives bases for the free blocks around the fixed ones (kept) before the
+    deadline and within the node allowance, or None."""
+
+    name: str
+    replace: Callable[[Model, Sequence[int], Mapping[int, int], float, int], dict[int, int] | None]
+    pieces: bool  # it takes blocks whose members keep their own lifetimes as they are
+
+
+KERNEL = Engine("kernel", kernel_engine, pieces=False)
+"""The engine of route ``lns``. ``tilefit.peers.cpsat.cpsat_blocks`` is a second one,
+measured against it by ``benchmarks/routes.py --lns-engine cpsat``."""
+
+
 class Neighbourhoods:
     """Steps of large neighbourhood search on one model, resumable from a better state."""
 
-    def __init__(self, model: Model, rng: random.Random, engine: Engine | None = None) -> None:
+    def __init__(self, model: Model, rng: random.Random, engine: Engine = KERNEL) -> None:
         self.model = model
-        self.engine = kernel_engine if engine is None else engine
+        self.engine = engine
         self.rng = rng
         self.state: State | None = None
         self.size = FIRST
@@ -81,7 +106,7 @@ class Neighbourhoods:
         self.found = 0  # steps that placed their block
         # Per block: the blocks whose lifetimes meet its own, and whether it may be freed.
         self.meets = _meets(model.blocks)
-        self.freeable = [b.rigid for b in model.blocks]
+        self.freeable = [b.rigid or engine.pieces for b in model.blocks]
 
     def offer(self, at: Mapping[int, int], area: int) -> None:
         """A valid partial placement found elsewhere (the annealing's best state): taken
@@ -171,22 +196,8 @@ class Neighbourhoods:
         fixed = {index[j]: b for j, b in at.items() if index[j] not in loose}
         nodes = NODES * max(1, len(freed) // FIRST)
         until = min(deadline, time.monotonic() + STEP_SECONDS)
-        bases = self.engine(sub, sorted(loose), fixed, until, nodes)
+        bases = self.engine.replace(sub, sorted(loose), fixed, until, nodes)
         return None if bases is None else {order[k]: b for k, b in bases.items()}
-
-
-Engine = Callable[[Model, Sequence[int], Mapping[int, int], float, int], "dict[int, int] | None"]
-"""Bases for the free blocks of a model around the fixed ones (kept), before a deadline
-and within a node allowance, or None: how a step re-places its neighbourhood."""
-
-
-def kernel_engine(
-    model: Model, free: Sequence[int], fixed: Mapping[int, int], deadline: float, nodes: int
-) -> dict[int, int] | None:
-    """The exact kernel, on the rigid restriction around the fixed blocks (as completion)."""
-    budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
-    outcome = search_free(rigid_restriction(model, fixed), free, dict(fixed), budget)
-    return outcome.bases if outcome.status == SOLVED else None
 
 
 def _meets(blocks: tuple[Block, ...]) -> list[list[int]]:
