@@ -1,0 +1,116 @@
+"""What makes a dense planted tile hard: the same tiles with constraint kinds taken away.
+
+Run from the repository root (after `pip install -e '.[test]'`):
+
+    .venv/bin/python benchmarks/dense_kinds.py            # about 10 minutes on 2 cores
+    .venv/bin/python benchmarks/dense_kinds.py --quick    # 1 seed per density
+
+Planted tiles (`tilefit.generate.planted`) at 95, 97 and 100% density, 300-700
+requests, each built again from the same seed with fewer constraint kinds:
+
+* full: every kind (sequences whose members keep their own lifetimes, conflict
+  edges, interleaved requests, alignments below what the address allows, the
+  class-only aperture, the gaps between ranges);
+* no sequences; no sequences or conflicts;
+* plain: none of the recipe's kinds (still its ranges, their gaps and the
+  scratch-only aperture);
+* plain, no gaps: the same tile with the gaps between its ranges cut out of the
+  address space and every class admitted everywhere, so the density is the
+  same and the planted placement, moved down with its range, stays valid.
+
+Each goes to `diagnose` with the same limit. If the plain tiles are as hard as
+the full ones, what is hard is the packing itself, not tilefit's constraint
+kinds, and a lever that only handles a kind better cannot decide them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from dataclasses import replace
+
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture, Range
+from tilefit.model.placement import Placement
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
+
+PLAIN = {
+    "sequence_share": 0.0,
+    "conflict_share": 0.0,
+    "interleaved_share": 0.0,
+    "less_aligned_share": 0.0,
+}
+KINDS: dict[str, dict[str, float]] = {
+    "full": {},
+    "no sequences": {"sequence_share": 0.0},
+    "no seq/conflicts": {"sequence_share": 0.0, "conflict_share": 0.0},
+    "plain": PLAIN,
+}
+DENSITIES = (0.95, 0.97, 1.0)
+
+
+def without_gaps(capture: Capture, placement: Placement) -> tuple[Capture, Placement]:
+    """The capture with its ranges moved down against each other, open to every class,
+    and the placement moved with them (no request straddles a gap, so it stays valid)."""
+    memory = capture.memory
+    moves: list[tuple[int, int, int]] = []  # (start, end, how far down)
+    top = 0
+    for r in sorted(memory.ranges, key=lambda r: r.start):
+        moves.append((r.start, r.end, r.start - top))
+        top += r.end - r.start
+
+    def moved(offset: int) -> int:
+        return next(offset - down for lo, hi, down in moves if lo <= offset < hi)
+
+    closed = replace(
+        memory, size=top, ranges=(Range(0, top),), elements=(0,), interleaved_offset=None
+    )
+    requests = tuple(replace(r, interleaved=False) for r in capture.requests)
+    offsets = {i: moved(o) for i, o in placement.offsets.items()}
+    flat = replace(capture, name=f"{capture.name}-nogaps", memory=closed, requests=requests)
+    return flat, Placement(flat.name, offsets)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per tile")
+    parser.add_argument("--seeds", type=int, default=3, help="tiles per density")
+    parser.add_argument("--requests", type=int, default=500, help="requests per tile, about")
+    parser.add_argument("--quick", action="store_true", help="1 seed per density")
+    args = parser.parse_args()
+    seeds = 1 if args.quick else args.seeds
+    limit = args.time_limit
+    print(
+        f"python {platform.python_version()}, {platform.machine()}; planted tiles of about "
+        f"{args.requests} requests, {seeds} per density, {limit:g} s each"
+    )
+    names = [*KINDS, "plain, no gaps"]
+    decided = dict.fromkeys(names, 0)
+    runs = 0
+    print(f"\n{'tile':24} " + " ".join(f"{n:>16}" for n in names))
+    for density in DENSITIES:
+        for seed in range(seeds):
+            cells = []
+            for name in names:
+                recipe = PlantedRecipe(args.requests, density, seed, **KINDS.get(name, PLAIN))
+                capture, placement = planted_tile(recipe)
+                if name == "plain, no gaps":
+                    capture, placement = without_gaps(capture, placement)
+                assert check(capture, placement).valid, f"{capture.name}: planted placement"
+                d = diagnose(capture, time_limit=limit)
+                wrong = d.verdict in ("capacity", "infeasible")
+                if wrong:
+                    print(f"  !!! WRONG VERDICT {d.verdict} on feasible {capture.name}")
+                ok = d.verdict in ("fits", "fragmentation")
+                decided[name] += ok
+                cells.append(f"{'decided' if ok else '-':>9} {d.seconds:4.1f} s")
+            runs += 1
+            print(f"planted d{density:.0%} s{seed:<14} " + " ".join(f"{c:>16}" for c in cells))
+    print("\ndecided: " + ", ".join(f"{n} {decided[n]}/{runs}" for n in names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
