@@ -50,8 +50,10 @@ def valid(capture: Capture, offsets: dict[str, int]) -> bool:
     return True
 
 
-def brute_force(capture: Capture) -> dict[str, int] | None:
-    """A valid placement, or None when no offsets at all make one."""
+def brute_force(capture: Capture, fixed: dict[str, int] | None = None) -> dict[str, int] | None:
+    """A valid placement, or None when no offsets at all make one (with the requests in
+    ``fixed`` at their offsets there)."""
+    fixed = fixed or {}
     by_id = capture.request_by_id
     groups: list[tuple[str, ...]] = []
     for r in capture.requests:
@@ -60,18 +62,38 @@ def brute_force(capture: Capture) -> dict[str, int] | None:
             groups.append((r.id,))
         elif capture.sequence_by_id[seq].members[0] == r.id:
             groups.append(capture.sequence_by_id[seq].members)
-    offsets: dict[str, int] = {}
+    groups = [g for g in groups if not all(m in fixed for m in g)]
+    offsets: dict[str, int] = dict(fixed)
+    if not valid(capture, offsets):
+        return None
 
-    def place(k: int) -> bool:
-        if k == len(groups):
-            return True
-        members = groups[k]
+    def spots(members: tuple[str, ...]) -> list[int]:
+        """The bases where the group alone, beside the fixed ones, breaks no rule (any
+        valid placement has each group at one of them: every rule holds for a part)."""
+        out = []
         for base in range(capture.memory.size):
             at = base
             for m in members:
                 offsets[m] = at
                 at += by_id[m].size
-            if at <= capture.memory.size and valid(capture, offsets) and place(k + 1):
+            if at <= capture.memory.size and valid(capture, offsets):
+                out.append(base)
+            for m in members:
+                del offsets[m]
+        return out
+
+    candidates = [spots(g) for g in groups]
+
+    def place(k: int) -> bool:
+        if k == len(groups):
+            return True
+        members = groups[k]
+        for base in candidates[k]:
+            at = base
+            for m in members:
+                offsets[m] = at
+                at += by_id[m].size
+            if valid(capture, offsets) and place(k + 1):
                 return True
             for m in members:
                 del offsets[m]

@@ -49,11 +49,19 @@ class SolveResult:
 
 
 class Budget:
-    """What a search may still spend: a wall-clock deadline and, optionally, nodes."""
+    """What a search may still spend: a wall-clock deadline and, optionally, nodes.
 
-    def __init__(self, time_limit: float, node_limit: int | None = None) -> None:
+    ``stretch_waste`` switches the kernel's stretch bound for the searches this budget
+    pays for (None: ``tilefit.search.kernel.arrays.STRETCH_WASTE``); ``stretch_prunes``
+    counts the placements it failed."""
+
+    def __init__(
+        self, time_limit: float, node_limit: int | None = None, stretch_waste: bool | None = None
+    ) -> None:
         self.deadline = time.monotonic() + time_limit
         self.node_limit = node_limit
+        self.stretch_waste = stretch_waste
+        self.stretch_prunes = 0
         self.nodes = 0
         self.pace = 0.0  # seconds per kernel node, from the last call (0: not known yet)
 
@@ -163,7 +171,7 @@ def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
 def search_free(
     model: Model, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
 ) -> Outcome:
-    problem = free_problem(model, free, pinned_at)
+    problem = free_problem(model, free, pinned_at, budget.stretch_waste)
     if problem.infeasible:
         return Outcome(INFEASIBLE, None)
     if not free:
@@ -175,6 +183,7 @@ def search_free(
         for keyorder in keyorders:
             run = Run(problem, keyorder)
             status = _drive(run, allowance, budget)
+            budget.stretch_prunes += run.stretch_prunes
             if status == layout.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})
             if status == layout.EXHAUSTED:

@@ -23,6 +23,12 @@ from tilefit.search.kernel.sections import sweep
 
 Array = NDArray[np.int64]
 
+STRETCH_WASTE = True
+"""Whether the kernel checks the stretch bound (``tilefit.search.kernel.place.stretches_fit``)
+in sections whose region has more than one stretch; a free problem built with
+``stretch_waste=None`` reads it then. The bound only prunes nodes without a placement;
+``benchmarks/prune.py`` measures what it saves."""
+
 
 @dataclass(frozen=True)
 class Obstacle:
@@ -60,9 +66,17 @@ Partner = tuple[int, int, int, int]
 """A conflict partner of a free block: its index, this side's size, its side's size, the edge."""
 
 
-def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]) -> FreeProblem:
+def free_problem(
+    model: Model,
+    free: Sequence[int],
+    pinned_at: Mapping[int, int],
+    stretch_waste: bool | None = None,
+) -> FreeProblem:
     """The kernel's inputs for the blocks numbered in ``free``, those in ``pinned_at``
-    standing at their bases."""
+    standing at their bases; ``stretch_waste`` (None: ``STRETCH_WASTE``) switches the
+    stretch bound."""
+    if stretch_waste is None:
+        stretch_waste = STRETCH_WASTE
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
     sections = sweep([(b.start, b.end) for b in blocks])
@@ -111,6 +125,19 @@ def free_problem(model: Model, free: Sequence[int], pinned_at: Mapping[int, int]
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
         twin=_ints(_twins(blocks, sections.spans, bases, partners)),
+        stretch=_ints([int(stretch_waste and len(rs) > 1) for rs in regions]),
+        longest=_ints(_longest(regions)),
+        bysize=_rows(
+            [sorted(alive, key=lambda i: (-blocks[i].size, i)) for alive in sections.members]
+        ),
+        waste=_ints(
+            [
+                sum(hi - lo for lo, hi in rs if hi - lo < max(blocks[i].size for i in alive))
+                if alive
+                else 0
+                for rs, alive in zip(regions, sections.members, strict=True)
+            ]
+        ),
     )
     return FreeProblem(
         blocks=tuple(free),
@@ -276,6 +303,19 @@ def _cut(intervals: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, 
             out.append((a, lo))
         if b > hi:
             out.append((hi, b))
+    return out
+
+
+def _longest(regions: Sequence[Sequence[tuple[int, int]]]) -> list[int]:
+    """Per section, the indices (into the flat region arrays) of its intervals, longest
+    first. The intervals are its stretches: no two touch (``_regions`` merges touching
+    reaches and cuts pinned pieces out), so a free block lies inside one of them."""
+    out: list[int] = []
+    at = 0
+    for rs in regions:
+        assert all(rs[k - 1][1] < rs[k][0] for k in range(1, len(rs))), "touching intervals"
+        out.extend(at + k for k in sorted(range(len(rs)), key=lambda k: (rs[k][0] - rs[k][1], k)))
+        at += len(rs)
     return out
 
 

@@ -76,6 +76,11 @@ class Run:
     def nodes(self) -> int:
         return int(self.state.cnt[layout.C_NODES])
 
+    @property
+    def stretch_prunes(self) -> int:
+        """Placements the stretch bound failed where the bytes above the floor fitted."""
+        return int(self.state.cnt[layout.C_STRETCH])
+
     def advance(self, budget: int, deadline: float = math.inf) -> int:
         """Search on until ``budget`` nodes in all or the ``deadline`` (``time.monotonic()``
         seconds; RUNNING then, to go on later); returns the kernel's status."""

@@ -48,7 +48,8 @@ C_STAMP = 6
 C_STARTED = 7
 C_COPY = 8  # a child's candidate list is copied while cand stays this short, else built in place
 C_STEP = 9  # trail entries one search step may push (the room kept free)
-NC = 10
+C_STRETCH = 10  # placements failed by the stretch bound alone (see place.stretches_fit)
+NC = 11
 
 # Pending parts: (lo, hi, split frame, frontier offset, frontier rank).
 NP = 5
@@ -127,6 +128,12 @@ class Tables(NamedTuple):
     elem: Any  # element start addresses, then the memory size
     regions: Regions
     twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.kernel.arrays)
+    stretch: Any  # per section: 1 where the stretch bound is checked (arrays.STRETCH_WASTE)
+    longest: (
+        Any  # per section s, for k in regions.ptr[s] : ptr[s + 1]: its intervals, longest first
+    )
+    bysize: Rows  # per section: the blocks alive in it, largest first
+    waste: Any  # per section: bytes of its stretches shorter than the largest block alive there
 
 
 class State(NamedTuple):

@@ -11,6 +11,7 @@ from tilefit.search.kernel.jit import jit
 from tilefit.search.kernel.layout import (
     C_PLACED,
     C_STAMP,
+    C_STRETCH,
     C_TRAIL,
     INF,
     T_EDGE,
@@ -19,6 +20,7 @@ from tilefit.search.kernel.layout import (
     T_RANK,
     Partners,
     Regions,
+    Rows,
     State,
     Tables,
     Trail,
@@ -180,7 +182,7 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
                 break
     # Cheap first: sections that fail even before their floors are lifted.
     if ok:
-        ok = _sections_fit(c, x, naff, tb, st)
+        ok = _sections_fit(c, x, naff, tb, st, False)
     # A section's floor is at least the lowest start of the blocks still to come there.
     if ok:
         for i in range(naff):
@@ -196,9 +198,10 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
                 record(trail, cnt, T_FLOOR, s, floor[s])
                 floor[s] = mn
     # Section inference where floors rose: what is left must fit above the
-    # floor (and above x). Elsewhere the frame's height limit has checked it.
+    # floor (and above x), and into the stretches there that can hold it.
+    # Elsewhere the frame's height limit has checked the bytes.
     if ok:
-        ok = _sections_fit(c, x, naff, tb, st)
+        ok = _sections_fit(c, x, naff, tb, st, True)
     return ok
 
 
@@ -223,16 +226,131 @@ def _lift(v: int, nl: int, stamp: int, naff: int, tb: Tables, st: State) -> int:
 
 
 @jit
-def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State) -> bool:
-    """Whether section inference passes in c's sections and the noted ones."""
+def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State, deep: bool) -> bool:
+    """Whether section inference passes in c's sections and the noted ones; with
+    ``deep``, also the stretch bound where ``tb.stretch`` asks for it."""
     floor, total, aff, regions = st.floor, st.total, st.aff, tb.regions
     for s in range(tb.s0[c], tb.s1[c]):
         if not fits_above(s, x, floor, total, regions):
             return False
-    for i in range(naff):  # noqa: SIM110 (numba compiles loops, not generators)
+    for i in range(naff):
         if not fits_above(aff[i], x, floor, total, regions):
             return False
+    if not deep:
+        return True
+    stretch, waste, size, off, longest, bysize = (
+        tb.stretch,
+        tb.waste,
+        tb.size,
+        st.off,
+        tb.longest,
+        tb.bysize,
+    )
+    first = tb.s0[c]
+    n = tb.s1[c] - first
+    for i in range(n + naff):
+        s = first + i if i < n else aff[i - n]
+        if stretch[s] == 0:
+            continue
+        fl = max(floor[s], x)
+        if not _stretch_passes(s, fl, total, waste, size, off, regions, longest, bysize):
+            st.cnt[C_STRETCH] += 1
+            return False
     return True
+
+
+@jit
+def _stretch_passes(
+    s: int,
+    fl: int,
+    total: Any,
+    waste: Any,
+    size: Any,
+    off: Any,
+    regions: Regions,
+    longest: Any,
+    bysize: Rows,
+) -> bool:
+    """The stretch bound in section s above fl, skipped where it cannot fail: when the
+    bytes above fl, less every stretch shorter than the section's largest block
+    (``waste``) and the stretch fl cuts, still hold the blocks left, every length
+    L below the largest block left has at least that much room in the stretches
+    longer than L (and above it no block needs room)."""
+    k = regions.ptr[s]
+    kend = regions.ptr[s + 1]
+    while k < kend and regions.hi[k] <= fl:
+        k += 1
+    if k == kend:
+        return bool(total[s] == 0)
+    space = regions.suf[k]
+    clipped = 0
+    if regions.lo[k] < fl:
+        space -= fl - regions.lo[k]
+        clipped = regions.hi[k] - fl
+    if total[s] + waste[s] + clipped <= space:
+        return True
+    return stretches_fit(s, fl, size, off, regions, longest, bysize)
+
+
+@jit
+def stretches_fit(
+    s: int, fl: int, size: Any, off: Any, regions: Regions, longest: Any, bysize: Rows
+) -> bool:
+    """The stretch bound: whether section s's unplaced blocks can fit into the stretches
+    of its region at or above fl (its intervals, maximal runs of free addresses).
+
+    Every unplaced block alive in s lies at or above fl, inside s's region, wholly
+    inside one stretch (it cannot straddle a gap or a pinned piece), apart from the
+    others. So for any length L, the blocks larger than L lie in the stretches longer
+    than L, and their bytes fit in those stretches' bytes. Checked at L = each
+    stretch's length, longest first (the sums change only there); at the longest
+    stretch shorter than the smallest block it says that the stretches too short
+    for every block are wasted. One pass over the stretches, longest first
+    (``longest``), and the blocks, largest first (``bysize``).
+    """
+    kfirst = regions.ptr[s]
+    kend = regions.ptr[s + 1]
+    # The stretch holding fl counts from fl only: its length joins the others apart.
+    clipped = -1
+    k = kfirst
+    while k < kend and regions.hi[k] <= fl:
+        k += 1
+    if k < kend and regions.lo[k] < fl:
+        clipped = regions.hi[k] - fl
+    q = bysize.ptr[s]
+    qend = bysize.ptr[s + 1]
+    room = 0
+    big = 0
+    i = kfirst
+    while True:
+        # The next stretch length, longest first: the ones wholly at or above fl in
+        # their order, with the clipped one merged in.
+        while i < kend and regions.lo[longest[i]] < fl:
+            i += 1
+        length = -1
+        if i < kend:
+            length = regions.hi[longest[i]] - regions.lo[longest[i]]
+        if clipped > length:
+            length = clipped
+            clipped = -1
+        elif length >= 0:
+            i += 1
+        else:
+            length = 0  # past every stretch: the bytes above fl must hold every block
+        while q < qend:
+            v = bysize.idx[q]
+            if off[v] < 0:
+                if size[v] <= length:
+                    break
+                big += size[v]
+            q += 1
+        if big > room:
+            return False
+        if q == qend:
+            return True  # every block counted: later lengths only add room
+        room += length
+        if length == 0:
+            return True
 
 
 @jit
