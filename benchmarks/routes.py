@@ -122,7 +122,9 @@ def main() -> int:
     engine = KERNEL
     if args.lns_engine == "cpsat":
         need("ortools", __file__)
-        engine = Engine("cpsat", lambda m, free, fixed, t, _: cpsat_blocks(m, free, fixed, t), True)
+        engine = Engine(
+            "cpsat", lambda m, free, fixed, b: cpsat_blocks(m, free, fixed, b.deadline), True
+        )
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
     limit = args.time_limit
     print(

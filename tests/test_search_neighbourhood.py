@@ -18,6 +18,7 @@ from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search.blocks import Model, build_model
+from tilefit.search.exact.solve import Budget
 from tilefit.search.local.neighbourhood import Neighbourhoods, State, kernel_engine
 from tilefit.search.local.restriction import rigid_restriction
 
@@ -82,7 +83,7 @@ def _engine_replaces_what_brute_force_can(capture: Capture, seed: int) -> bool:
         return False
     model, at, free = drawn
     fixed = {k: b for k, b in at.items() if k not in free}
-    bases = kernel_engine(model, free, fixed, time.monotonic() + 30, 100_000)
+    bases = kernel_engine(model, free, fixed, Budget(30, 100_000))
     if bases is not None:
         assert {k: bases[k] for k in fixed} == fixed
         assert valid(capture, model.offsets(bases))

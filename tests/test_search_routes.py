@@ -90,6 +90,19 @@ def test_routes_switch_by_name_and_refuse_unknown_ones() -> None:
         Routes.only(["greedy", "nonsense"])
 
 
+def test_switches_are_not_routes_and_reach_the_budgets() -> None:
+    from tilefit.search.portfolio import _budget
+
+    assert not set(routes.SWITCHES) & set(ROUTES)
+    assert all(Routes.only(["greedy"]).on(s) for s in routes.SWITCHES)
+    with pytest.raises(ValueError, match="unknown search route"):
+        Routes.only(["stretch-waste"])  # only() names routes
+    off = Routes.without(["stretch-waste"])
+    assert all(off.on(r) for r in ROUTES)
+    assert _budget([], off, 1.0).stretch_waste is False
+    assert _budget([], Routes(), 1.0).stretch_waste is True
+
+
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:
     from tilefit.search.portfolio import Decision
 

@@ -256,7 +256,7 @@ def _proofs(
     if clique is not None:
         return _infeasible(model.restricted(clique), "elements", started, deadline)
     if not model.pinned and routes.on("exact"):  # complete without enumeration: often at once
-        budget = _budget(budgets, time_limit * EXACT_FIRST_SHARE)
+        budget = _budget(budgets, routes, time_limit * EXACT_FIRST_SHARE)
         first = _exact(capture, model, started, budget, deadline)
         if first is not None:
             return first
@@ -268,9 +268,11 @@ def _proofs(
     return _anneal_and_exact(capture, model, seed, routes, started, deadline, budgets)
 
 
-def _budget(budgets: list[Budget], time_limit: float, node_limit: int | None = None) -> Budget:
+def _budget(
+    budgets: list[Budget], routes: Routes, time_limit: float, node_limit: int | None = None
+) -> Budget:
     """A new budget, counted among the member's."""
-    budgets.append(Budget(time_limit, node_limit))
+    budgets.append(Budget(time_limit, node_limit, routes.on("stretch-waste")))
     return budgets[-1]
 
 
@@ -301,7 +303,7 @@ def _anneal_and_exact(
     while (exact or anneal) and time.monotonic() < deadline:
         turn = time.monotonic()
         if exact:
-            budget = _budget(budgets, max(0.0, deadline - turn), nodes)
+            budget = _budget(budgets, routes, max(0.0, deadline - turn), nodes)
             decided = _exact(capture, model, started, budget, deadline)
             if decided is not None:
                 return decided

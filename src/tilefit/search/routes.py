@@ -28,6 +28,11 @@ between its turns, which finds."""
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
+SWITCHES = ("stretch-waste",)
+"""Parts of routes that an ablation may switch off, though they are not routes themselves
+and never name an answer: ``stretch-waste``, the exact kernel's stretch bound
+(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes."""
+
 PROOF_ROUTES = ("elements", "steps", "exact")
 """The routes that prove infeasibility."""
 
@@ -49,37 +54,37 @@ def strategy_of(route: str) -> str:
     return EXACT_SEARCH if route == "exact" else f"search:{route}"
 
 
-def _known(names: Iterable[str]) -> frozenset[str]:
-    """``names``, once each is known to be a route (ValueError naming those that are not)."""
+def _known(names: Iterable[str], among: tuple[str, ...] = ROUTES) -> frozenset[str]:
+    """``names``, once each is known (ValueError naming those that are not)."""
     given = frozenset(names)
-    unknown = sorted(given - set(ROUTES))
+    unknown = sorted(given - set(among))
     if unknown:
-        raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
+        raise ValueError(f"unknown search route(s) or switch(es): {', '.join(unknown)}")
     return given
 
 
 @dataclass(frozen=True)
 class Routes:
-    """Which routes a run may take: all of them unless switched off (for an ablation, or a
-    test that shows one route deciding alone)."""
+    """Which routes a run may take, and which of the ``SWITCHES`` it uses: all of them
+    unless switched off (for an ablation, or a test that shows one route deciding alone)."""
 
     off: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        _known(self.off)
+        _known(self.off, (*ROUTES, *SWITCHES))
 
     @classmethod
     def without(cls, names: Iterable[str]) -> Routes:
-        """Every route but ``names``."""
+        """Every route and switch but ``names``."""
         return cls(frozenset(names))
 
     @classmethod
     def only(cls, names: Iterable[str]) -> Routes:
-        """``names`` and no other route."""
+        """``names`` and no other route (every switch stays on)."""
         return cls(frozenset(ROUTES) - _known(names))
 
     def on(self, route: str) -> bool:
-        """Whether a run may take ``route``."""
+        """Whether a run may take ``route`` (or use the switch of that name)."""
         return route not in self.off
 
     def any_on(self, routes: Iterable[str]) -> bool:

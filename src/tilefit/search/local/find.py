@@ -127,7 +127,7 @@ class _Finder:
         self.features = Features.of(model, self.prepared)
         self.pinned = model.pinned
         self.annealing: tuple[Restarts, Restarts] | None = None
-        self.lns = Neighbourhoods(model, rng, lns_engine)
+        self.lns = Neighbourhoods(model, rng, lns_engine, routes.on("stretch-waste"))
 
     def over(self) -> bool:
         return time.monotonic() >= self.deadline or (self.stop is not None and self.stop())
@@ -150,13 +150,13 @@ class _Finder:
         at = self.model.bases_of(attempt.offsets)
         fixed = {k: at[k] for k in self.pinned if k in at}
         if self.pinned and on("completion") and not self.over():
-            bases = _complete(self.model, fixed, self.deadline, nodes)
+            bases = _complete(self.model, fixed, self.deadline, nodes, self.routes)
             if bases is not None:
                 return self._placed(bases, "completion")
         if on("repair") and not self.over():
             window = _window(self.model, attempt, at, WINDOW << min(r // 2, 8))
             kept = {k: b for k, b in at.items() if k not in window}
-            bases = _complete(self.model, kept, self.deadline, nodes)
+            bases = _complete(self.model, kept, self.deadline, nodes, self.routes)
             if bases is not None:
                 return self._placed(bases, "repair")
         if on("anneal") and not self.over():
@@ -224,12 +224,12 @@ def fresh_annealer(
     return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30))
 
 
-def _budget(deadline: float, nodes: int) -> Budget:
-    return Budget(max(0.0, deadline - time.monotonic()), nodes)
+def _budget(deadline: float, nodes: int, routes: Routes) -> Budget:
+    return Budget(max(0.0, deadline - time.monotonic()), nodes, routes.on("stretch-waste"))
 
 
 def _complete(
-    model: Model, fixed: dict[int, int], deadline: float, nodes: int
+    model: Model, fixed: dict[int, int], deadline: float, nodes: int, routes: Routes
 ) -> dict[int, int] | None:
     """Bases for every block, with ``fixed`` kept where they are and the rest searched.
 
@@ -237,7 +237,8 @@ def _complete(
     with the fixed ones exact), which only asks more: every answer is valid.
     """
     free = [k for k in range(len(model.blocks)) if k not in fixed]
-    outcome = search_free(rigid_restriction(model, fixed), free, fixed, _budget(deadline, nodes))
+    budget = _budget(deadline, nodes, routes)
+    outcome = search_free(rigid_restriction(model, fixed), free, fixed, budget)
     return outcome.bases if outcome.status == SOLVED else None
 
 

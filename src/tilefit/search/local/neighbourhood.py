@@ -69,22 +69,21 @@ class State:
 
 
 def kernel_engine(
-    model: Model, free: Sequence[int], fixed: Mapping[int, int], deadline: float, nodes: int
+    model: Model, free: Sequence[int], fixed: Mapping[int, int], budget: Budget
 ) -> dict[int, int] | None:
     """The exact kernel, on the rigid restriction around the fixed blocks (as completion)."""
-    budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
     outcome = search_free(rigid_restriction(model, fixed), free, dict(fixed), budget)
     return outcome.bases if outcome.status == SOLVED else None
 
 
 @dataclass(frozen=True)
 class Engine:
-    """How a step re-places its neighbourhood: ``replace(model, free, fixed, deadline,
-    nodes)`` gives bases for the free blocks around the fixed ones (kept) before the
-    deadline and within the node allowance, or None."""
+    """How a step re-places its neighbourhood: ``replace(model, free, fixed, budget)``
+    gives bases for the free blocks around the fixed ones (kept) within the budget (its
+    deadline, and its nodes for the kernel), or None."""
 
     name: str
-    replace: Callable[[Model, Sequence[int], Mapping[int, int], float, int], dict[int, int] | None]
+    replace: Callable[[Model, Sequence[int], Mapping[int, int], Budget], dict[int, int] | None]
     pieces: bool  # it takes blocks whose members keep their own lifetimes as they are
 
 
@@ -96,9 +95,16 @@ measured against it by ``benchmarks/routes.py --lns-engine cpsat``."""
 class Neighbourhoods:
     """Steps of large neighbourhood search on one model, resumable from a better state."""
 
-    def __init__(self, model: Model, rng: random.Random, engine: Engine = KERNEL) -> None:
+    def __init__(
+        self,
+        model: Model,
+        rng: random.Random,
+        engine: Engine = KERNEL,
+        stretch_waste: bool | None = None,
+    ) -> None:
         self.model = model
         self.engine = engine
+        self.stretch_waste = stretch_waste  # the kernel's stretch bound (None: its default)
         self.rng = rng
         self.state: State | None = None
         self.size = FIRST
@@ -195,8 +201,9 @@ class Neighbourhoods:
         loose = {index[j] for j in freed} | {index[u]}
         fixed = {index[j]: b for j, b in at.items() if index[j] not in loose}
         nodes = NODES * max(1, len(freed) // FIRST)
-        until = min(deadline, time.monotonic() + STEP_SECONDS)
-        bases = self.engine.replace(sub, sorted(loose), fixed, until, nodes)
+        seconds = max(0.0, min(deadline - time.monotonic(), STEP_SECONDS))
+        budget = Budget(seconds, nodes, self.stretch_waste)
+        bases = self.engine.replace(sub, sorted(loose), fixed, budget)
         return None if bases is None else {order[k]: b for k, b in bases.items()}
 
 
