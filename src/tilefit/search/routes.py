@@ -28,10 +28,12 @@ between its turns, which finds."""
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
-SWITCHES = ("stretch-waste",)
+SWITCHES = ("stretch-waste", "slide")
 """Parts of routes that an ablation may switch off, though they are not routes themselves
 and never name an answer: ``stretch-waste``, the exact kernel's stretch bound
-(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes."""
+(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes, and
+``slide``, the annealing's slide move (``tilefit.search.local.anneal.SLIDE_SHARE``) in
+both members."""
 
 PROOF_ROUTES = ("elements", "steps", "exact")
 """The routes that prove infeasibility."""

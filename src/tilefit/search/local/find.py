@@ -189,7 +189,11 @@ class _Finder:
         if lns.found > found and self.annealing is not None and lns.state is not None:
             # The long search goes on from the better state (the short ones restart anyway).
             seed = self.rng.randrange(1 << 30)
-            self.annealing = (Restarts.one(Annealer(model, lns.state.at, seed)), self.annealing[1])
+            slide = self.routes.on("slide")
+            self.annealing = (
+                Restarts.one(Annealer(model, lns.state.at, seed, slide)),
+                self.annealing[1],
+            )
         return None
 
     def _placed(self, bases: dict[int, int], route: str) -> tuple[Placement, str]:
@@ -200,11 +204,13 @@ class _Finder:
         pass, continued from round to round (some tiles need one), and short searches
         begun again from fresh passes whenever they stall (others are decided from one
         start in a few hundred iterations and never from another)."""
-        model, rng = self.model, self.rng
+        model, rng, slide = self.model, self.rng, self.routes.on("slide")
         if self.annealing is None:
             self.annealing = (
-                Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
-                Restarts(lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng)),
+                Restarts.one(Annealer(model, at, rng.randrange(1 << 30), slide)),
+                Restarts(
+                    lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng, slide)
+                ),
             )
         share = ANNEAL_SHARES[min(r, len(ANNEAL_SHARES) - 1)]
         slice_end = min(self.deadline, time.monotonic() + spent * share / (1 - share))
@@ -217,11 +223,17 @@ class _Finder:
 
 
 def fresh_annealer(
-    model: Model, prepared: Prepared, features: Features, k: int, rng: random.Random
+    model: Model,
+    prepared: Prepared,
+    features: Features,
+    k: int,
+    rng: random.Random,
+    slide: bool = True,
 ) -> Annealer:
-    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
+    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn
+    (``slide``: with the slide move, unless the routes switch it off)."""
     attempt = run_strategy(prepared, features.strategy(k, rng))
-    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30))
+    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30), slide)
 
 
 def _budget(deadline: float, nodes: int, routes: Routes) -> Budget:
