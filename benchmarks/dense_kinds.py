@@ -21,6 +21,10 @@ requests, each built again from the same seed with fewer constraint kinds:
 Each goes to `diagnose` with the same limit. If the plain tiles are as hard as
 the full ones, what is hard is the packing itself, not tilefit's constraint
 kinds, and a lever that only handles a kind better cannot decide them.
+
+Then (`--scaling`, on by default) the exact search alone (`tilefit.search.solve`,
+5 s) on the plain tiles without gaps at 95 and 100%, from 100 to 300 requests:
+where its tree stops fitting in the limit.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import replace
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Range
 from tilefit.model.placement import Placement
+from tilefit.search.exact.solve import solve
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
@@ -79,6 +84,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3, help="tiles per density")
     parser.add_argument("--requests", type=int, default=500, help="requests per tile, about")
     parser.add_argument("--quick", action="store_true", help="1 seed per density")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the exact search's part")
     args = parser.parse_args()
     seeds = 1 if args.quick else args.seeds
     limit = args.time_limit
@@ -109,7 +115,25 @@ def main() -> int:
             runs += 1
             print(f"planted d{density:.0%} s{seed:<14} " + " ".join(f"{c:>16}" for c in cells))
     print("\ndecided: " + ", ".join(f"{n} {decided[n]}/{runs}" for n in names))
+    if not args.no_scaling:
+        scaling(seeds)
     return 0
+
+
+def scaling(seeds: int, limit: float = 5.0) -> None:
+    """The exact search alone on plain tiles without gaps: status, nodes and seconds."""
+    print(f"\n== the exact search alone on plain tiles without gaps, {limit:g} s ==")
+    for requests in (100, 150, 200, 300):
+        for density in (0.95, 1.0):
+            cells = []
+            for seed in range(seeds):
+                capture, placement = planted_tile(PlantedRecipe(requests, density, seed, **PLAIN))
+                capture, placement = without_gaps(capture, placement)
+                assert check(capture, placement).valid, f"{capture.name}: planted placement"
+                result = solve(capture, limit)
+                assert result.status != "infeasible", f"WRONG: {capture.name} proven infeasible"
+                cells.append(f"{result.status:8} {result.nodes:7} nodes {result.seconds:4.1f} s")
+            print(f"  {requests:4} requests, {density:.0%}:  " + " | ".join(cells), flush=True)
 
 
 if __name__ == "__main__":
