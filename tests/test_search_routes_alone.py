@@ -19,6 +19,7 @@ from tilefit.model.capture import Capture
 from tilefit.search.portfolio import decide
 from tilefit.search.routes import INFEASIBLE, PROOF_ROUTES, ROUTES, SOLVED, Routes
 from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
 
 LIMIT = 8.0
@@ -71,3 +72,10 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
 def test_with_every_route_off_nothing_is_decided() -> None:
     decision = decide(_planted(40, 0.95, 3), 1.0, routes=Routes.only([]), workers=1)
     assert decision.status == "timeout" and decision.member is None
+
+
+def test_diagnose_takes_the_routes_too() -> None:
+    capture = _planted(40, 0.95, 3)  # greedy decides it alone (above)
+    assert diagnose(capture, time_limit=2.0, routes=Routes.only([])).verdict == "undetermined"
+    only = diagnose(capture, time_limit=LIMIT, routes=Routes.only(["greedy"]))
+    assert only.verdict == "fragmentation" and only.search_route == "greedy"
