@@ -33,12 +33,9 @@ from dataclasses import dataclass
 
 from hard_regimes import regime_tiles
 from hard_tiles import FAMILIES, density_tiles, warm_up
-from needs import need
 
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.model.capture import Capture
-from tilefit.peers.cpsat import cpsat_blocks
-from tilefit.search.local.neighbourhood import KERNEL, Engine
 from tilefit.search.portfolio import decide
 from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, TIMEOUT, Routes
 from tilefit.verdicts.check import check
@@ -75,9 +72,9 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
     return out
 
 
-def answer(tile: Tile, limit: float, routes: Routes, engine: Engine = KERNEL) -> Answer:
+def answer(tile: Tile, limit: float, routes: Routes) -> Answer:
     started = time.monotonic()
-    d = decide(tile.capture, limit, routes=routes, lns_engine=engine)
+    d = decide(tile.capture, limit, routes=routes)
     seconds = time.monotonic() - started
     wrong = False
     if d.status == SOLVED:
@@ -111,32 +108,19 @@ def main() -> int:
         help="the runs to make, comma-separated, each the routes it switches off joined by '+' "
         "(e.g. greedy+repair,anneal-turns); default: each route alone",
     )
-    parser.add_argument(
-        "--lns-engine",
-        choices=["kernel", "cpsat"],
-        default="kernel",
-        help="the engine of route lns in every run: the exact kernel (as shipped) or CP-SAT "
-        "(tilefit.peers.cpsat.cpsat_blocks, on one worker; needs ortools)",
-    )
     args = parser.parse_args()
-    engine = KERNEL
-    if args.lns_engine == "cpsat":
-        need("ortools", __file__)
-        engine = Engine(
-            "cpsat", lambda m, free, fixed, b: cpsat_blocks(m, free, fixed, b.deadline), True
-        )
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
     limit = args.time_limit
     print(
         f"python {platform.python_version()}, {platform.machine()}; {per_density} hard tile(s) "
-        f"per density, {per_shape} per shape, {limit:g} s per tile; lns engine {engine.name}"
+        f"per density, {per_shape} per shape, {limit:g} s per tile"
     )
     warm_up()
     print("drawing the tiles:", flush=True)
     every = tiles(per_density, per_shape, args.seed, args.densest)
     base = {}
     for tile in every:
-        base[tile.name] = answer(tile, limit, Routes(), engine)
+        base[tile.name] = answer(tile, limit, Routes())
     decided = [t for t in every if base[t.name].decided]
     wins: dict[str, int] = {}
     for a in base.values():
@@ -157,7 +141,7 @@ def main() -> int:
     wrong = sum(a.wrong for a in base.values())
     for off in configurations:
         route = "+".join(off)
-        answers = {t.name: answer(t, limit, Routes.without(off), engine) for t in rerun}
+        answers = {t.name: answer(t, limit, Routes.without(off)) for t in rerun}
         wrong += sum(a.wrong for a in answers.values())
         lost = [n for n, a in answers.items() if base[n].decided and not a.decided]
         gained = [n for n, a in answers.items() if a.decided and not base[n].decided]

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from search_brute import brute_force, valid
 from search_captures import tiny_captures
 
 from tilefit.generate.infeasible import core_of, infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.peers.cpsat import cpsat_blocks, cpsat_solve
-from tilefit.search.blocks import build_model
+from tilefit.peers.cpsat import cpsat_solve
 from tilefit.search.routes import INFEASIBLE, SOLVED
 from tilefit.verdicts.check import check
 
@@ -90,21 +88,3 @@ def test_same_verdict_as_brute_force(capture: Capture) -> None:
     if placement is not None:
         assert check(capture, placement).valid
         assert valid(capture, dict(placement.offsets))
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(tiny_captures(max_requests=5))
-def test_the_block_engine_re_places_freed_blocks_of_a_placement(capture: Capture) -> None:
-    """Blocks freed from a brute-force placement around the others: CP-SAT, complete,
-    finds bases for them, and they are valid (the neighbourhood search's second engine)."""
-    offsets = brute_force(capture)
-    assume(offsets is not None)
-    assert offsets is not None
-    model = build_model(capture)
-    at = model.bases_of(offsets)
-    free = list(range(0, len(model.blocks), 2))
-    fixed = {k: b for k, b in at.items() if k not in free}
-    bases = cpsat_blocks(model, free, fixed, time.monotonic() + 20)
-    assert bases is not None
-    assert {k: bases[k] for k in fixed} == fixed
-    assert valid(capture, model.offsets(bases))

@@ -42,7 +42,6 @@ TILES: dict[str, object] = {
     "completion": lambda: _planted(40, 0.95, 2),
     "repair": lambda: _planted(80, 0.85, 0),
     "anneal": lambda: _planted(40, 0.95, 0),
-    "lns": lambda: _planted(80, 0.9, 1),
     "elements": lambda: _infeasible("elements"),
     "steps": lambda: _infeasible("alignment"),
     "exact": lambda: _planted(80, 0.9, 1),

@@ -25,13 +25,11 @@ imported only when a model is built.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
 from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 INSTALL_HINT = "CP-SAT needs OR-Tools: pip install 'tilefit[cpsat]' (or 'ortools>=9.10')"
@@ -152,77 +150,3 @@ def _conflicts(
         model.add(hi_a < lo_b).only_enforce_if(a_below)
         model.add(hi_b < lo_a).only_enforce_if(b_below)
         model.add_bool_or([a_below, b_below])
-
-
-def cpsat_blocks(
-    model: Model, free: Sequence[int], fixed: Mapping[int, int], deadline: float, workers: int = 1
-) -> dict[int, int] | None:
-    """Bases for the blocks ``free`` of a search model around the blocks ``fixed`` (kept
-    at their bases), found by CP-SAT before ``deadline``; None when it finds none.
-
-    An engine for the large neighbourhood search (``tilefit.search.local.neighbourhood``),
-    to measure against the exact kernel there: each block's base is ``residue + modulus * k``
-    over its valid bases, its pieces are rectangles in one ``AddNoOverlap2D`` with the fixed
-    pieces that live beside them, and each conflict edge with a free side puts one side's
-    elements below the other's. The bases returned are not checked here: the caller's are.
-    """
-    from ortools.sat.python import cp_model
-
-    cp = cp_model.CpModel()
-    base: dict[int, Any] = {}
-    for k in free:
-        block = model.blocks[k]
-        ks = []
-        for lo, hi in block.bases:
-            first = -(-(lo - block.residue) // block.modulus)
-            last = (hi - block.residue) // block.modulus
-            if first <= last:
-                ks.append([first, last])
-        if not ks:
-            return None
-        slot = cp.new_int_var_from_domain(cp_model.Domain.from_intervals(ks), "")
-        base[k] = block.residue + block.modulus * slot
-    span = [(p.start, p.end) for k in free for p in model.blocks[k].pieces]
-    lo_t, hi_t = min(s for s, _ in span), max(e for _, e in span)
-    times, addresses = [], []
-    for k in sorted({*free, *fixed}):
-        for p in model.blocks[k].pieces:
-            if k not in base and (p.end <= lo_t or p.start >= hi_t):
-                continue  # a fixed piece no free piece can meet
-            at = base[k] + p.offset if k in base else fixed[k] + p.offset
-            times.append(cp.new_fixed_size_interval_var(p.start, p.end - p.start, ""))
-            addresses.append(cp.new_fixed_size_interval_var(at, p.size, ""))
-    cp.add_no_overlap_2d(times, addresses)
-    bounds = [b for b in model.elements[1:-1]]
-
-    def element(expr: Any) -> Any:
-        if isinstance(expr, int):
-            return model.element(expr)
-        flags = []
-        for b in bounds:
-            flag = cp.new_bool_var("")
-            cp.add(expr >= b).only_enforce_if(flag)
-            cp.add(expr < b).only_enforce_if(~flag)
-            flags.append(flag)
-        return sum(flags)
-
-    for edge in model.edges:
-        if edge.a.block not in base and edge.b.block not in base:
-            continue
-        if not {edge.a.block, edge.b.block} <= {*base, *fixed}:
-            continue
-        ends = []
-        for side in (edge.a, edge.b):
-            at = base[side.block] if side.block in base else fixed[side.block]
-            ends.append((element(at + side.offset), element(at + side.offset + side.size - 1)))
-        (lo_a, hi_a), (lo_b, hi_b) = ends
-        below = [cp.new_bool_var(""), cp.new_bool_var("")]
-        cp.add(hi_a < lo_b).only_enforce_if(below[0])
-        cp.add(hi_b < lo_a).only_enforce_if(below[1])
-        cp.add_bool_or(below)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.001, deadline - time.monotonic())
-    solver.parameters.num_workers = workers
-    if solver.solve(cp) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None
-    return {**fixed, **{k: int(solver.value(b)) for k, b in base.items()}}

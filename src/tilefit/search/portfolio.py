@@ -44,7 +44,6 @@ from tilefit.search.exact.subset import shrink
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
-from tilefit.search.local.neighbourhood import KERNEL, Engine
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
@@ -112,12 +111,10 @@ def decide(
     workers: int | None = None,
     seed: int = 0,
     routes: Routes = ALL,
-    lns_engine: Engine = KERNEL,
 ) -> Decision:
     """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
 
-    ``routes`` switches routes off; ``lns_engine`` is the engine of route ``lns``
-    (``tilefit.search.local.neighbourhood``), for benchmarks that measure another.
+    ``routes`` switches routes off (and the parts of routes in ``routes.SWITCHES``).
 
     The limit bounds the whole call, down to stopping the members' processes (within
     ``GRACE``), except the one-time compilation of the kernels (``tilefit.search.warm``),
@@ -128,13 +125,13 @@ def decide(
     started += ensure_compiled()
     deadline = started + time_limit
     members: list[Member] = [
-        lambda c, t: _find(c, t, seed, routes, lns_engine),
+        lambda c, t: _find(c, t, seed, routes),
         lambda c, t: _prove(c, t, seed, routes),
     ]
     if _parallel(workers):
         decision = _race(capture, deadline, members)
     else:
-        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, routes, lns_engine)
+        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, routes)
     return replace(decision, seconds=time.monotonic() - started)
 
 
@@ -148,15 +145,13 @@ def _parallel(workers: int | None) -> bool:
     )
 
 
-def _turns(
-    capture: Capture, time_limit: float, seed: int, routes: Routes, lns_engine: Engine
-) -> Decision:
+def _turns(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
     first = _prove(capture, time_limit * 0.25, seed, routes)
     if first.status != TIMEOUT:
         return first
-    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, routes, lns_engine)
+    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, routes)
     if found.status != TIMEOUT:
         return found
     last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, routes)
@@ -224,10 +219,8 @@ def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) 
         pipe.close()
 
 
-def _find(
-    capture: Capture, time_limit: float, seed: int, routes: Routes, lns_engine: Engine
-) -> Decision:
-    found = find_placement(capture, time_limit, seed=seed, routes=routes, lns_engine=lns_engine)
+def _find(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
+    found = find_placement(capture, time_limit, seed=seed, routes=routes)
     if found.placement is None:
         return Decision(TIMEOUT, None, None, None, False, found.seconds, found.partial)
     return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)

@@ -17,7 +17,7 @@ INFEASIBLE = "infeasible"
 TIMEOUT = "timeout"
 STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 
-FIND_ROUTES = ("greedy", "completion", "repair", "anneal", "lns")
+FIND_ROUTES = ("greedy", "completion", "repair", "anneal")
 """The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
 
 PROVE_ROUTES = ("elements", "steps", "exact", "anneal-turns")

@@ -18,12 +18,7 @@ others took), the routes of ``FIND_ROUTES`` that are switched on:
    (``tilefit.search.local.anneal``) with a share of each round's time
    (``ANNEAL_SHARES``), split between one long search from the first pass and
    short searches restarted from fresh passes (``anneal.Restarts``), both
-   continued from round to round;
-5. **lns**: large neighbourhood search (``tilefit.search.local.neighbourhood``)
-   from the best partial placement so far (the annealing's, or the pass's),
-   with a share of each round's time (``LNS_SHARE``): the exact kernel
-   re-places the blocks around one left out with every other block fixed. A
-   state it improves is handed back to the long annealing search.
+   continued from round to round.
 
 Nothing here proves infeasibility: a round that ends without a placement only
 says this route found none.
@@ -43,7 +38,6 @@ from tilefit.search.blocks import Model, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
-from tilefit.search.local.neighbourhood import KERNEL, Engine, Neighbourhoods
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, Routes
@@ -55,12 +49,6 @@ ANNEAL_SHARES = (0.5, 0.6, 0.75, 0.85)
 """Of each round's time, what the annealing route gets, by round (the last for every later
 one): the cheap routes win most tiles of lower density in their first rounds; past them,
 annealing, which needs seconds on the denser ones, wins more."""
-
-LNS_SHARE = 0.3
-"""Of each round's time, what the large neighbourhood search gets."""
-
-STEP_FLOOR = 0.05
-"""Seconds the one step of large neighbourhood search a round makes may take at least."""
 
 WINDOW = 24
 """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
@@ -88,14 +76,12 @@ def find_placement(
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     routes: Routes = ALL,
-    lns_engine: Engine = KERNEL,
 ) -> Found:
     """A placement of every request, found by the routes above within ``time_limit``
-    (those of them that ``routes`` leaves on; ``lns_engine`` re-places the neighbourhoods
-    of route ``lns``)."""
+    (those of them that ``routes`` leaves on)."""
     started = time.monotonic()
     rng = random.Random(seed)
-    finder = _Finder(capture, started + time_limit, rng, routes, stop, lns_engine)
+    finder = _Finder(capture, started + time_limit, rng, routes, stop)
     rounds = 0
     while routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)
@@ -115,7 +101,6 @@ class _Finder:
         rng: random.Random,
         routes: Routes,
         stop: Callable[[], bool] | None,
-        lns_engine: Engine,
     ) -> None:
         self.capture = capture
         self.deadline = deadline
@@ -127,17 +112,13 @@ class _Finder:
         self.features = Features.of(model, self.prepared)
         self.pinned = model.pinned
         self.annealing: tuple[Restarts, Restarts] | None = None
-        self.lns = Neighbourhoods(model, rng, lns_engine, routes.on("stretch-waste"))
 
     def over(self) -> bool:
         return time.monotonic() >= self.deadline or (self.stop is not None and self.stop())
 
     def partial(self) -> Partial | None:
         """The annealing's best partial placement, if it ran."""
-        held = self.lns.partial() if self.routes.on("lns") else None
-        if self.annealing is None:
-            return held
-        return better(better(*(a.partial() for a in self.annealing)), held)
+        return None if self.annealing is None else better(*(a.partial() for a in self.annealing))
 
     def round(self, r: int) -> tuple[Placement, str] | None:
         """Round ``r`` of the routes, in the module text's order: a placement and its route."""
@@ -163,37 +144,6 @@ class _Finder:
             bases = self._anneal(at, r, time.monotonic() - started)
             if bases is not None:
                 return self._placed(bases, "anneal")
-        if on("lns") and not self.over():
-            bases = self._neighbourhoods(at, time.monotonic() - started)
-            if bases is not None:
-                return self._placed(bases, "lns")
-        return None
-
-    def _neighbourhoods(self, at: dict[int, int], spent: float) -> dict[int, int] | None:
-        """Steps of large neighbourhood search for ``LNS_SHARE`` of the round, from the best
-        partial placement held (the pass's ``at`` before the annealing has one)."""
-        lns, model = self.lns, self.model
-        best = self.partial()
-        if best is not None:
-            lns.offer(model.bases_of(best.offsets), best.left_out)
-        else:
-            lns.offer(at, sum(b.area for k, b in enumerate(model.blocks) if k not in at))
-        slice_end = min(self.deadline, time.monotonic() + spent * LNS_SHARE / (1 - LNS_SHARE))
-        found = lns.found
-        while True:  # one step at least: a round of cheap routes leaves a short slice
-            bases = lns.step(min(self.deadline, max(slice_end, time.monotonic() + STEP_FLOOR)))
-            if bases is not None:
-                return bases
-            if time.monotonic() >= slice_end or self.over():
-                break
-        if lns.found > found and self.annealing is not None and lns.state is not None:
-            # The long search goes on from the better state (the short ones restart anyway).
-            seed = self.rng.randrange(1 << 30)
-            slide = self.routes.on("slide")
-            self.annealing = (
-                Restarts.one(Annealer(model, lns.state.at, seed, slide)),
-                self.annealing[1],
-            )
         return None
 
     def _placed(self, bases: dict[int, int], route: str) -> tuple[Placement, str]:
