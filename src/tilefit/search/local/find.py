@@ -80,8 +80,7 @@ def find_placement(
     """A placement of every request, found by the routes above within ``time_limit``
     (those of them that ``routes`` leaves on)."""
     started = time.monotonic()
-    rng = random.Random(seed)
-    finder = _Finder(capture, started + time_limit, rng, routes, stop)
+    finder = _Finder(capture, started + time_limit, random.Random(seed), routes, stop)
     rounds = 0
     while routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)

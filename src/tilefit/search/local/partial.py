@@ -66,7 +66,7 @@ def _lowest(
     block = model.blocks[k]
     base = floor
     while True:
-        aligned = valid_from(block, base)
+        aligned = _valid_from(block, base)
         if aligned is None:
             return None
         base = aligned
@@ -76,7 +76,7 @@ def _lowest(
         base = past
 
 
-def valid_from(block: Block, x: int) -> int | None:
+def _valid_from(block: Block, x: int) -> int | None:
     """The lowest base at or above ``x`` in the block's valid set and residue."""
     for lo, hi in block.bases:
         y = max(x, lo)
