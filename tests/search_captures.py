@@ -13,8 +13,8 @@ from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Seq
 
 
 @st.composite
-def tiny_captures(draw: st.DrawFn, max_requests: int = 4, max_size: int = 14) -> Capture:
-    size = draw(st.integers(4, max_size))
+def tiny_captures(draw: st.DrawFn, max_requests: int = 4) -> Capture:
+    size = draw(st.integers(4, 14))
     cuts = sorted(draw(st.sets(st.integers(1, size - 1), max_size=2)))
     elements = (0, *cuts) if draw(st.booleans()) else (0,)
     interleaved = draw(st.one_of(st.none(), st.integers(0, size)))

@@ -226,7 +226,6 @@ for seed in range(3):
     seqs = (Sequence("s", ("r20", "r21", "r22")),)
     model = build_model(Capture("k", 12, memory, tuple(reqs), seqs, edges))
     a = Annealer(model, {}, seed + 1)
-    a.knobs[5] = 0.5  # slides on, whatever the default
     bases = a.run(400, time.monotonic() + 600)
     out.append([a.left_out, int(a.counters[2]), bases and sorted(bases.items())])
 print(json.dumps(out))

@@ -3,7 +3,6 @@ texts and docs/json.md say the same names, and the members refuse to emit anothe
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 
@@ -102,23 +101,6 @@ def test_switches_are_not_routes_and_reach_the_budgets() -> None:
     assert all(off.on(r) for r in ROUTES)
     assert _budget([], off, 1.0).stretch_waste is False
     assert _budget([], Routes(), 1.0).stretch_waste is True
-
-
-def test_the_slide_switch_reaches_the_annealing() -> None:
-    from tilefit.engine.attempt import Prepared
-    from tilefit.generate.planted import PlantedRecipe, planted_tile
-    from tilefit.search.blocks import build_model
-    from tilefit.search.local import anneal, anneal_loop
-    from tilefit.search.local.contention import Features
-    from tilefit.search.local.find import fresh_annealer
-
-    assert anneal.SLIDE_SHARE > 0
-    capture, _ = planted_tile(PlantedRecipe(40, 0.9, 0, horizon=12))
-    model, prepared = build_model(capture), Prepared.of(capture)
-    features = Features.of(model, prepared)
-    for slide in (True, False):
-        annealer = fresh_annealer(model, prepared, features, 1, random.Random(0), slide)
-        assert (annealer.knobs[anneal_loop.SLIDE] > 0) == slide
 
 
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:

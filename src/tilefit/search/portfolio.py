@@ -289,8 +289,7 @@ def _anneal_and_exact(
     # Passes from order 1 on (the find member's first round makes pass 0), and restarts far
     # rarer than the find member's: some tiles need one long search.
     annealer = Restarts(
-        lambda k: fresh_annealer(model, prepared, features, k + 1, rng, routes.on("slide")),
-        LONG_STALL_UNIT,
+        lambda k: fresh_annealer(model, prepared, features, k + 1, rng), LONG_STALL_UNIT
     )
     exact, anneal = routes.on("exact"), routes.on("anneal-turns")
     nodes = EXACT_FIRST_NODES

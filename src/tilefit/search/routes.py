@@ -28,12 +28,10 @@ between its turns, which finds."""
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
-SWITCHES = ("stretch-waste", "slide")
+SWITCHES = ("stretch-waste",)
 """Parts of routes that an ablation may switch off, though they are not routes themselves
 and never name an answer: ``stretch-waste``, the exact kernel's stretch bound
-(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes, and
-``slide``, the annealing's slide move (``tilefit.search.local.anneal.SLIDE_SHARE``) in
-both members."""
+(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes."""
 
 PROOF_ROUTES = ("elements", "steps", "exact")
 """The routes that prove infeasibility."""

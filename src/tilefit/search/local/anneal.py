@@ -6,9 +6,7 @@ block left out, u, and a base for it: the one displacing the least placed
 area, or one drawn at random. Then it either *evicts* (u goes there, what it
 collides with is taken out) or frees a *band* (the placed blocks living with
 u within a few of u's sizes of that base are taken out, and u joins them).
-An eviction may *slide* instead (``SLIDE_SHARE``): what u collides with moves to
-the nearest base where it fits, pushing a short chain, and only what cannot is
-taken out. The blocks taken out, with u and a few others left out, are placed again in a
+The blocks taken out, with u and a few others left out, are placed again in a
 drawn order (by area, area over room, or at random) with a drawn fit (lowest,
 the tightest run from below or from above, or a random run's end). Blocks
 that find no room stay out.
@@ -58,16 +56,6 @@ WHOLE_SHARE = 0.5
 """Of the cheapest bases, those that weigh a touched block by its whole area, not by the
 area overlapped (an eviction costs the whole block)."""
 
-SLIDE_SHARE = 0.5
-"""Of the iterations that evict, those that slide the blocks in u's way to the nearest base
-where they fit (pushing a short chain) and evict only what cannot move; 0 switches it off."""
-
-SLIDE_DEPTH = 3
-"""A slide pushes a chain at most this many blocks deep (1: no push, free slides only)."""
-
-SLIDE_SHIFT = 2.0
-"""A block slides or is pushed at most this many times its and u's sizes from its base."""
-
 CHUNK = 500
 """Iterations between deadline checks."""
 
@@ -90,15 +78,13 @@ class Buffers(NamedTuple):
     out: Array  # blocks taken out
     queue: Array  # blocks to place again
     keys: NDArray[np.float64]
-    level: Array  # per block taken out by a slide: its level in the chain, its side
-    ways: Array
     log: Array  # (block, old base, old placed) per change, to undo a rejected iteration
 
 
 class Annealer:
     """One annealing search of a model, resumable: ``run`` continues where it stopped."""
 
-    def __init__(self, model: Model, start: dict[int, int], seed: int, slide: bool = True) -> None:
+    def __init__(self, model: Model, start: dict[int, int], seed: int) -> None:
         self.model = model
         self.pairs = pair_tables(model)
         n = max(len(model.blocks), 1)
@@ -106,24 +92,14 @@ class Annealer:
         self.placed = np.zeros(n, dtype=np.bool_)
         self.best_y = self.y.copy()
         self.best_placed = self.placed.copy()
-        # cost now, best cost, iterations run, last stamp, last gain, slid, pushed (anneal_loop)
-        self.counters = np.zeros(7, dtype=np.int64)
+        # cost now, best cost, iterations run, last stamp, last gain (see anneal_loop)
+        self.counters = np.zeros(5, dtype=np.int64)
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0
         self.period = PERIOD
         self.pace = 0.0  # seconds one iteration took in the last full chunk (0: not known)
         self.knobs = np.array(
-            [
-                EVICT_SHARE,
-                CHEAPEST_SHARE,
-                OTHERS,
-                REACH,
-                WHOLE_SHARE,
-                SLIDE_SHARE if slide else 0.0,  # slide=False: the routes switch it off
-                SLIDE_DEPTH,
-                SLIDE_SHIFT,
-            ],
-            dtype=np.float64,
+            [EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH, WHOLE_SHARE], dtype=np.float64
         )
         p = self.pairs
         if p is None:
@@ -147,8 +123,6 @@ class Annealer:
             out=ints(n),
             queue=ints(n),
             keys=np.zeros(n, dtype=np.float64),
-            level=ints(n),
-            ways=ints(n),
             log=ints(3 * (2 * n + 4)),
         )
         at = np.full(n, -1, dtype=np.int64)

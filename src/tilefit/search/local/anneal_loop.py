@@ -13,24 +13,13 @@ from typing import Any
 import numpy as np
 
 from tilefit.search.kernel.jit import jit
-from tilefit.search.local.ruin import (
-    below,
-    cheapest_base,
-    collide,
-    displaced,
-    free_runs,
-    free_runs_among,
-    nearest,
-    uniform,
-    way,
-)
+from tilefit.search.local.ruin import below, cheapest_base, displaced, free_runs, uniform
 
 # knobs (see ``tilefit.search.local.anneal``), passed in so that tests and the driver may set them
-EVICT, CHEAPEST, OTHERS, REACH, WHOLE, SLIDE, DEPTH, SHIFT = 0, 1, 2, 3, 4, 5, 6, 7
+EVICT, CHEAPEST, OTHERS, REACH, WHOLE = 0, 1, 2, 3, 4
 
-# counters: cost now, best cost, iterations run, last stamp, iteration of the last better best,
-# blocks slid to a free base, blocks pushed (in chains kept, the iteration kept or not)
-COST, BEST, DONE, STAMP, GAIN, SLID, PUSHED = 0, 1, 2, 3, 4, 5, 6
+# counters: cost now, best cost, iterations run, last stamp, iteration of the last better best
+COST, BEST, DONE, STAMP, GAIN = 0, 1, 2, 3, 4
 
 
 @jit
@@ -86,111 +75,6 @@ def _place(j: int, fit: int, p: Any, y: Any, placed: Any, buf: Any, rng: Any) ->
         return int(lo[best] if fit == 1 else hi[best])
     t = below(rng, n)
     return int(lo[t] if below(rng, 2) == 0 else hi[t])
-
-
-@jit
-def _slide(
-    u: int,
-    x: int,
-    p: Any,
-    y: Any,
-    placed: Any,
-    counters: Any,
-    buf: Any,
-    stamp: int,
-    changes: int,
-    cost: int,
-    depth: int,
-    shift: float,
-) -> tuple[int, int, int]:
-    """Put u at x, sliding what it collides with instead of evicting it.
-
-    Each block in u's way (all taken out first), its *head*, goes to the valid base
-    nearest its own where it collides with nothing placed, if that is within ``shift``
-    times its and u's sizes. Else, at a level below ``depth``, it is *pushed*: to the nearest
-    base on its side (away from the block pushing it) clear of the blocks this move has
-    put or kept, as far at most, and what it collides with there is taken out to slide
-    or be pushed in turn, each head's chain before the next head's. A chain whose blocks
-    left out weigh no less than its head is undone, and the head stays out instead; the
-    blocks a chain undone had taken out stay where they stood, and no later chain moves
-    them. Every block is taken out at most once (``mark``), so the state stays valid;
-    every change is logged. The blocks left out go to ``buf.queue``. Returns (changes,
-    cost, blocks queued)."""
-    out = buf.out
-    n = collide(u, x, p, y, placed, buf.mark, stamp, out, 0)
-    for t in range(n):
-        j = out[t]
-        buf.level[t] = 1
-        buf.ways[t] = way(j, u, x, p, y)
-        changes = _change(j, y[j], False, y, placed, buf.log, changes)
-        cost += p.area[j]
-    changes = _change(u, x, True, y, placed, buf.log, changes)
-    cost -= p.area[u]
-    buf.mark[u] = stamp
-    nq = 0
-    heads = n
-    for head in range(heads):
-        kept = changes  # the chain's checkpoint
-        kept_cost = cost
-        kept_nq = nq
-        kept_n = n
-        lost = 0  # area the chain leaves out
-        slid = 0
-        pushed = 0
-        h = head
-        while h < n:
-            j = out[h]
-            level = buf.level[h]
-            old = y[j]
-            cap = int(shift * (p.size[u] + p.size[j]))
-            runs = free_runs(j, p, y, placed, buf.lo, buf.hi, buf.runs_lo, buf.runs_hi)
-            b = nearest(old, runs, buf.runs_lo, buf.runs_hi, p.res[j], p.mod[j], 0)
-            if b >= 0 and abs(b - old) <= cap:
-                changes = _change(j, b, True, y, placed, buf.log, changes)
-                cost -= p.area[j]
-                slid += 1
-            else:
-                b = -1
-                if level < depth:
-                    runs = free_runs_among(
-                        j, p, y, placed, buf.mark, stamp, buf.lo, buf.hi, buf.runs_lo, buf.runs_hi
-                    )
-                    side = buf.ways[h]
-                    b = nearest(old, runs, buf.runs_lo, buf.runs_hi, p.res[j], p.mod[j], side)
-                    if abs(b - old) > cap:
-                        b = -1
-                if b >= 0:
-                    first = n
-                    n = collide(j, b, p, y, placed, buf.mark, stamp, out, n)
-                    for t in range(first, n):
-                        k = out[t]
-                        buf.level[t] = level + 1
-                        buf.ways[t] = way(k, j, b, p, y)
-                        changes = _change(k, y[k], False, y, placed, buf.log, changes)
-                        cost += p.area[k]
-                    changes = _change(j, b, True, y, placed, buf.log, changes)
-                    cost -= p.area[j]
-                    pushed += 1
-                else:
-                    buf.queue[nq] = j
-                    nq += 1
-                    lost += p.area[j]
-            h = kept_n if h == head else h + 1
-        if pushed > 0 and lost >= p.area[out[head]]:
-            for t in range(changes - 1, kept - 1, -1):
-                j = buf.log[3 * t]
-                y[j] = buf.log[3 * t + 1]
-                placed[j] = buf.log[3 * t + 2] == 1
-            changes = kept
-            cost = kept_cost
-            n = kept_n
-            nq = kept_nq
-            buf.queue[nq] = out[head]
-            nq += 1
-        else:
-            counters[SLID] += slid
-            counters[PUSHED] += pushed
-    return changes, cost, nq
 
 
 @jit
@@ -252,14 +136,7 @@ def iterate(
         changes = 0
         cost = counters[COST]
         nq = 0
-        evict = uniform(rng) < knobs[EVICT]
-        if evict and knobs[SLIDE] > 0.0 and uniform(rng) < knobs[SLIDE]:
-            depth = int(knobs[DEPTH])
-            shift = knobs[SHIFT]
-            changes, cost, nq = _slide(
-                u, x, p, y, placed, counters, buf, stamp, changes, cost, depth, shift
-            )
-        elif evict:
+        if uniform(rng) < knobs[EVICT]:
             out = displaced(u, x, p, y, placed, buf.mark, stamp, buf.out)
             for t in range(out):
                 j = buf.out[t]
@@ -275,11 +152,7 @@ def iterate(
                 j = p.other[k]
                 if not placed[j] or buf.mark[j] == stamp:
                     continue
-                # By the pieces that live together, not the blocks' hulls: a sequence's
-                # members with their own lifetimes meet only what lives with each.
-                a = x + p.mine_off[k]
-                b = y[j] + p.other_off[k]
-                if b < a + p.mine_size[k] + reach and a - reach < b + p.other_size[k]:
+                if y[j] < x + p.size[u] + reach and x - reach < y[j] + p.size[j]:
                     buf.mark[j] = stamp
                     changes = _change(j, y[j], False, y, placed, buf.log, changes)
                     cost += p.area[j]

@@ -153,13 +153,11 @@ class _Finder:
         pass, continued from round to round (some tiles need one), and short searches
         begun again from fresh passes whenever they stall (others are decided from one
         start in a few hundred iterations and never from another)."""
-        model, rng, slide = self.model, self.rng, self.routes.on("slide")
+        model, rng = self.model, self.rng
         if self.annealing is None:
             self.annealing = (
-                Restarts.one(Annealer(model, at, rng.randrange(1 << 30), slide)),
-                Restarts(
-                    lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng, slide)
-                ),
+                Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
+                Restarts(lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng)),
             )
         share = ANNEAL_SHARES[min(r, len(ANNEAL_SHARES) - 1)]
         slice_end = min(self.deadline, time.monotonic() + spent * share / (1 - share))
@@ -172,17 +170,11 @@ class _Finder:
 
 
 def fresh_annealer(
-    model: Model,
-    prepared: Prepared,
-    features: Features,
-    k: int,
-    rng: random.Random,
-    slide: bool = True,
+    model: Model, prepared: Prepared, features: Features, k: int, rng: random.Random
 ) -> Annealer:
-    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn
-    (``slide``: with the slide move, unless the routes switch it off)."""
+    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
     attempt = run_strategy(prepared, features.strategy(k, rng))
-    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30), slide)
+    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30))
 
 
 def _budget(deadline: float, nodes: int, routes: Routes) -> Budget:

@@ -16,9 +16,6 @@ conflict sides sharing a memory element). Three questions are asked of it:
   share an element with, is piecewise linear in the base between the points
   where some pair starts or stops touching; it is least at one of them.
 - ``displaced``: which placed blocks does block i at a given base collide with?
-
-``nearest`` and ``way`` serve the slide (``tilefit.search.local.anneal_loop``): the base
-of some runs nearest to a block's own, and which way a block lies from another.
 """
 
 from __future__ import annotations
@@ -83,35 +80,17 @@ def free_runs(
 ) -> int:
     """Aligned runs [runs_lo[k], runs_hi[k]] of bases where block i collides with nothing
     placed, ascending; returns their count."""
-    return free_runs_among(i, p, y, placed, y, -1, flo, fhi, runs_lo, runs_hi)
-
-
-@jit
-def free_runs_among(
-    i: int,
-    p: Any,
-    y: Any,
-    placed: Any,
-    mark: Any,
-    stamp: int,
-    flo: Any,
-    fhi: Any,
-    runs_lo: Any,
-    runs_hi: Any,
-) -> int:
-    """``free_runs`` among the placed blocks with ``mark[j] == stamp`` only (every placed
-    block when ``stamp < 0``)."""
     m = 0
     for k in range(p.ptr[i], p.ptr[i + 1]):
         j = p.other[k]
-        if placed[j] and (stamp < 0 or mark[j] == stamp):
+        if placed[j]:
             q = y[j] + p.other_off[k]
             flo[m] = q - p.mine_off[k] - p.mine_size[k] + 1
             fhi[m] = q + p.other_size[k] - p.mine_off[k] - 1
             m += 1
     for k in range(p.cptr[i], p.cptr[i + 1]):
         j = p.c_other[k]
-        if placed[j] and (stamp < 0 or mark[j] == stamp):
+        if placed[j]:
             flo[m], fhi[m] = conflict_span(p, k, y[j])
             m += 1
     order = np.argsort(flo[:m])
@@ -266,14 +245,7 @@ def cheapest_base(
 def displaced(i: int, x: int, p: Any, y: Any, placed: Any, mark: Any, stamp: int, out: Any) -> int:
     """The placed blocks that block i at base x collides with, into ``out``; their count.
     ``mark[j] == stamp`` flags those found (the caller draws a fresh stamp each time)."""
-    return collide(i, x, p, y, placed, mark, stamp, out, 0)
-
-
-@jit
-def collide(
-    i: int, x: int, p: Any, y: Any, placed: Any, mark: Any, stamp: int, out: Any, n: int
-) -> int:
-    """``displaced`` appending to ``out[n:]``, blocks already flagged skipped: the new length."""
+    n = 0
     for k in range(p.ptr[i], p.ptr[i + 1]):
         j = p.other[k]
         if not placed[j] or mark[j] == stamp:
@@ -294,44 +266,3 @@ def collide(
             out[n] = j
             n += 1
     return n
-
-
-@jit
-def nearest(t: int, n: int, runs_lo: Any, runs_hi: Any, r: int, md: int, way: int) -> int:
-    """The base of the aligned runs ``[runs_lo[k], runs_hi[k]]`` (k < n) nearest to t: at or
-    above it for ``way > 0``, at or below it for ``way < 0``, either for 0; -1 if none (the
-    lower of two as near)."""
-    best = -1
-    gap = 0
-    for k in range(n):
-        lo = runs_lo[k]
-        hi = runs_hi[k]
-        if way <= 0 and lo <= t:
-            b = hi if hi <= t else down(t, r, md)
-            if best < 0 or t - b < gap:
-                best, gap = b, t - b
-        if way >= 0 and hi >= t:
-            b = lo if lo >= t else up(t, r, md)
-            if best < 0 or b - t < gap:
-                best, gap = b, b - t
-    return best
-
-
-@jit
-def way(j: int, i: int, x: int, p: Any, y: Any) -> int:
-    """Which way block j at y[j] lies from block i at x: +1 (above) or -1. By the pieces
-    that live together and overlap, the sum over those pairs of how far j's centre lies
-    above i's (by the blocks' centres when none overlap: a conflict); 0 counts as above."""
-    lean = 0
-    touch = False
-    for k in range(p.ptr[j], p.ptr[j + 1]):
-        if p.other[k] != i:
-            continue
-        a = y[j] + p.mine_off[k]
-        b = x + p.other_off[k]
-        if a < b + p.other_size[k] and b < a + p.mine_size[k]:
-            lean += 2 * a + p.mine_size[k] - 2 * b - p.other_size[k]
-            touch = True
-    if not touch:
-        lean = 2 * y[j] + p.size[j] - 2 * x - p.size[i]
-    return 1 if lean >= 0 else -1
