@@ -94,13 +94,15 @@ def test_switches_are_not_routes_and_reach_the_budgets() -> None:
     from tilefit.search.portfolio import _budget
 
     assert not set(routes.SWITCHES) & set(ROUTES)
-    assert all(Routes.only(["greedy"]).on(s) for s in routes.SWITCHES)
+    assert not any(Routes().on(s) for s in routes.SWITCHES)  # off unless asked for
     with pytest.raises(ValueError, match="unknown search route"):
         Routes.only(["stretch-waste"])  # only() names routes
-    off = Routes.without(["stretch-waste"])
-    assert all(off.on(r) for r in ROUTES)
-    assert _budget([], off, 1.0).stretch_waste is False
-    assert _budget([], Routes(), 1.0).stretch_waste is True
+    with pytest.raises(ValueError, match="unknown search route"):
+        Routes().use(["greedy"])  # use() names switches
+    on = Routes.only(["exact"]).use(["stretch-waste"])
+    assert on.on("stretch-waste") and on.on("exact") and not on.on("greedy")
+    assert _budget([], on, 1.0).stretch_waste is True
+    assert _budget([], Routes(), 1.0).stretch_waste is False
 
 
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:

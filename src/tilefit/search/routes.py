@@ -29,9 +29,10 @@ ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
 SWITCHES = ("stretch-waste",)
-"""Parts of routes that an ablation may switch off, though they are not routes themselves
-and never name an answer: ``stretch-waste``, the exact kernel's stretch bound
-(``tilefit.search.kernel.place.stretches_fit``) in every search the portfolio makes."""
+"""Parts of routes that a run may switch on (they are off unless asked for), though they
+are not routes themselves and never name an answer: ``stretch-waste``, the exact kernel's
+stretch bound (``tilefit.search.kernel.place.stretches_fit``) in every search the
+portfolio makes."""
 
 PROOF_ROUTES = ("elements", "steps", "exact")
 """The routes that prove infeasibility."""
@@ -65,18 +66,25 @@ def _known(names: Iterable[str], among: tuple[str, ...] = ROUTES) -> frozenset[s
 
 @dataclass(frozen=True)
 class Routes:
-    """Which routes a run may take, and which of the ``SWITCHES`` it uses: all of them
-    unless switched off (for an ablation, or a test that shows one route deciding alone)."""
+    """Which routes a run may take, and which of the ``SWITCHES`` it uses: every route
+    unless switched off (for an ablation, or a test that shows one route deciding alone),
+    and the switches in ``using``."""
 
     off: frozenset[str] = frozenset()
+    using: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        _known(self.off, (*ROUTES, *SWITCHES))
+        _known(self.off)
+        _known(self.using, SWITCHES)
 
     @classmethod
     def without(cls, names: Iterable[str]) -> Routes:
-        """Every route and switch but ``names``."""
+        """Every route but ``names``."""
         return cls(frozenset(names))
+
+    def use(self, names: Iterable[str]) -> Routes:
+        """These routes, and the switches ``names`` on as well."""
+        return Routes(self.off, self.using | frozenset(names))
 
     @classmethod
     def only(cls, names: Iterable[str]) -> Routes:
@@ -84,8 +92,8 @@ class Routes:
         return cls(frozenset(ROUTES) - _known(names))
 
     def on(self, route: str) -> bool:
-        """Whether a run may take ``route`` (or use the switch of that name)."""
-        return route not in self.off
+        """Whether a run may take ``route`` (or uses the switch of that name)."""
+        return route in self.using if route in SWITCHES else route not in self.off
 
     def any_on(self, routes: Iterable[str]) -> bool:
         """Whether a run may take one of ``routes`` at least."""

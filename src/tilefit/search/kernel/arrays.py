@@ -23,11 +23,13 @@ from tilefit.search.kernel.sections import sweep
 
 Array = NDArray[np.int64]
 
-STRETCH_WASTE = True
+STRETCH_WASTE = False
 """Whether the kernel checks the stretch bound (``tilefit.search.kernel.place.stretches_fit``)
 in sections whose region has more than one stretch; a free problem built with
 ``stretch_waste=None`` reads it then. The bound only prunes nodes without a placement;
-``benchmarks/prune.py`` measures what it saves."""
+``benchmarks/prune.py`` measures what it saves. Off unless asked for: in the portfolio
+it decided no tile more and, by making the prove member's exact turns slower, lost one
+that the annealing between them decides (benchmarks/README.md, "Issue 20")."""
 
 
 @dataclass(frozen=True)
