@@ -127,19 +127,7 @@ def free_problem(
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
         twin=_ints(_twins(blocks, sections.spans, bases, partners)),
-        stretch=_ints([int(stretch_waste and len(rs) > 1) for rs in regions]),
-        longest=_ints(_longest(regions)),
-        bysize=_rows(
-            [sorted(alive, key=lambda i: (-blocks[i].size, i)) for alive in sections.members]
-        ),
-        waste=_ints(
-            [
-                sum(hi - lo for lo, hi in rs if hi - lo < max(blocks[i].size for i in alive))
-                if alive
-                else 0
-                for rs, alive in zip(regions, sections.members, strict=True)
-            ]
-        ),
+        **_stretch_tables(blocks, sections.members, regions, stretch_waste),
     )
     return FreeProblem(
         blocks=tuple(free),
@@ -242,6 +230,32 @@ def _pointers(rows: Sequence[Sequence[object]]) -> Array:
     ptr = np.zeros(len(rows) + 1, dtype=np.int64)
     ptr[1:] = np.cumsum([len(r) for r in rows])
     return ptr
+
+
+def _stretch_tables(
+    blocks: Sequence[Block],
+    members: Sequence[Sequence[int]],
+    regions: Sequence[Sequence[tuple[int, int]]],
+    on: bool,
+) -> dict[str, Any]:
+    """The tables of the stretch bound (see ``Tables``): empty where it is checked in no
+    section, so that the kernel skips it at once and no search pays for it when it is off."""
+    stretch = [int(on and len(rs) > 1) for rs in regions]
+    if not any(stretch):
+        return {"stretch": _ints([]), "longest": _ints([]), "bysize": _rows([]), "waste": _ints([])}
+    return {
+        "stretch": _ints(stretch),
+        "longest": _ints(_longest(regions)),
+        "bysize": _rows([sorted(alive, key=lambda i: (-blocks[i].size, i)) for alive in members]),
+        "waste": _ints(
+            [
+                sum(hi - lo for lo, hi in rs if hi - lo < max(blocks[i].size for i in alive))
+                if alive
+                else 0
+                for rs, alive in zip(regions, members, strict=True)
+            ]
+        ),
+    }
 
 
 def _ints(values: Sequence[int]) -> Array:

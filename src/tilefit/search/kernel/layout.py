@@ -128,6 +128,7 @@ class Tables(NamedTuple):
     elem: Any  # element start addresses, then the memory size
     regions: Regions
     twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.kernel.arrays)
+    # The stretch bound's tables, all four empty where it is checked in no section:
     stretch: Any  # per section: 1 where the stretch bound is checked (arrays.STRETCH_WASTE)
     longest: (
         Any  # per section s, for k in regions.ptr[s] : ptr[s + 1]: its intervals, longest first

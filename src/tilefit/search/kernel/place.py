@@ -182,7 +182,7 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
                 break
     # Cheap first: sections that fail even before their floors are lifted.
     if ok:
-        ok = _sections_fit(c, x, naff, tb, st, False)
+        ok = _sections_fit(c, x, naff, tb, st)
     # A section's floor is at least the lowest start of the blocks still to come there.
     if ok:
         for i in range(naff):
@@ -201,7 +201,9 @@ def place(c: int, x: int, tb: Tables, st: State) -> bool:
     # floor (and above x), and into the stretches there that can hold it.
     # Elsewhere the frame's height limit has checked the bytes.
     if ok:
-        ok = _sections_fit(c, x, naff, tb, st, True)
+        ok = _sections_fit(c, x, naff, tb, st)
+    if ok and len(tb.stretch) > 0:  # empty where the bound is off
+        ok = _stretches_pass(c, x, naff, tb, st)
     return ok
 
 
@@ -226,18 +228,24 @@ def _lift(v: int, nl: int, stamp: int, naff: int, tb: Tables, st: State) -> int:
 
 
 @jit
-def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State, deep: bool) -> bool:
-    """Whether section inference passes in c's sections and the noted ones; with
-    ``deep``, also the stretch bound where ``tb.stretch`` asks for it."""
+def _sections_fit(c: int, x: int, naff: int, tb: Tables, st: State) -> bool:
+    """Whether section inference passes in c's sections and the noted ones."""
     floor, total, aff, regions = st.floor, st.total, st.aff, tb.regions
     for s in range(tb.s0[c], tb.s1[c]):
         if not fits_above(s, x, floor, total, regions):
             return False
-    for i in range(naff):
+    for i in range(naff):  # noqa: SIM110 (numba compiles loops, not generators)
         if not fits_above(aff[i], x, floor, total, regions):
             return False
-    if not deep:
-        return True
+    return True
+
+
+@jit
+def _stretches_pass(c: int, x: int, naff: int, tb: Tables, st: State) -> bool:
+    """Whether the stretch bound passes in c's sections and the noted ones, where
+    ``tb.stretch`` asks for it (a function apart, so that a search with the bound off
+    runs section inference as fast as before it)."""
+    floor, total, aff, regions = st.floor, st.total, st.aff, tb.regions
     stretch, waste, size, off, longest, bysize = (
         tb.stretch,
         tb.waste,
