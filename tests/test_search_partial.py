@@ -11,7 +11,7 @@ from search_captures import count_answers, tiny_captures
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Block, build_model
+from tilefit.search.blocks import Block, Model, build_model
 from tilefit.search.closest import closest, extended, wide_enough
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.partial import Partial, better, finish
@@ -94,6 +94,80 @@ def test_annealing_partials_finish_as_placements_of_the_extended_memory() -> Non
     # above the top.
     assert finished >= ran * 3 // 4
     assert len(stacked) >= ran // 3
+
+
+def _lowest_by_brute_force(
+    model: Model, k: int, floor: int, at: dict[int, int], stacked: list[int]
+) -> int | None:
+    """Every address from ``floor`` up, one by one: the first in the block's valid set and
+    residue where no piece meets a stacked block's at a common step and byte, and no
+    conflict side shares an element with a placed partner's."""
+    block = model.blocks[k]
+
+    def valid(x: int) -> bool:
+        return x % block.modulus == block.residue and any(lo <= x <= hi for lo, hi in block.bases)
+
+    def clear(x: int) -> bool:
+        for j in stacked:
+            for p in block.pieces:
+                for q in model.blocks[j].pieces:
+                    alive = p.start < q.end and q.start < p.end
+                    lo, qlo = x + p.offset, at[j] + q.offset
+                    if alive and lo < qlo + q.size and qlo < lo + p.size:
+                        return False
+        for edge in model.edges:
+            for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
+                if mine.block == k and theirs.block in at:
+                    a, b = model.side_elements(mine, x)
+                    c, d = model.side_elements(theirs, at[theirs.block])
+                    if a <= d and c <= b:
+                        return False
+        return True
+
+    last = max((hi for _, hi in block.bases), default=floor - 1)
+    return next((x for x in range(floor, last + 1) if valid(x) and clear(x)), None)
+
+
+def _left_out_blocks_stand_at_their_lowest_bases(
+    capture: Capture, seed: int, iterations: int
+) -> bool:
+    """``finish`` puts each block left out, largest first, at the lowest base above the top
+    that an address-by-address scan finds clear of the blocks stacked before it."""
+    model = build_model(capture)
+    annealer = Annealer(model, {}, seed)
+    annealer.run(iterations, time.monotonic() + 30)
+    partial = annealer.partial()
+    wide = wide_enough(capture)
+    if partial is None or partial.left_out == 0 or wide is None:
+        return False
+    finished = finish(capture, wide, partial)
+    wide_model = build_model(wide)
+    at = wide_model.bases_of(partial.offsets)
+    left = sorted(
+        (k for k in range(len(wide_model.blocks)) if k not in at),
+        key=lambda k: (-wide_model.blocks[k].size, k),
+    )
+    stacked: list[int] = []
+    for k in left:
+        base = _lowest_by_brute_force(wide_model, k, capture.memory.size, at, stacked)
+        if base is None:
+            assert finished is None
+            return False
+        at[k] = base
+        stacked.append(k)
+    assert finished is not None
+    assert finished.offsets == wide_model.offsets(at)
+    return True
+
+
+def test_left_out_blocks_stand_at_their_lowest_bases_as_brute_force_finds() -> None:
+    compared, ran = count_answers(
+        st.tuples(tiny_captures(max_requests=5), st.integers(0, 3), st.integers(0, 400)),
+        EXAMPLES,
+        _left_out_blocks_stand_at_their_lowest_bases,
+    )
+    # Measured: 91 of the 150 default cases (36 of 60) leave blocks out to compare.
+    assert compared >= ran // 2
 
 
 def test_a_tile_one_request_short_lacks_at_most_that_request() -> None:
