@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search.blocks import build_model, intersect, subtract
+from tilefit.search.blocks import build_model, intersect, subtract, subtract_all
 
 
 def _capture(requests: tuple[Request, ...], **kw: object) -> Capture:
@@ -15,6 +18,31 @@ def test_interval_helpers() -> None:
     assert intersect(((0, 5), (8, 12)), ((3, 9),)) == ((3, 5), (8, 9))
     assert subtract(((0, 10),), 3, 4) == ((0, 2), (5, 10))
     assert subtract(((0, 10),), 5, 4) == ((0, 10),)
+
+
+@st.composite
+def _bases(draw: st.DrawFn) -> tuple[tuple[int, int], ...]:
+    """Ascending, disjoint closed intervals: single addresses and touching ones too, as
+    bases may be."""
+    points = sorted(draw(st.sets(st.integers(0, 60), max_size=10)))
+    pairs = zip(points[::2], points[1::2], strict=False)
+    return tuple((lo, hi - draw(st.integers(0, 1))) for lo, hi in pairs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_bases(), st.lists(st.tuples(st.integers(-5, 65), st.integers(-5, 65)), max_size=8))
+def test_subtracting_all_cuts_at_once_is_subtracting_each(
+    xs: tuple[tuple[int, int], ...], cuts: list[tuple[int, int]]
+) -> None:
+    """The same intervals, not only the same addresses, as one ``subtract`` per cut; and
+    those addresses are the ones no cut holds (empty cuts, lo > hi, hold none)."""
+    one_by_one = xs
+    for lo, hi in cuts:
+        one_by_one = subtract(one_by_one, lo, hi)
+    assert subtract_all(xs, cuts) == one_by_one
+    left = {x for a, b in xs for x in range(a, b + 1)}
+    left -= {x for lo, hi in cuts for x in range(lo, hi + 1)}
+    assert {x for a, b in subtract_all(xs, cuts) for x in range(a, b + 1)} == left
 
 
 def test_bases_follow_the_allowed_set_and_the_top() -> None:

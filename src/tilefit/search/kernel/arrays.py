@@ -9,6 +9,7 @@ of the addresses its free blocks may use, less the pinned pieces living there.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.intervals import merge
-from tilefit.search.blocks import Bases, Block, Model, Side, subtract
+from tilefit.search.blocks import Bases, Block, Model, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
 from tilefit.search.kernel.sections import sweep
 
@@ -89,7 +90,8 @@ def free_problem(
         for p in model.blocks[k].pieces
     ]
     partners, edge_spans, forbid = _conflicts(model, index, sections.spans, pinned_at)
-    bases = [_free_bases(block, obstacles, forbid[i]) for i, block in enumerate(blocks)]
+    spans = np.array([(ob.lo, ob.hi, ob.start, ob.end) for ob in obstacles], dtype=np.int64)
+    bases = [_free_bases(block, spans.reshape(-1, 4), forbid[i]) for i, block in enumerate(blocks)]
     regions = _regions(blocks, sections.members, sections.points, obstacles)
     cuts = np.zeros(nsec + 1, dtype=np.int64)
     for first, last in sections.spans:
@@ -169,18 +171,14 @@ def _conflicts(
     return partners, edge_spans, forbid
 
 
-def _free_bases(
-    block: Block, obstacles: Sequence[Obstacle], forbid: Sequence[tuple[int, int]]
-) -> Bases:
+def _free_bases(block: Block, obstacles: Array, forbid: Sequence[tuple[int, int]]) -> Bases:
     """A free block's valid bases less those overlapping a pinned piece living with it or
-    touching an element of a pinned partner."""
-    allowed = block.bases
-    for ob in obstacles:
-        if ob.start < block.end and block.start < ob.end:
-            allowed = subtract(allowed, ob.lo - block.size + 1, ob.hi - 1)
-    for lo, hi in forbid:
-        allowed = subtract(allowed, lo, hi)
-    return allowed
+    touching an element of a pinned partner; ``obstacles`` holds the pinned pieces' rows
+    (lo, hi, start, end), as arrays: every free block asks which of them live beside it."""
+    lo, hi, start, end = obstacles.T
+    beside = (start < block.end) & (block.start < end)
+    cuts = zip((lo[beside] - block.size + 1).tolist(), (hi[beside] - 1).tolist(), strict=True)
+    return subtract_all(block.bases, itertools.chain(cuts, forbid))
 
 
 def _step_entries(tables: Tables, nsec: int, count: int) -> int:
