@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search.blocks import build_model, intersect, subtract, subtract_all
+from tilefit.search.blocks import Bases, build_model, intersect, subtract_all
 
 
 def _capture(requests: tuple[Request, ...], **kw: object) -> Capture:
@@ -16,8 +16,25 @@ def _capture(requests: tuple[Request, ...], **kw: object) -> Capture:
 
 def test_interval_helpers() -> None:
     assert intersect(((0, 5), (8, 12)), ((3, 9),)) == ((3, 5), (8, 9))
-    assert subtract(((0, 10),), 3, 4) == ((0, 2), (5, 10))
-    assert subtract(((0, 10),), 5, 4) == ((0, 10),)
+    assert subtract_all(((0, 10),), [(3, 4)]) == ((0, 2), (5, 10))
+    assert subtract_all(((0, 10),), [(5, 4)]) == ((0, 10),)
+    assert subtract_all(((0, 4), (5, 9)), [(6, 6), (2, 3), (3, 5)]) == ((0, 1), (7, 9))
+
+
+def _subtract(xs: Bases, lo: int, hi: int) -> Bases:
+    """One cut, interval by interval: the reference (how the model cut bases before)."""
+    if lo > hi:
+        return xs
+    out: list[tuple[int, int]] = []
+    for a, b in xs:
+        if b < lo or a > hi:
+            out.append((a, b))
+            continue
+        if a < lo:
+            out.append((a, lo - 1))
+        if b > hi:
+            out.append((hi + 1, b))
+    return tuple(out)
 
 
 @st.composite
@@ -34,11 +51,11 @@ def _bases(draw: st.DrawFn) -> tuple[tuple[int, int], ...]:
 def test_subtracting_all_cuts_at_once_is_subtracting_each(
     xs: tuple[tuple[int, int], ...], cuts: list[tuple[int, int]]
 ) -> None:
-    """The same intervals, not only the same addresses, as one ``subtract`` per cut; and
+    """The same intervals, not only the same addresses, as one cut at a time; and
     those addresses are the ones no cut holds (empty cuts, lo > hi, hold none)."""
     one_by_one = xs
     for lo, hi in cuts:
-        one_by_one = subtract(one_by_one, lo, hi)
+        one_by_one = _subtract(one_by_one, lo, hi)
     assert subtract_all(xs, cuts) == one_by_one
     left = {x for a, b in xs for x in range(a, b + 1)}
     left -= {x for lo, hi in cuts for x in range(lo, hi + 1)}

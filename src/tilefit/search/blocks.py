@@ -273,10 +273,10 @@ def intersect(xs: Bases, ys: Bases) -> Bases:
 
 
 def subtract_all(xs: Bases, cuts: Iterable[tuple[int, int]]) -> Bases:
-    """``xs`` (ascending, as bases are) without every closed interval of ``cuts``: the
-    intervals ``subtract`` once per cut gives, with the cuts merged first (each cut
-    taken alone was quadratic in the cuts: seconds for the blocks of a tile beside
-    hundreds of fixed ones)."""
+    """``xs`` (ascending, as bases are) without every closed interval of ``cuts``
+    (lo > hi: none), each interval of ``xs`` cut where they hold. The cuts are merged
+    first: taking each alone was quadratic in the cuts, seconds for the blocks of a
+    tile beside hundreds of fixed ones."""
     pairs = np.array(list(cuts), dtype=np.int64).reshape(-1, 2)
     pairs = pairs[pairs[:, 0] <= pairs[:, 1]]
     if not len(pairs):
@@ -300,20 +300,4 @@ def subtract_all(xs: Bases, cuts: Iterable[tuple[int, int]]) -> Bases:
             j += 1
         if x <= b:
             out.append((x, b))
-    return tuple(out)
-
-
-def subtract(xs: Bases, lo: int, hi: int) -> Bases:
-    """``xs`` without the closed interval ``[lo, hi]``."""
-    if lo > hi:
-        return xs
-    out: list[tuple[int, int]] = []
-    for a, b in xs:
-        if b < lo or a > hi:
-            out.append((a, b))
-            continue
-        if a < lo:
-            out.append((a, lo - 1))
-        if b > hi:
-            out.append((hi + 1, b))
     return tuple(out)

@@ -90,8 +90,9 @@ def free_problem(
         for p in model.blocks[k].pieces
     ]
     partners, edge_spans, forbid = _conflicts(model, index, sections.spans, pinned_at)
-    spans = np.array([(ob.lo, ob.hi, ob.start, ob.end) for ob in obstacles], dtype=np.int64)
-    bases = [_free_bases(block, spans.reshape(-1, 4), forbid[i]) for i, block in enumerate(blocks)]
+    rows = np.array([(ob.lo, ob.hi, ob.start, ob.end) for ob in obstacles], dtype=np.int64)
+    rows = rows.reshape(-1, 4)
+    bases = [_free_bases(block, rows, forbid[i]) for i, block in enumerate(blocks)]
     regions = _regions(blocks, sections.members, sections.points, obstacles)
     cuts = np.zeros(nsec + 1, dtype=np.int64)
     for first, last in sections.spans:

@@ -61,14 +61,14 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
         beside = [
             left[i] for i in np.flatnonzero((starts[:n] < block.end) & (ends[:n] > block.start))
         ]
-        base = lowest(model, k, top, at, beside, partners[k])
+        base = _lowest(model, k, top, at, beside, partners[k])
         if base is None:
             return None
         at[k] = base
     return model.placement(capture, at)
 
 
-def lowest(
+def _lowest(
     model: Model,
     k: int,
     floor: int,
