@@ -23,8 +23,6 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
@@ -277,16 +275,14 @@ def subtract_all(xs: Bases, cuts: Iterable[tuple[int, int]]) -> Bases:
     (lo > hi: none), each interval of ``xs`` cut where they hold. The cuts are merged
     first: taking each alone was quadratic in the cuts, seconds for the blocks of a
     tile beside hundreds of fixed ones."""
-    pairs = np.array(list(cuts), dtype=np.int64).reshape(-1, 2)
-    pairs = pairs[pairs[:, 0] <= pairs[:, 1]]
-    if not len(pairs):
+    merged: list[list[int]] = []
+    for lo, hi in sorted(cut for cut in cuts if cut[0] <= cut[1]):
+        if merged and lo <= merged[-1][1] + 1:  # touching or overlapping: one cut
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    if not merged:
         return xs
-    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
-    lo, reach = pairs[:, 0], np.maximum.accumulate(pairs[:, 1])
-    # A merged cut begins where a cut starts past all before it (touching ones merge).
-    first = np.flatnonzero(np.r_[True, lo[1:] > reach[:-1] + 1])
-    last = np.r_[first[1:] - 1, len(lo) - 1]
-    merged = list(zip(lo[first].tolist(), reach[last].tolist(), strict=True))
     out: list[tuple[int, int]] = []
     i = 0
     for a, b in xs:

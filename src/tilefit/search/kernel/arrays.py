@@ -176,6 +176,8 @@ def _free_bases(block: Block, obstacles: Array, forbid: Sequence[tuple[int, int]
     """A free block's valid bases less those overlapping a pinned piece living with it or
     touching an element of a pinned partner; ``obstacles`` holds the pinned pieces' rows
     (lo, hi, start, end), as arrays: every free block asks which of them live beside it."""
+    if not len(obstacles) and not forbid:  # nothing pinned: the common case, kept cheap
+        return block.bases
     lo, hi, start, end = obstacles.T
     beside = (start < block.end) & (block.start < end)
     cuts = zip((lo[beside] - block.size + 1).tolist(), (hi[beside] - 1).tolist(), strict=True)
