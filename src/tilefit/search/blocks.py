@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.placement import Placement
@@ -108,12 +109,18 @@ class Model:
         at = base + side.offset
         return self.element(at), self.element(at + side.size - 1)
 
-    def partners(self, k: int) -> Iterator[tuple[Side, Side]]:
-        """Each conflict edge of block ``k`` as (its side, the other side)."""
+    def partners(self, k: int) -> tuple[tuple[Side, Side], ...]:
+        """Each conflict edge of block ``k`` as (its side, the other side), in edge order."""
+        return self._partners[k]
+
+    @cached_property
+    def _partners(self) -> tuple[tuple[tuple[Side, Side], ...], ...]:
+        # Indexed once: scanning every edge per call made stacking thousands of blocks slow.
+        out: list[list[tuple[Side, Side]]] = [[] for _ in self.blocks]
         for edge in self.edges:
-            for mine, theirs in ((edge.a, edge.b), (edge.b, edge.a)):
-                if mine.block == k:
-                    yield mine, theirs
+            out[edge.a.block].append((edge.a, edge.b))
+            out[edge.b.block].append((edge.b, edge.a))
+        return tuple(tuple(row) for row in out)
 
     def collision(self, k: int, base: int, j: int, there: int) -> tuple[Piece, Piece] | None:
         """The first piece of block ``k`` at ``base`` and piece of block ``j`` at ``there``

@@ -17,7 +17,7 @@ import numpy as np
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Block, Model, Side, build_model
+from tilefit.search.blocks import Block, Model, build_model
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,6 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
     at = model.bases_of(partial.offsets)
     left = [k for k in range(len(model.blocks)) if k not in at]
     left.sort(key=lambda k: (-model.blocks[k].size, k))
-    partners: list[list[tuple[Side, Side]]] = [[] for _ in model.blocks]
-    for edge in model.edges:
-        partners[edge.a.block].append((edge.a, edge.b))
-        partners[edge.b.block].append((edge.b, edge.a))
     # The stacked blocks' lifetimes, to find those alive beside the next one at once.
     starts = np.array([model.blocks[k].start for k in left], dtype=np.int64)
     ends = np.array([model.blocks[k].end for k in left], dtype=np.int64)
@@ -61,7 +57,7 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
         beside = [
             left[i] for i in np.flatnonzero((starts[:n] < block.end) & (ends[:n] > block.start))
         ]
-        base = _lowest(model, k, top, at, beside, partners[k])
+        base = _lowest(model, k, top, at, beside)
         if base is None:
             return None
         at[k] = base
@@ -74,11 +70,9 @@ def _lowest(
     floor: int,
     at: Mapping[int, int],
     stacked: Sequence[int],
-    partners: Sequence[tuple[Side, Side]],
 ) -> int | None:
     """The lowest valid base of block ``k`` from ``floor`` up that overlaps no block of
-    ``stacked`` (placed in ``at``) and shares no element with a placed conflict partner
-    (``partners``: k's sides and theirs).
+    ``stacked`` (placed in ``at``) and shares no element with a placed conflict partner.
 
     The bases the stacked blocks rule out are gathered once, as intervals sorted by
     their start, and the base only rises: time about linear in the stacked blocks,
@@ -99,7 +93,7 @@ def _lowest(
         if reach > base:
             base = reach
             continue
-        past = _partner_clash(model, base, at, partners)
+        past = _partner_clash(model, k, base, at)
         if past is None:
             return base
         base = past
@@ -133,12 +127,10 @@ def _valid_from(block: Block, x: int) -> int | None:
     return None
 
 
-def _partner_clash(
-    model: Model, base: int, at: Mapping[int, int], partners: Sequence[tuple[Side, Side]]
-) -> int | None:
-    """A base above the first element the block at ``base`` shares with a placed conflict
-    partner (``partners``: its sides and theirs), or None if it shares none."""
-    for mine, theirs in partners:
+def _partner_clash(model: Model, k: int, base: int, at: Mapping[int, int]) -> int | None:
+    """A base above the first element block ``k`` at ``base`` shares with a placed
+    conflict partner, or None if it shares none."""
+    for mine, theirs in model.partners(k):
         if theirs.block not in at:
             continue
         lo, hi = model.side_elements(mine, base)
