@@ -392,10 +392,11 @@ def dump(name: str, size: int, folder: Path) -> tuple[str, float]:
 
 def imported_modules(folder: Path) -> tuple[list[Any], float]:
     """Every module of the dump, imported; and the seconds it took."""
-    from tilefit.formats.foreign import TOOLCHAINS, ImportOptions
+    from tilefit.toolchains import read
+    from tilefit.toolchains.base import ImportOptions
 
     started = time.monotonic()
-    found = TOOLCHAINS["xla"].read([str(folder)], ImportOptions())
+    found = read("xla", [str(folder)], ImportOptions()).imported
     return found, time.monotonic() - started
 
 
@@ -405,11 +406,11 @@ def module_name(imported: Any) -> str:
 
 
 def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
-    from tilefit.formats.foreign import at_own_heap
     from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.imported import at_own_heap
 
     folder = Path(tempfile.mkdtemp(prefix="tilefit-xla-"))
     try:

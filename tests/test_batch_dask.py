@@ -123,7 +123,7 @@ def test_chunks_shrink_as_the_jobs_run_out_so_the_threads_finish_together() -> N
 
 
 def test_a_task_works_its_jobs_in_order(bundle: Path) -> None:
-    jobs = [load(s) for s in expand([str(bundle)])][-3:]
+    jobs = [job for s in expand([str(bundle)]) for job in load(s)][-3:]
     rows = work_chunk(work, jobs, SETTINGS)
     assert [_key(r) for r in rows] == [_key(work(j, SETTINGS)) for j in jobs]
 
@@ -140,7 +140,7 @@ def test_a_task_warms_the_search_kernels_before_its_first_capture(
         calls.append(job.name)
         return work(job, settings)
 
-    jobs = [load(s) for s in expand([str(bundle)])][-2:]
+    jobs = [job for s in expand([str(bundle)]) for job in load(s)][-2:]
     work_chunk(timed, jobs, SETTINGS)
     assert calls == [SETTINGS.mode, *(j.name for j in jobs)]
 
@@ -181,7 +181,7 @@ def _model(tmp_path: Path, names: list[str]) -> list[Job]:
     for k, name in enumerate(names):
         tile = make_tile(Recipe(requests=40, layers=4, seed=k), name=name)
         write_capture(tile, tmp_path / f"{name}.json")
-    return [load(s) for s in expand([str(tmp_path)])]
+    return [job for s in expand([str(tmp_path)]) for job in load(s)]
 
 
 def _expected(jobs: list[Job]) -> list[tuple[object, ...]]:

@@ -55,7 +55,7 @@ def test_a_missing_input_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_load_reads_files_and_bundle_lines(tree: Path) -> None:
     sources = expand([str(tree / "sub")])
-    jobs = [load(s) for s in sources]
+    jobs = [job for s in sources for job in load(s)]
     assert jobs[0].text == (tree / "sub" / "a.json").read_text()
     assert jobs[1].text.startswith('{"format":"tilefit-capture"')
     assert jobs[1].filename == "m.jsonl" and jobs[1].name == "m-line1"

@@ -23,6 +23,7 @@ LAYERS = {
     "peers": 3,  # other solvers measured against, outside the decider
     "verdicts": 3,
     "generate": 4,  # the infeasible tiles are thinned until the bounds show nothing
+    "toolchains": 4,  # other compilers' plans in and out; an export is refereed first
     "batch": 5,
     "output": 6,
     "plot": 6,

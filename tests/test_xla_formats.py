@@ -9,20 +9,22 @@ import pytest
 from xla_dumps import ASSIGNMENT, LIVE_RANGE, write_dump
 
 from tilefit.cli import main
-from tilefit.formats.foreign import TOOLCHAINS, Imported, ImportOptions, at_own_heap
 from tilefit.formats.load import read_capture, read_placement
-from tilefit.formats.xla.assignment import parse_assignment
-from tilefit.formats.xla.liverange import parse_live_ranges
 from tilefit.model.errors import InputError
+from tilefit.toolchains import read
+from tilefit.toolchains.base import Imported, ImportOptions
+from tilefit.toolchains.xla.assignment import parse_assignment
+from tilefit.toolchains.xla.liverange import parse_live_ranges
 from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
+from tilefit.verdicts.imported import at_own_heap
 
 
 def _import(folder: Path, **options: int) -> list[Imported]:
     """Import the dump in ``folder``, the toy module when it holds none yet."""
     if not any(folder.glob("*-buffer-assignment.txt")):
         write_dump(folder)
-    return TOOLCHAINS["xla"].read([str(folder)], ImportOptions(**options))
+    return read("xla", [str(folder)], ImportOptions(**options)).imported
 
 
 def test_the_allocations_and_their_kinds() -> None:

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from tilefit.cli import main
-from tilefit.formats.foreign import TOOLCHAINS, ImportOptions, at_own_heap
+from tilefit.toolchains import read
+from tilefit.toolchains.base import ImportOptions
 from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
+from tilefit.verdicts.imported import at_own_heap
 
 pytest.importorskip("jax", reason="jax is not installed: pip install 'tilefit[xla]'")
 
@@ -67,7 +69,7 @@ def dumps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_xla_placement_passes_the_referee(dumps: tuple[Path, Path]) -> None:
     for folder in dumps:
-        imported = TOOLCHAINS["xla"].read([str(folder)], ImportOptions())
+        imported = read("xla", [str(folder)], ImportOptions()).imported
         names = [item.capture.name for item in imported]
         assert any(name.endswith(".jit_train_step") for name in names), names
         for item in imported:
@@ -84,7 +86,7 @@ def test_the_loop_state_is_one_buffer_and_requests_name_hlo_values(
 ) -> None:
     [step] = [
         item
-        for item in TOOLCHAINS["xla"].read([str(dumps[0])], ImportOptions())
+        for item in read("xla", [str(dumps[0])], ImportOptions()).imported
         if item.capture.name.endswith(".jit_train_step")
     ]
     labels = [r.label or "" for r in step.capture.requests]

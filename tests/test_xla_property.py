@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xla_dumps import write_dump
 
-from tilefit.formats.foreign import TOOLCHAINS, ImportOptions
+from tilefit.toolchains import read
+from tilefit.toolchains.base import ImportOptions
 from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
@@ -84,7 +85,7 @@ def test_any_heap_xla_allows_imports_valid(
     steps, values = heap
     folder: Path = tmp_path_factory.mktemp("dump")
     write_dump(folder, *_dump_texts(steps, values))
-    [item] = TOOLCHAINS["xla"].read([str(folder)], ImportOptions())
+    [item] = read("xla", [str(folder)], ImportOptions()).imported
     capture = item.capture
     assert check(capture, item.placement).valid
     assert capture.origin is not None

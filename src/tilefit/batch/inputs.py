@@ -3,12 +3,15 @@
 A source is one capture's origin: a file, or one line of a bundle. Its key
 (the file's absolute path, or ``PATH:LINE``) identifies its result row, so a
 resumed run with the same inputs skips exactly what is recorded. Folders are
-searched recursively for ``.json`` captures, ``.jsonl`` bundles and XLA dumps
-(a module's ``*-buffer-assignment.txt``, imported as ``tilefit import xla``
-would; hidden entries skipped); a minimalloc ``.csv`` is read only when named.
+searched recursively for ``.json`` captures, ``.jsonl`` bundles and every
+toolchain's files (an XLA module's ``*-buffer-assignment.txt``, a ``.tflite``
+model: imported as ``tilefit import`` would; hidden entries skipped); a
+minimalloc ``.csv`` is read only when named.
 
 Reading a source's text happens later, one at a time (``load``), so a broken
-file or line becomes an error row, not the end of the run.
+file or line becomes an error row, not the end of the run. A toolchain's file
+gives one job per capture it makes: none for a module with nothing to plan
+(counted as skipped, not an error), several for a module with several heaps.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilefit.batch.bundle import BUNDLE_SUFFIX, bundle_lines, read_line
-from tilefit.formats.xla.files import ASSIGNMENT_SUFFIX
 from tilefit.model.errors import InputError
+from tilefit.toolchains import claiming
 
 FOLDER_SUFFIXES = (".json", BUNDLE_SUFFIX)
 
@@ -32,17 +35,11 @@ class Source:
     path: Path
     line: int | None = None  # 1-based line of a bundle
     offset: int = 0  # byte offset of that line
-
-    @property
-    def xla(self) -> bool:
-        """An XLA module's buffer assignment, imported when read."""
-        return self.path.name.endswith(ASSIGNMENT_SUFFIX)
+    toolchain: str | None = None  # the toolchain that imports this file, if any
 
     @property
     def default_name(self) -> str:
         """The name when the capture gives none, or cannot be read."""
-        if self.xla:
-            return self.path.name[: -len(ASSIGNMENT_SUFFIX)]
         stem = self.path.stem
         return stem if self.line is None else f"{stem}-line{self.line}"
 
@@ -85,21 +82,23 @@ def _sources(path: Path) -> Iterator[Source]:
             yield Source(f"{where}:{line}", where, line, offset)
     else:
         where = path.resolve()
-        yield Source(str(where), where)
+        chain = claiming(where)
+        yield Source(str(where), where, toolchain=None if chain is None else chain.name)
 
 
 def _files(folder: Path) -> Iterator[Path]:
     for child in folder.rglob("*"):
         hidden = any(part.startswith(".") for part in child.relative_to(folder).parts)
-        wanted = child.suffix.lower() in FOLDER_SUFFIXES or child.name.endswith(ASSIGNMENT_SUFFIX)
+        wanted = child.suffix.lower() in FOLDER_SUFFIXES or claiming(child) is not None
         if not hidden and child.is_file() and wanted:
             yield child
 
 
-def load(source: Source) -> Job:
-    """Read a source's text; InputError (located) when it cannot be read."""
-    if source.xla:
-        return _imported(source)
+def load(source: Source) -> list[Job]:
+    """A source's jobs (a toolchain's file may give none or several);
+    InputError (located) when it cannot be read."""
+    if source.toolchain is not None:
+        return _imported(source, source.toolchain)
     try:
         raw = (
             source.path.read_bytes()
@@ -111,7 +110,7 @@ def load(source: Source) -> Job:
         raise error.located(source.key) from None
     except OSError as error:
         raise InputError("", f"cannot read: {error.strerror}", source.key) from None
-    return Job(source.key, source.default_name, source.path.name, text)
+    return [Job(source.key, source.default_name, source.path.name, text)]
 
 
 def _decode(raw: bytes) -> str:
@@ -121,19 +120,24 @@ def _decode(raw: bytes) -> str:
         raise InputError(f"byte {error.start}", "not UTF-8 text") from None
 
 
-def _imported(source: Source) -> Job:
-    """An XLA module's one temp allocation as a capture's text."""
+def _imported(source: Source, name: str) -> list[Job]:
+    """A toolchain's file as the captures ``tilefit import NAME`` makes of it."""
     from tilefit.formats.save import capture_text
-    from tilefit.formats.xla import import_module
-    from tilefit.formats.xla.files import module_of
+    from tilefit.toolchains import read
 
-    imported = import_module(module_of(source.path))
-    if len(imported) != 1:
-        raise InputError(
-            "",
-            f"{len(imported)} preallocated temp allocations, not one: "
-            "tilefit import xla -o DIR writes one capture for each, to batch instead",
-            source.key,
+    try:
+        imported = read(name, [str(source.path)]).imported
+    except InputError as error:
+        raise error.located(source.key) from None
+    if len(imported) == 1:
+        capture = imported[0].capture
+        return [Job(source.key, capture.name, f"{capture.name}.json", capture_text(capture))]
+    return [
+        Job(
+            f"{source.key}#{item.capture.name}",
+            item.capture.name,
+            f"{item.capture.name}.json",
+            capture_text(item.capture),
         )
-    capture = imported[0].capture
-    return Job(source.key, capture.name, f"{capture.name}.json", capture_text(capture))
+        for item in imported
+    ]

@@ -30,6 +30,7 @@ class RunCounts:
     skipped: int  # already recorded (--resume)
     recorded: int  # rows written by this run
     errors: int  # of them, error rows
+    empty: int = 0  # toolchain files with nothing to plan (no row: not an error)
 
 
 def prepare(store: Store, settings: Settings, *, resume: bool, overwrite: bool) -> None:
@@ -66,7 +67,7 @@ def run_batch(
     """Work out every source without a row and record each row as it arrives."""
     recorded = store.recorded()
     pending = [s for s in sources if s.key not in recorded]
-    written = errors = 0
+    written = errors = empty = 0
     if progress is not None:
         progress.start(len(pending))
 
@@ -79,18 +80,22 @@ def run_batch(
             progress.advance(row)
 
     def jobs() -> Iterator[Job]:
+        nonlocal empty
         for source in pending:
             try:
-                yield load(source)
+                loaded = load(source)
             except InputError as error:
                 record(error_row(source.key, source.default_name, settings.mode, error.message))
+                continue
+            empty += not loaded
+            yield from (job for job in loaded if job.source not in recorded)
 
     try:
         runner(_Counted(jobs, len(pending)), settings, record)
     finally:
         if progress is not None:
             progress.finish()
-    return RunCounts(len(sources), len(sources) - len(pending), written, errors)
+    return RunCounts(len(sources), len(sources) - len(pending), written, errors, empty)
 
 
 @dataclass(frozen=True, slots=True)

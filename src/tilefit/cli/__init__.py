@@ -34,6 +34,7 @@ COMMANDS = (
     "synth",
     "convert",
     "importing",
+    "export",
 )
 
 

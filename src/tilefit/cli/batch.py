@@ -100,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         settings = _settings(args)
         sources = expand(args.inputs)
         if not sources:
-            raise InputError("INPUT", "no captures found (.json or .jsonl files)")
+            raise InputError(
+                "INPUT", "no captures found (.json or .jsonl files, XLA dumps, .tflite models)"
+            )
         with Store.open(args.db, overwrite=args.overwrite) as store:
             return _run(store, sources, settings, args)
     except sqlite3.Error as error:  # locked by another run, disk full, ...
@@ -132,7 +134,7 @@ def _run(store: Store, sources: list[Source], settings: Settings, args: argparse
         runner = LocalRunner(args.jobs)
     progress = Progress.for_terminal(sys.stderr, quiet=args.quiet)
     try:
-        run_batch(sources, store, settings, runner, progress)
+        counts = run_batch(sources, store, settings, runner, progress)
     except WorkerError as error:
         raise InputError("--jobs", str(error)) from None
     except KeyboardInterrupt:
@@ -142,6 +144,12 @@ def _run(store: Store, sources: list[Source], settings: Settings, args: argparse
             file=sys.stderr,
         )
         return 130
+    if counts.empty and not args.quiet:
+        print(
+            f"tilefit batch: skipped {counted(counts.empty, 'input')} with nothing to plan "
+            "(a module without a temp heap, a model without a tensor in the arena)",
+            file=sys.stderr,
+        )
     _report(store, args)
     return common.EXIT_NO if store.error_count() else common.EXIT_OK
 

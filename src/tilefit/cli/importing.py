@@ -1,8 +1,9 @@
-"""tilefit import: another toolchain's allocation plan as captures, its placement refereed."""
+"""tilefit import: another toolchain's memory plan as captures, its placement refereed."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,36 +12,42 @@ from tilefit.model.errors import InputError
 from tilefit.model.words import counted
 
 if TYPE_CHECKING:
-    from tilefit.formats.foreign import Imported
+    from tilefit.toolchains.base import Imported, Toolchain
 
 NAME = "import"
 HELP = (
-    "import a compiler's allocation plan (XLA's buffer assignment) as captures, with its "
-    "own placement refereed (exit 0 every placement valid, 1 one is not, 2 bad input)"
+    "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena) as "
+    "captures, with its own placement refereed (exit 0 every placement valid, 1 one is not, "
+    "2 bad input)"
 )
 EXAMPLE = """example:
+  tilefit import tflm examples/tflm/sine.tflite -o captures
+  tilefit diagnose captures/sine.json
   XLA_FLAGS=--xla_dump_to=dump python train.py     # any JAX/TensorFlow/PyTorch-XLA program
   tilefit import xla dump -o captures
-  tilefit diagnose captures/module_0012.jit_train_step.json
   tilefit import xla dump --capacity 100000000 -o at100MB   # would it fit in 100 MB?
 
-Each module's preallocated temp allocation (the heap XLA's heap simulator packs)
-becomes one capture, named after the module, and XLA's own offsets become
-NAME.placement.json beside it (tilefit check referees it again). docs/xla.md
-says which values become which requests, and why.
+Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
+head) becomes one capture, named after the module or model, and the
+toolchain's own offsets become NAME.placement.json beside it (tilefit check
+referees it again). docs/xla.md and docs/tflm.md say which values become
+which requests, and why.
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from tilefit.formats.foreign import TOOLCHAINS
+    from tilefit.toolchains import NAMES, toolchain
 
     parser.add_argument(
         "toolchain",
-        choices=sorted(TOOLCHAINS),
-        help="; ".join(f"{t.name}: {t.summary}" for t in TOOLCHAINS.values()),
+        choices=NAMES,
+        help="; ".join(f"{name}: {toolchain(name).summary}" for name in NAMES),
     )
     parser.add_argument(
-        "dumps", nargs="+", metavar="DUMP", help="dump folders (searched recursively) or files"
+        "dumps",
+        nargs="+",
+        metavar="INPUT",
+        help="the toolchain's files: dump folders (searched recursively) or files",
     )
     parser.add_argument(
         "-o", "--output", metavar="DIR", help="write each capture and its placement into DIR"
@@ -63,56 +70,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.formats.foreign import TOOLCHAINS, ImportOptions
+    from tilefit.output.toolchain import import_json
+    from tilefit.toolchains import toolchain
+    from tilefit.toolchains.base import ImportOptions
+    from tilefit.verdicts.imported import review
 
     common.check_count(args.capacity, "--capacity", 1)
     common.check_count(args.alignment, "--alignment", 1)
+    chain = toolchain(args.toolchain)
     options = ImportOptions(capacity=args.capacity, alignment=args.alignment)
-    imported = TOOLCHAINS[args.toolchain].read(args.dumps, options)
-    if not imported:
-        raise InputError(
-            args.dumps[0], "no preallocated temp allocation in these dumps: nothing to import"
-        )
-    rows = [_row(item) for item in imported]
+    reading = chain.read(args.dumps, options)
+    for skipped in reading.skipped:
+        print(f"tilefit import: skipped {skipped.source}: {skipped.reason}", file=sys.stderr)
+    if not reading.imported:
+        raise InputError(args.dumps[0], f"nothing to import: no {chain.tool} plan in these inputs")
+    rows = [import_json(item, review(item.capture, item.placement)) for item in reading.imported]
     if args.output:
-        _write(imported, rows, Path(args.output))
+        _write(reading.imported, rows, Path(args.output))
     if args.json:
-        common.print_json({"toolchain": args.toolchain, "imports": rows})
+        left = [{"source": s.source, "reason": s.reason} for s in reading.skipped]
+        common.print_json({"toolchain": args.toolchain, "imports": rows, "skipped": left})
     else:
         for row in rows:
-            print("\n".join(_lines(row)))
+            print("\n".join(_lines(chain, row)))
+        if not args.output:
+            print(
+                f"(-o DIR writes {counted(2 * len(rows), 'file')}: each capture and its placement)"
+            )
     valid = all(row["placement_valid"] for row in rows)
     return common.EXIT_OK if valid else common.EXIT_NO
-
-
-def _row(item: Imported) -> dict[str, Any]:
-    from tilefit.formats.foreign import at_own_heap
-    from tilefit.output.jsonout import heap_json, violation_json
-    from tilefit.verdicts.bounds import bound
-    from tilefit.verdicts.check import check
-    from tilefit.verdicts.heap import heap_standing
-
-    capture = item.capture
-    assert capture.origin is not None
-    verdict = check(at_own_heap(capture), item.placement)
-    lower = bound(capture).lower_bound
-    standing = heap_standing(capture, lower, None)
-    return {
-        "name": capture.name,
-        "source": capture.origin.source,
-        "file": item.source,
-        "values": item.values,
-        "requests": len(capture.requests),
-        "steps": capture.horizon,
-        "heap": capture.origin.heap,
-        "memory": capture.memory.size,
-        "lower_bound": lower,
-        "placement_valid": verdict.valid,
-        "violations": [violation_json(v) for v in verdict.violations],
-        "heap_standing": heap_json(standing),
-        "capture_file": None,
-        "placement_file": None,
-    }
 
 
 def _write(imported: list[Imported], rows: list[dict[str, Any]], folder: Path) -> None:
@@ -137,25 +123,27 @@ def _write(imported: list[Imported], rows: list[dict[str, Any]], folder: Path) -
         row["capture_file"], row["placement_file"] = str(capture_file), str(placement_file)
 
 
-def _lines(row: dict[str, Any]) -> list[str]:
+def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
     lines = [
         f"{row['name']}: {row['source']}",
         f"  {counted(row['values'], 'value')} as {counted(row['requests'], 'request')} over "
         f"{counted(row['steps'], 'step')}; "
-        f"heap {row['heap']:,} B, live lower bound {row['lower_bound']:,} B",
+        f"{chain.plan} {row['heap']:,} B, live lower bound {row['lower_bound']:,} B",
         f"  {row['heap_standing']['text']}"
         + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
     ]
     if row["memory"] != row["heap"]:
         lines.append(f"  asks: does it fit in {row['memory']:,} B? (tilefit diagnose)")
     if row["placement_valid"]:
-        lines.append("  XLA's placement passes the referee")
+        lines.append(f"  {chain.tool}'s placement passes the referee")
     else:
         count = len(row["violations"])
         lines.append(
-            f"  XLA's placement FAILS the referee: {counted(count, 'violation')}, for example:"
+            f"  {chain.tool}'s placement FAILS the referee: {counted(count, 'violation')}, "
+            "for example:"
         )
         lines += [f"    {v['kind']}: {v['detail']}" for v in row["violations"][:5]]
+    lines += [f"  note: {note}" for note in row["notes"]]
     if row["capture_file"]:
         lines.append(f"  wrote {row['capture_file']} and {row['placement_file']}")
     return lines

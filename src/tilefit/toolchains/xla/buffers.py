@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tilefit.formats.foreign import Imported, ImportOptions
 from tilefit.formats.load import read_text
-from tilefit.formats.xla.assignment import Allocation, Value, parse_assignment
-from tilefit.formats.xla.files import Module, find_modules
-from tilefit.formats.xla.liverange import LiveRanges, parse_live_ranges
 from tilefit.model.capture import DEFAULT_CLASS, Capture, Memory, Origin, Range, Request
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
+from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped
+from tilefit.toolchains.xla.assignment import Allocation, Value, parse_assignment
+from tilefit.toolchains.xla.files import Module, find_modules
+from tilefit.toolchains.xla.liverange import LiveRanges, parse_live_ranges
 
 TOOL = "XLA"
 # The heap simulator's alignment per backend (cpu_compiler.cc memory_alignment,
@@ -43,15 +43,25 @@ PRODUCTION = ("size/best-fit",)
 TUPLE_CLASS = "tuple"
 
 
-def read_dumps(paths: Sequence[str], options: ImportOptions) -> list[Imported]:
-    """Every temp allocation of every module the paths name (dump folders or files)."""
+def read_dumps(paths: Sequence[str], options: ImportOptions) -> Reading:
+    """Every temp allocation of every module the paths name (dump folders or files).
+
+    A module without a preallocated temp allocation has nothing for a heap to
+    pack (XLA writes one for every module, the smallest ones included): it is
+    skipped and said, not an error.
+    """
     out: list[Imported] = []
+    skipped: list[Skipped] = []
     for module in find_modules(list(paths)):
-        out += import_module(module, options.capacity, options.alignment)
-    return out
+        found = read_module(module, options.capacity, options.alignment)
+        if found:
+            out += found
+        else:
+            skipped.append(Skipped(str(module.assignment), "no preallocated temp allocation"))
+    return Reading(out, skipped)
 
 
-def import_module(
+def read_module(
     module: Module, capacity: int | None = None, alignment: int | None = None
 ) -> list[Imported]:
     """Every preallocated temp allocation of one module; InputError on a dump not understood."""

@@ -1,0 +1,62 @@
+"""The --json of the toolchain commands: ``tilefit import`` and ``tilefit export``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tilefit.output.jsonout import heap_json, violation_json
+
+if TYPE_CHECKING:
+    from tilefit.toolchains.base import Exported, Imported
+    from tilefit.verdicts.imported import ImportReview
+
+Json = dict[str, Any]
+
+
+def import_json(item: Imported, review: ImportReview) -> Json:
+    """One imported plan: where it came from, its size, its placement refereed."""
+    capture = item.capture
+    origin = capture.origin
+    return {
+        "name": capture.name,
+        "source": None if origin is None else origin.source,
+        "file": item.source,
+        "values": item.values,
+        "requests": len(capture.requests),
+        "steps": capture.horizon,
+        "heap": None if origin is None else origin.heap,
+        "memory": capture.memory.size,
+        "lower_bound": review.lower_bound,
+        "placement_valid": review.check.valid,
+        "violations": [violation_json(v) for v in review.check.violations],
+        "heap_standing": heap_json(review.standing),
+        "notes": list(item.notes),
+        "capture_file": None,
+        "placement_file": None,
+    }
+
+
+def export_json(toolchain: str, e: Exported, written: str | None) -> Json:
+    """A placement written back: the plan's top before and after, and the runtime's word."""
+    saved = e.before - e.after
+    runtime = e.runtime
+    return {
+        "toolchain": toolchain,
+        "requests": e.requests,
+        "head_before": e.before,
+        "head_after": e.after,
+        "saved": saved,
+        "saved_percent": round(100.0 * saved / e.before, 2) if e.before else 0.0,
+        "runtime": None
+        if runtime is None
+        else {
+            "head_before": runtime.head_before,
+            "head_after": runtime.head_after,
+            "arena_before": runtime.total_before,
+            "arena_after": runtime.total_after,
+            "invocations": runtime.invocations,
+            "outputs_identical": runtime.identical,
+            "outputs_vary": runtime.varies,
+        },
+        "output": written,
+    }

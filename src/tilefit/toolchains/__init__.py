@@ -1,0 +1,44 @@
+"""Other toolchains' memory plans: in as captures, and (where the runtime allows) out again.
+
+- ``base``: the interface every toolchain gives (``Toolchain``, ``Imported``);
+- ``xla``: XLA's buffer assignment (docs/xla.md);
+- ``tflm``: TensorFlow Lite for Microcontrollers' arena plan, in and out (docs/tflm.md).
+
+``TOOLCHAINS`` names them. A toolchain's subpackage is loaded only when used,
+so that ``tilefit bound`` never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import import_module
+from pathlib import Path
+
+from tilefit.toolchains.base import ImportOptions, Reading, Toolchain
+
+# name -> (module holding ``TOOLCHAIN``, one line for the help)
+_WHERE = {
+    "tflm": "tilefit.toolchains.tflm",
+    "xla": "tilefit.toolchains.xla",
+}
+NAMES: tuple[str, ...] = tuple(sorted(_WHERE))
+
+
+def toolchain(name: str) -> Toolchain:
+    """The toolchain of that name (a KeyError names an unknown one)."""
+    found: Toolchain = import_module(_WHERE[name]).TOOLCHAIN
+    return found
+
+
+def read(name: str, paths: Sequence[str], options: ImportOptions | None = None) -> Reading:
+    """The captures the paths give to toolchain ``name``."""
+    return toolchain(name).read(paths, options or ImportOptions())
+
+
+def claiming(path: Path) -> Toolchain | None:
+    """The toolchain that imports this file when batch finds it in a folder, if any."""
+    for name in NAMES:
+        chain = toolchain(name)
+        if chain.claims(path):
+            return chain
+    return None

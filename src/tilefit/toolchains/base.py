@@ -1,0 +1,90 @@
+"""What every toolchain gives: its plans in as captures, each with its own placement.
+
+A toolchain is one subpackage of ``tilefit.toolchains`` whose ``TOOLCHAIN``
+(a ``Toolchain``) says how to read the files a user names. The registry
+(``tilefit.toolchains.TOOLCHAINS``) names them; nothing else branches on a
+toolchain's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    capacity: int | None = None  # the memory to ask about (default: the toolchain's own heap)
+    alignment: int | None = None  # overrides the toolchain's known heap alignment
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One capture made from a toolchain's plan, with the toolchain's placement of it."""
+
+    capture: Capture
+    placement: Placement  # the toolchain's own offsets
+    source: str  # the file it came from
+    values: int  # the toolchain's buffers behind the requests (more where several share one)
+    notes: tuple[str, ...] = ()  # what the import could not see or confirm, one line each
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input with nothing to plan (no temp heap, no tensor in the arena): not an error."""
+
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one read of a toolchain's inputs gave: captures, and inputs with nothing to plan."""
+
+    imported: list[Imported]
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeCheck:
+    """The toolchain's runtime run with its own plan and with the exported one."""
+
+    head_before: int  # the planned section as the runtime reports it
+    head_after: int
+    total_before: int  # everything the runtime needed (what a user must give)
+    total_after: int
+    invocations: int  # on the same inputs
+    identical: bool  # every output of every invocation equal, bit for bit
+    varies: bool  # the outputs differ between invocations: the comparison can tell plans apart
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A placement written back into the toolchain's own file, refereed first."""
+
+    data: bytes  # the file as written
+    before: int  # the top of the toolchain's own plan
+    after: int  # the top of the placement written
+    requests: int
+    runtime: RuntimeCheck | None  # None: not run
+
+
+# (the toolchain's input file, the placement, run the runtime?) -> what to write
+Export = Callable[[Path, Placement, bool], Exported]
+
+
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """One compiler or runtime whose memory plans tilefit reads."""
+
+    name: str  # the word after ``tilefit import``
+    tool: str  # how answers name its plan ("XLA's heap", "TFLM's head")
+    summary: str
+    plan: str  # what its plan is called: "heap", "head"
+    read: Callable[[Sequence[str], ImportOptions], Reading]
+    claims: Callable[[Path], bool]  # a file that batch imports with it when found in a folder
+    export: Export | None = None  # writes a placement back (None: this toolchain cannot)

@@ -1,0 +1,160 @@
+"""TensorFlow Lite for Microcontrollers: a model's arena plan in, and tilefit's plan out.
+
+- ``schema``: tflite-micro's own flatbuffer schema (the ``tflm`` extra);
+- ``graph``: a ``.tflite`` model as plain data;
+- ``arena``: the tensors TFLM plans in its arena's head, and their lifetimes;
+- ``greedy``: TFLM's GreedyMemoryPlanner, reproduced offset for offset;
+- ``capture``: those tensors as a capture, TFLM's plan as its placement;
+- ``runtime``: TFLM's interpreter, run in a child process (head, tail, outputs);
+- ``offline``: a placement written into the model as its offline plan.
+
+docs/tflm.md says what each rule rests on in tflite-micro's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
+from tilefit.toolchains.base import (
+    Exported,
+    Imported,
+    ImportOptions,
+    Reading,
+    Skipped,
+    Toolchain,
+)
+from tilefit.toolchains.tflm.arena import ALIGNMENT, planned
+from tilefit.toolchains.tflm.capture import TOOL, make_capture
+from tilefit.toolchains.tflm.graph import read_graph
+
+SUFFIX = ".tflite"
+# Operators whose TFLM kernels may ask for scratch buffers in the arena at run time
+# (RequestScratchBufferInArena in the reference kernels; CMSIS-NN and others ask more).
+SCRATCH = frozenset(
+    {
+        "ADD_N",
+        "CONV_2D",
+        "DEPTHWISE_CONV_2D",
+        "DETECTION_POSTPROCESS",
+        "FULLY_CONNECTED",
+        "MEAN",
+        "MIRROR_PAD",
+        "REDUCE_MAX",
+        "REDUCE_MIN",
+        "REDUCE_PROD",
+        "SUM",
+        "SVDF",
+        "TRANSPOSE_CONV",
+        "UNIDIRECTIONAL_SEQUENCE_LSTM",
+    }
+)
+
+
+def model_files(paths: Sequence[str]) -> list[Path]:
+    """The ``.tflite`` files the paths name (folders searched recursively), each once."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found += sorted(
+                p
+                for p in path.rglob(f"*{SUFFIX}")
+                if p.is_file() and not any(s.startswith(".") for s in p.relative_to(path).parts)
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError("", "no such file or folder", given)
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError("", f"cannot read: {error.strerror}", str(path)) from None
+
+
+def read_models(paths: Sequence[str], options: ImportOptions) -> Reading:
+    """Every model the paths name, as a capture of its head with TFLM's plan beside it."""
+    if options.alignment is not None and options.alignment != ALIGNMENT:
+        raise InputError("--alignment", f"TFLM aligns every offset in its arena to {ALIGNMENT}")
+    imported: list[Imported] = []
+    skipped: list[Skipped] = []
+    for path in model_files(paths):
+        item = read_model(path, options.capacity)
+        if item is None:
+            skipped.append(Skipped(str(path), "no tensor in the arena's head"))
+        else:
+            imported.append(item)
+    return Reading(imported, skipped)
+
+
+def read_model(path: Path, capacity: int | None = None, confirm: bool = True) -> Imported | None:
+    """One model's head as a capture (None: TFLM plans nothing in it)."""
+    from tilefit.toolchains.tflm.runtime import run_model
+
+    where = str(path)
+    data = read_bytes(path)
+    graph = read_graph(data, where)
+    buffers = planned(graph, where)
+    if not buffers:
+        return None
+    capture, placement = make_capture(path.stem, buffers, path.name, capacity)
+    assert capture.origin is not None
+    notes: list[str] = []
+    if graph.offline is not None:
+        notes.append("the model carries an offline plan: TFLM's plan keeps its offsets")
+    if confirm:
+        try:
+            ran = run_model(data, where)
+        except InputError as error:
+            notes.append(f"{error.rule}: its head is not confirmed")
+        else:
+            notes += _confirmed(graph, capture.origin.heap, ran.head)
+    return Imported(capture, placement, where, len(buffers), tuple(notes))
+
+
+def _confirmed(graph: object, top: int, head: int) -> list[str]:
+    from tilefit.toolchains.tflm.graph import Graph
+
+    assert isinstance(graph, Graph)
+    if head == top:
+        return []
+    ops = sorted({op.code for s in graph.subgraphs for op in s.operators} & SCRATCH)
+    which = ", ".join(ops) if ops else "none known"
+    return [
+        f"TFLM's interpreter reports a head of {head:,} B, the plan of the tensors {top:,} B: "
+        f"the rest is scratch buffers its kernels ask for at run time (operators that may: "
+        f"{which}), which the import cannot see"
+    ]
+
+
+def _export(model: Path, placement: Placement, run: bool) -> Exported:
+    from tilefit.toolchains.tflm.export import export_plan
+
+    return export_plan(model, placement, run)
+
+
+def _claims(path: Path) -> bool:
+    return path.suffix.lower() == SUFFIX
+
+
+TOOLCHAIN = Toolchain(
+    name="tflm",
+    tool=TOOL,
+    summary="TensorFlow Lite for Microcontrollers: a .tflite model's arena head "
+    "(needs the tflm extra)",
+    plan="head",
+    read=read_models,
+    claims=_claims,
+    export=_export,
+)
+
+__all__ = ["SUFFIX", "TOOLCHAIN", "read_model", "read_models"]

@@ -1,0 +1,70 @@
+"""A TFLM model's arena head as a capture, and TFLM's own plan of it as a placement.
+
+One request per tensor TFLM plans (``arena.planned``), named ``SUBGRAPH:TENSOR``
+and labelled with the tensor's name, the operator that makes it, its shape
+and type. Step t of the capture is TFLM's allocation scope t (one later when
+a planned tensor is never used, which TFLM marks at scope -1), and a
+lifetime ``[first, last]`` is the request's ``[first, last + 1)``. Sizes are
+TFLM's, rounded to 16; offsets must be multiples of 16. The memory is the
+head TFLM's planner makes (or ``capacity``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.placement import Placement
+from tilefit.toolchains.tflm.arena import ALIGNMENT, Buffer
+from tilefit.toolchains.tflm.greedy import greedy_offsets, head
+
+TOOL = "TFLM"
+# tilefit's nearest strategy to GreedyMemoryPlanner (largest first, lowest offset); TFLM's
+# own answer is the placement written beside the capture.
+PRODUCTION = ("size/first-fit",)
+# TFLM's arena is one block: what the capture calls its range
+RANGE = "head"
+
+
+def request_id(buffer: Buffer) -> str:
+    return f"{buffer.subgraph}:{buffer.tensor.index}"
+
+
+def make_capture(
+    name: str, buffers: Sequence[Buffer], source: str, capacity: int | None = None
+) -> tuple[Capture, Placement]:
+    """The capture of the planned buffers, and TFLM's placement of them."""
+    offsets = greedy_offsets(buffers)
+    top = head(buffers, offsets)
+    shift = 1 if any(b.first < 0 for b in buffers) else 0
+    requests = tuple(
+        Request(
+            id=request_id(b),
+            size=b.size,
+            start=b.first + shift,
+            end=b.last + 1 + shift,
+            alignment=ALIGNMENT,
+            label=_label(b),
+        )
+        for b in buffers
+    )
+    horizon = max((r.end for r in requests), default=1)
+    size = max(top, ALIGNMENT) if capacity is None else capacity
+    capture = Capture(
+        name=name,
+        horizon=horizon,
+        memory=Memory(size=size, ranges=(Range(0, size, RANGE),)),
+        requests=requests,
+        production=PRODUCTION,
+        origin=Origin(TOOL, top, source),
+    )
+    placed = {request_id(b): o for b, o in zip(buffers, offsets, strict=True)}
+    return capture, Placement(name, placed)
+
+
+def _label(buffer: Buffer) -> str:
+    tensor = buffer.tensor
+    shape = "x".join(str(d) for d in tensor.shape) or "scalar"
+    made = "input" if buffer.maker is None else f"op {buffer.maker.index} {buffer.maker.code}"
+    where = f"subgraph {buffer.subgraph}, " if buffer.subgraph else ""
+    return f"{tensor.name} ({where}{made}, {tensor.dtype} {shape})"

@@ -1,0 +1,77 @@
+"""tilefit's plan into a TFLM model: refereed on the model's own capture, then written.
+
+Nothing is written unless the referee accepts every offset on the capture
+the model itself makes (a placement of another model, or one that puts two
+live tensors on one byte, is refused). With the runtime, both models run on
+the same inputs, and the export stands only if every output is equal bit for
+bit and the interpreter reserves no more than the plan's top beside what it
+reserved for TFLM's own plan (scratch buffers are planned around the plan).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tilefit.model.capture import Memory, Range
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement, placement_top
+from tilefit.model.words import counted
+from tilefit.toolchains.base import Exported, RuntimeCheck
+from tilefit.toolchains.tflm import read_bytes
+from tilefit.toolchains.tflm.arena import planned
+from tilefit.toolchains.tflm.capture import make_capture
+from tilefit.toolchains.tflm.graph import read_graph
+from tilefit.toolchains.tflm.offline import plan_words, with_plan
+from tilefit.verdicts.check import check
+
+INVOCATIONS = 100  # a streaming model's state builds up over many
+
+
+def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported:
+    """The model with ``placement`` as its offline plan; InputError when it may not be."""
+    where = str(model)
+    data = read_bytes(model)
+    graph = read_graph(data, where)
+    buffers = planned(graph, where)
+    if not buffers:
+        raise InputError("", "TFLM plans no tensor in this model's arena: nothing to export", where)
+    capture, own = make_capture(model.stem, buffers, model.name)
+    unknown = sorted(set(placement.offsets) - {r.id for r in capture.requests})
+    if unknown:
+        raise InputError(
+            "offsets",
+            f"names {counted(len(unknown), 'tensor')} this model does not plan "
+            f"({', '.join(unknown[:3])}): a placement of another model?",
+        )
+    top = placement_top(capture, placement.offsets) if len(placement.offsets) else 0
+    roomy = max(top, capture.memory.size)
+    verdict = check(replace(capture, memory=Memory(roomy, (Range(0, roomy),))), placement)
+    if not verdict.valid:
+        first = verdict.violations[0]
+        raise InputError(
+            "offsets",
+            f"the referee rejects it on {model.name}'s capture: "
+            f"{counted(len(verdict.violations), 'violation')}, the first {first.kind}: "
+            f"{first.detail}",
+        )
+    written = with_plan(data, plan_words(graph, buffers, placement.offsets), where)
+    before = placement_top(capture, own.offsets)
+    checked = _run_both(data, written, where) if run else None
+    return Exported(written, before, top, len(buffers), checked)
+
+
+def _run_both(data: bytes, written: bytes, where: str) -> RuntimeCheck:
+    from tilefit.toolchains.tflm.runtime import run_model
+
+    own = run_model(data, where, invocations=INVOCATIONS)
+    ours = run_model(written, where, invocations=INVOCATIONS)
+    return RuntimeCheck(
+        own.head,
+        ours.head,
+        own.total,
+        ours.total,
+        INVOCATIONS,
+        own.same_outputs(ours),
+        own.varies,
+    )

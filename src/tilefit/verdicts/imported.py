@@ -1,0 +1,39 @@
+"""An imported plan refereed: the toolchain's own placement checked, and where its heap stands.
+
+The toolchain's offsets are checked in exactly the memory the toolchain used
+(``--capacity`` asks another question, of the capture), beside the live
+lower bound of its requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.placement import Placement
+from tilefit.verdicts.bounds import bound
+from tilefit.verdicts.check import CheckResult, check
+from tilefit.verdicts.heap import HeapStanding, heap_standing
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReview:
+    check: CheckResult  # the toolchain's placement, refereed at its own heap
+    lower_bound: int  # the live lower bound of the requests
+    standing: HeapStanding | None
+
+
+def at_own_heap(capture: Capture) -> Capture:
+    """The capture in exactly the memory its toolchain used (``--capacity`` undone)."""
+    if capture.origin is None or capture.memory.size == capture.origin.heap:
+        return capture
+    heap = capture.origin.heap
+    return replace(capture, memory=Memory(heap, (Range(0, heap, capture.memory.ranges[0].name),)))
+
+
+def review(capture: Capture, placement: Placement) -> ImportReview:
+    """The toolchain's own placement refereed, and its heap beside the lower bound."""
+    lower = bound(capture).lower_bound
+    return ImportReview(
+        check(at_own_heap(capture), placement), lower, heap_standing(capture, lower, None)
+    )
