@@ -188,3 +188,77 @@ def test_huge_sizes_stay_exact() -> None:
     capture = _capture([size, size], [8, 8], memory=2**62 + 2**61)
     bound = aligned_bound(capture)
     assert bound.span == 2 * size + (-size % 8)
+
+
+# --------------------------------------------------------------------------- where it decides
+
+
+def _padded(memory: int, heap: int | None = None) -> Capture:
+    """Three co-live 100 B requests at 64: 300 B live, 356 B spanned (128 + 128 + 100)."""
+    from tilefit.model.capture import Origin
+
+    requests = tuple(Request(f"r{k}", 100, 0, 2, 64) for k in range(3))
+    origin = None if heap is None else Origin("XLA", heap)
+    return Capture("padded", 2, Memory(memory, (Range(0, memory),)), requests, origin=origin)
+
+
+def test_bound_reports_both_and_keeps_the_live_bound() -> None:
+    from tilefit.output.jsonout import bound_json
+    from tilefit.verdicts.bounds import bound
+
+    report = bound(_padded(340))
+    out = bound_json(report)
+    assert (out["lower_bound"], out["deficit"]) == (300, 0)  # the contract's meaning
+    assert (out["aligned_lower_bound"], out["aligned_deficit"]) == (356, 16)
+    assert out["aligned"] == {
+        "step": 0,
+        "live": 300,
+        "padding": 56,
+        "stretches": 1,
+        "need": 356,
+        "top": 356,
+    }
+    assert report.proves_deficit
+
+
+def test_diagnose_says_capacity_where_only_the_padding_shows_it() -> None:
+    from tilefit.cli.diagnose import diagnosis_lines
+    from tilefit.plot.caption import verdict_caption
+    from tilefit.verdicts.diagnose import diagnose
+
+    d = diagnose(_padded(340), search=False)
+    assert d.verdict == "capacity" and d.deficit == 0 and d.aligned_deficit == 16
+    text = "\n".join(diagnosis_lines(d))
+    assert "need 356 B of storage: 16 B over" in text
+    assert "0 overloaded windows" not in text
+    assert (
+        verdict_caption(d).text
+        == "CAPACITY: 16 B over with alignment padding, 0 overloaded windows"
+    )
+    # With room for the padding, the same requests fit.
+    assert diagnose(_padded(356), search=False).verdict == "fits"
+
+
+def test_heap_at_the_aligned_bound_is_optimal() -> None:
+    from tilefit.verdicts.heap import heap_standing
+
+    standing = heap_standing(_padded(356, heap=356), 300, None)
+    assert standing is not None and standing.optimal
+    assert standing.aligned_lower_bound == 356
+    assert standing.text.startswith("XLA's heap is optimal (equals the aligned lower bound, 356 B")
+    above = heap_standing(_padded(420, heap=420), 300, 400)
+    assert above is not None and not above.optimal
+    assert "20 B (5.0%) above the best placement found" in above.text
+    unbeaten = heap_standing(_padded(420, heap=420), 300, None)
+    assert unbeaten is not None
+    assert unbeaten.text.endswith(
+        "64 B above the aligned lower bound (356 B; live lower bound 300 B)"
+    )
+
+
+def test_minimize_proves_a_top_at_the_aligned_bound() -> None:
+    from tilefit.search import SOLVED, minimize
+
+    result = minimize(_padded(1024), time_limit=30)
+    assert result.status == SOLVED
+    assert (result.lower_bound, result.best_top, result.optimal) == (356, 356, True)

@@ -133,15 +133,17 @@ def test_bound_human(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str
     lines = out.splitlines()
     assert lines[0].split() == ["available", "storage", "100", "B"]
     assert lines[1].split() == ["live", "storage", "lower", "bound", "90", "B", "at", "step", "3"]
-    assert lines[2].split() == ["deficit", "0", "B"]
-    assert lines[3].split() == ["support-aware", "deficit", "0", "B"]
-    assert lines[4] == (
+    assert lines[2].split()[:3] == ["aligned", "lower", "bound"]
+    assert lines[3].split() == ["deficit", "0", "B"]
+    assert lines[4].split() == ["aligned", "deficit", "0", "B"]
+    assert lines[5].split() == ["support-aware", "deficit", "0", "B"]
+    assert lines[6] == (
         "  tightest: step 3, 70 B live of resident, default, "
         "which may use only [0, 80) = 80 B (ranges main)"
     )
-    assert lines[5] == "overloaded steps: none (no step needs more than its requests may use)"
-    assert lines[6] == "contributors at step 3: 4 requests, 90 B"
-    assert lines[7:] == [
+    assert lines[7] == "overloaded steps: none (no step needs more than its requests may use)"
+    assert lines[8] == "contributors at step 3: 4 requests, 90 B"
+    assert lines[9:] == [
         "  class resident: 60 B",
         "    id  size  class     label",
         "    w0  30 B  resident  weights",

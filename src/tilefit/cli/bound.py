@@ -9,6 +9,7 @@ from tilefit.cli import common
 from tilefit.model.words import counted
 
 if TYPE_CHECKING:
+    from tilefit.model.aligned import AlignedBound
     from tilefit.verdicts.bounds import BoundReport
     from tilefit.verdicts.overload import Window
 
@@ -21,9 +22,11 @@ EXAMPLE = """example:
   tilefit bound tile0.json
   tilefit bound A.1048576.csv --json
 
-A deficit in either bound proves that no placement exists; no deficit proves
-nothing (the bounds ignore alignment gaps and bank separation). Use
-`tilefit diagnose` for a verdict with an exit code.
+A deficit in any bound proves that no placement exists; no deficit proves
+nothing. The live and support-aware bounds count bytes; the aligned bound adds
+the padding that alignment forces between the live requests (the top-most one
+excepted), and says the lowest memory top any placement can have. None counts
+bank separation. Use `tilefit diagnose` for a verdict with an exit code.
 """
 
 
@@ -52,7 +55,9 @@ def bound_lines(report: BoundReport) -> list[str]:
         [
             ("available storage", f"{report.available} B"),
             ("live storage lower bound", f"{report.lower_bound} B at step {report.peak_step}"),
+            ("aligned lower bound", aligned_text(report.aligned)),
             ("deficit", f"{report.deficit} B"),
+            ("aligned deficit", f"{report.aligned_deficit} B"),
             ("support-aware deficit", f"{report.support_deficit} B"),
         ]
     )
@@ -86,6 +91,14 @@ def bound_lines(report: BoundReport) -> list[str]:
             indent="    ",
         )
     return lines
+
+
+def aligned_text(a: AlignedBound) -> str:
+    """``1088 B at step 3 (64 B of it padding); no placement ends below 1088``."""
+    text = f"{a.span} B at step {a.step} ({a.padding} B of it padding)"
+    if a.need < a.span:
+        text += f", {a.need} B in {a.stretches} stretches of storage"
+    return text if a.deficit else f"{text}; no placement ends below {a.top}"
 
 
 _SHARED_TOP = 8  # requests named on the "live in several windows" line

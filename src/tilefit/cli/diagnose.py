@@ -119,6 +119,12 @@ def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:
 
 def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     avail = f"{d.lower_bound} B live at step {d.peak_step}, {d.available} B available"
+    a = d.bound.aligned
+    if a.span > d.lower_bound:
+        padded = f"with the padding alignment forces, {a.span} B at step {a.step}"
+        avail = (
+            f"{d.lower_bound} B live at step {d.peak_step} ({padded}), {d.available} B available"
+        )
     if d.verdict == "fits":
         return [f"fits with {d.strategy}; {avail}"]
     if d.verdict == "fragmentation":
@@ -140,7 +146,19 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"  support-aware: {s.demand} B at step {s.step} may use only {s.capacity} B "
                 f"(classes {', '.join(s.classes)}): {s.deficit} B over"
             )
+        if d.aligned_deficit > max(d.deficit, s.deficit):
+            lines.append(
+                f"  aligned: with the padding their alignments force between them, the live "
+                f"requests need {a.need} B of storage: {d.aligned_deficit} B over"
+            )
         windows = d.bound.windows
+        if not windows:
+            lines.append(
+                "  no step's bytes alone exceed what they may use: the padding makes the "
+                "deficit, so requests must shrink or leave until the aligned need fits "
+                "(tilefit bound)"
+            )
+            return lines
         if len(windows) == 1:
             w = windows[0]
             where = f"step {w.start}" if w.end == w.start + 1 else f"steps [{w.start}, {w.end})"

@@ -26,6 +26,7 @@ from tilefit.batch.store import SUMMARY_TOP, Store
 if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
     from tilefit.batch.row import Row
     from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.model.aligned import AlignedBound
     from tilefit.model.capture import Capture, Range, Request
     from tilefit.model.placement import Placement
     from tilefit.search.closest import Closest
@@ -153,6 +154,21 @@ def bound_json(report: BoundReport) -> Json:
         "must_leave": report.must_leave,
         "overloaded_windows": [window_json(w) for w in report.windows],
         "pieces": pieces_json(report.pieces),
+        "aligned_lower_bound": report.aligned_lower_bound,
+        "aligned_deficit": report.aligned_deficit,
+        "aligned": aligned_json(report.aligned),
+    }
+
+
+def aligned_json(a: AlignedBound) -> Json:
+    """The aligned lower bound's evidence (``tilefit.model.aligned``)."""
+    return {
+        "step": a.step,
+        "live": a.live,
+        "padding": a.padding,
+        "stretches": a.stretches,
+        "need": a.need,
+        "top": a.top,
     }
 
 
@@ -179,6 +195,7 @@ def heap_json(standing: HeapStanding | None) -> Json | None:
         "tool": standing.tool,
         "heap": standing.heap,
         "lower_bound": standing.lower_bound,
+        "aligned_lower_bound": standing.aligned_lower_bound,
         "best_top": standing.best_top,
         "proven": standing.proven,
         "optimal": standing.optimal,
@@ -267,6 +284,9 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
         "pieces": pieces_json(d.pieces),
         "heap_standing": heap_json(d.heap),
+        "aligned_lower_bound": d.aligned_lower_bound,
+        "aligned_deficit": d.aligned_deficit,
+        "aligned": aligned_json(d.bound.aligned),
     }
 
 

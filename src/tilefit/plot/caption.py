@@ -29,6 +29,8 @@ def _text(d: Diagnosis) -> str:
         step = report.peak_step if plain else report.support.step
         count = len(report.windows)
         windows = f"{count} overloaded window{'s' if count != 1 else ''}"
+        if report.aligned_deficit > over:  # only the padding alignment forces shows it
+            return f"{head}: {report.aligned_deficit:,} B over with alignment padding, {windows}"
         return f"{head}: {over:,} B over at step {step}, {windows}"
     if d.verdict == "fits":
         return f"{head}: {d.strategy} places every request"

@@ -134,4 +134,13 @@ def _bound_item(report: BoundReport) -> str:
     text += "."
     if report.support_deficit:
         text += f" Support-aware deficit: <b>{byte_html(report.support_deficit)}</b>."
+    a = report.aligned
+    if a.span > report.lower_bound:
+        text += (
+            f" With the padding their alignments force, the live requests span "
+            f"{byte_html(a.span)} at step {a.step}"
+        )
+        if report.aligned_deficit > report.deficit:
+            text += f": <b>{byte_html(report.aligned_deficit)} over</b>"
+        text += "."
     return text

@@ -75,7 +75,14 @@ def bound_html(report: BoundReport) -> str:
     rows = [
         ("available storage", byte_html(report.available)),
         ("live storage lower bound", f"{byte_html(report.lower_bound)} at step {report.peak_step}"),
+        (
+            "aligned lower bound",
+            f"{byte_html(report.aligned.span)} at step {report.aligned.step} "
+            f"({byte_html(report.aligned.padding)} of it alignment padding); no placement "
+            f"ends below {report.aligned.top:,}",
+        ),
         ("deficit", byte_html(report.deficit)),
+        ("aligned deficit", byte_html(report.aligned_deficit)),
         ("support-aware deficit", byte_html(report.support_deficit)),
         (
             "tightest union of allowed sets",

@@ -11,6 +11,12 @@ exists:
   |U| bytes. It catches storage open only to some classes (a scratch-only
   host aperture counts toward available storage but cannot hold weights).
 
+And one beyond the spec, the aligned lower bound (``tilefit.model.aligned``):
+the live requests also need the gaps that their alignments force between
+them. It reports the most they span at one step (``aligned.span``, at least
+the live bound) and the lowest memory top any placement can reach; its
+deficit proves that no placement exists, as the other two do.
+
 Both come from one sweep over the steps where something starts or ends
 (``tilefit.verdicts.live``), which also gives every overloaded step and window
 (``tilefit.verdicts.overload``): the bound names the worst step, the windows
@@ -23,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilefit.model.aligned import AlignedBound, aligned_bound
 from tilefit.model.capture import Capture, Interval
 from tilefit.verdicts.live import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
 from tilefit.verdicts.overload import Window, overloaded_windows
@@ -30,6 +37,7 @@ from tilefit.verdicts.pieces import PiecesShort, pieces_short
 
 __all__ = [
     "MAX_EXHAUSTIVE_SETS",
+    "AlignedBound",
     "BoundReport",
     "Contributor",
     "LiveProfile",
@@ -75,6 +83,7 @@ class BoundReport:
     class_totals: tuple[tuple[str, int], ...]  # bytes live at the peak by class, largest first
     support: SupportBound
     windows: tuple[Window, ...]  # every overloaded window, in time order
+    aligned: AlignedBound  # the live requests with the padding their alignments force
     pieces: PiecesShort | None = None  # where stretches too short for a request leave it short
 
     @property
@@ -89,6 +98,22 @@ class BoundReport:
     @property
     def support_deficit(self) -> int:
         return self.support.deficit
+
+    @property
+    def aligned_lower_bound(self) -> int:
+        """The most the live requests span at one step, their forced padding included."""
+        return self.aligned.span
+
+    @property
+    def aligned_deficit(self) -> int:
+        """Storage the live requests need beyond the available, their forced padding
+        included (never less than ``deficit``)."""
+        return self.aligned.deficit
+
+    @property
+    def proves_deficit(self) -> bool:
+        """Does a bound prove that no placement exists?"""
+        return self.deficit > 0 or self.support_deficit > 0 or self.aligned_deficit > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +164,7 @@ def bound(capture: Capture) -> BoundReport:
         class_totals=tuple(sorted(totals.items(), key=lambda item: (-item[1], item[0]))),
         support=_support(capture, table),
         windows=overloaded_windows(capture, table),
+        aligned=aligned_bound(capture),
         pieces=pieces_short(capture),
     )
 

@@ -76,6 +76,14 @@ class Diagnosis:
         return self.bound.support_deficit
 
     @property
+    def aligned_lower_bound(self) -> int:
+        return self.bound.aligned_lower_bound
+
+    @property
+    def aligned_deficit(self) -> int:
+        return self.bound.aligned_deficit
+
+    @property
     def peak_step(self) -> int:
         return self.bound.peak_step
 
@@ -134,7 +142,7 @@ def diagnose(
     fitting = production[-1] if production[-1].fits else None
     if fitting is not None:
         outcome = _Outcome("fits", fitting.strategy.name, _checked(capture, fitting))
-    elif report.lower_bound > report.available or report.support.deficit > 0:
+    elif report.proves_deficit:  # live bytes, a union of allowed sets, or with padding
         outcome = _Outcome("capacity")
     elif (short := report.pieces) is not None:
         outcome = _Outcome("infeasible", subset=short.requests, route="pieces")
@@ -170,7 +178,12 @@ def diagnose(
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
-        heap=heap_standing(capture, report.lower_bound, _top(capture, outcome.placement)),
+        heap=heap_standing(
+            capture,
+            report.lower_bound,
+            _top(capture, outcome.placement),
+            aligned=report.aligned.top,
+        ),
     )
 
 

@@ -1,16 +1,19 @@
 """Where the imported allocator's own heap stands beside tilefit's answer.
 
 An imported capture (``tilefit import``) carries the heap its compiler made
-(``Capture.origin``). Set beside the live lower bound and the best placement
-tilefit found, it is one of: optimal (it equals the lower bound, or the exact
-search proved no lower top exists), above the best placement found (by how
-much, and whether that placement is proven optimal), or not beaten.
+(``Capture.origin``). Set beside the lower bounds and the best placement
+tilefit found, it is one of: optimal (it equals the live lower bound, or the
+aligned lower bound, the live bytes with the padding their alignments force
+(``tilefit.model.aligned``), or the exact search proved no lower top exists),
+above the best placement found (by how much, and whether that placement is
+proven optimal), or not beaten.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tilefit.model.aligned import aligned_bound
 from tilefit.model.capture import Capture
 
 
@@ -21,11 +24,17 @@ class HeapStanding:
     lower_bound: int  # the live lower bound
     best_top: int | None  # the lowest top of a placement tilefit found (None: none found)
     proven: bool  # best_top is proven the lowest possible
+    aligned_lower_bound: int = 0  # no placement has a lower top: the aligned bound's top
+
+    @property
+    def floor(self) -> int:
+        """No placement has a lower top than this, by the bounds."""
+        return max(self.lower_bound, self.aligned_lower_bound)
 
     @property
     def optimal(self) -> bool:
         """No placement has a lower top than the tool's heap."""
-        return self.heap <= self.lower_bound or (self.proven and self.best_top == self.heap)
+        return self.heap <= self.floor or (self.proven and self.best_top == self.heap)
 
     @property
     def above(self) -> int:
@@ -37,6 +46,11 @@ class HeapStanding:
         heap = f"{self.tool}'s heap"
         if self.heap <= self.lower_bound:
             return f"{heap} is optimal (equals the live lower bound, {self.heap:,} B)"
+        if self.heap <= self.floor:
+            return (
+                f"{heap} is optimal (equals the aligned lower bound, {self.heap:,} B: "
+                f"{self.lower_bound:,} B live and the padding their alignments force)"
+            )
         if self.optimal:
             return f"{heap} is optimal ({self.heap:,} B, proven by the exact search)"
         if self.above and self.best_top is not None:
@@ -46,15 +60,31 @@ class HeapStanding:
                 f"{heap} is {self.heap:,} B, {self.above:,} B ({share:.1f}%) above the best "
                 f"placement found ({self.best_top:,} B, {proof})"
             )
-        gap = self.heap - self.lower_bound
-        text = f"{heap} is {self.heap:,} B, {gap:,} B above the live lower bound"
+        if self.floor > self.lower_bound:
+            text = (
+                f"{heap} is {self.heap:,} B, {self.heap - self.floor:,} B above the aligned "
+                f"lower bound ({self.floor:,} B; live lower bound {self.lower_bound:,} B)"
+            )
+        else:
+            gap = self.heap - self.lower_bound
+            text = f"{heap} is {self.heap:,} B, {gap:,} B above the live lower bound"
         return text if self.best_top is None else f"{text}; no lower placement found"
 
 
 def heap_standing(
-    capture: Capture, lower_bound: int, best_top: int | None, proven: bool = False
+    capture: Capture,
+    lower_bound: int,
+    best_top: int | None,
+    proven: bool = False,
+    aligned: int | None = None,
 ) -> HeapStanding | None:
-    """The standing of ``capture``'s origin heap; None for a capture not imported."""
+    """The standing of ``capture``'s origin heap; None for a capture not imported.
+
+    ``aligned`` is the aligned bound's lowest top (``AlignedBound.top``), worked out from
+    the capture when not given."""
     if capture.origin is None:
         return None
-    return HeapStanding(capture.origin.tool, capture.origin.heap, lower_bound, best_top, proven)
+    if aligned is None:
+        aligned = aligned_bound(capture).top
+    origin = capture.origin
+    return HeapStanding(origin.tool, origin.heap, lower_bound, best_top, proven, aligned)

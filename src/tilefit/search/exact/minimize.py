@@ -7,7 +7,9 @@ space that still holds a placement under every constraint.
 
 A probe that times out proves nothing: the answer is then the interval
 [lower bound, best top found], with the best placement found, never a
-time-out taken for infeasibility.
+time-out taken for infeasibility. The lower bound counts the padding that
+alignment forces between the live requests (``tilefit.model.aligned``), so a
+best top that reaches it is proven optimal without a probe below it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from tilefit.model.aligned import aligned_bound
 from tilefit.model.capture import Capture
 from tilefit.model.live import live_peak, request_spans
 from tilefit.model.placement import Placement, placement_top
@@ -100,7 +103,8 @@ def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> Mini
 
 
 def top_lower_bound(capture: Capture, model: Model) -> int:
-    """No placement ends lower: the live peak must fit below the top, and so must each unit."""
+    """No placement ends lower: the live peak must fit below the top, with the padding its
+    alignments force (``tilefit.model.aligned``), and so must each unit."""
     peak, _ = live_peak(request_spans(capture.requests))
     # The least T whose prefix [0, T) of the available storage holds the peak.
     need = peak
@@ -111,5 +115,6 @@ def top_lower_bound(capture: Capture, model: Model) -> int:
         take = min(need, span.size)
         top = span.start + take
         need -= take
+    top = max(top, aligned_bound(capture).top)
     lowest_tops = [b.bases[0][0] + b.size for b in model.blocks if b.bases]
     return max(top, *lowest_tops) if lowest_tops else top
