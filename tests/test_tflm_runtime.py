@@ -208,3 +208,8 @@ def test_a_real_wake_word_model_runs_with_the_minimal_plan(
     runtime = json.loads(capsys.readouterr().out)["runtime"]
     assert (runtime["head_before"], runtime["head_after"]) == (3648, 3200)
     assert runtime["outputs_identical"] and runtime["outputs_vary"]
+
+
+def test_the_example_model_is_rebuilt_byte_for_byte() -> None:
+    example = ROOT / "examples" / "tflm" / "streaming.tflite"
+    assert example.read_bytes() == streaming_model(7, operators=14)

@@ -19,9 +19,9 @@ HELP = (
     "outputs (exit 0 written, 1 the runtime disagrees, nothing written, 2 bad input)"
 )
 EXAMPLE = """example:
-  tilefit import tflm examples/tflm/sine.tflite -o captures
-  tilefit solve --minimize captures/sine.json -o sine.min.json
-  tilefit export tflm examples/tflm/sine.tflite sine.min.json -o sine.planned.tflite
+  tilefit import tflm examples/tflm/streaming.tflite -o captures
+  tilefit solve --minimize captures/streaming.json -o streaming.min.json
+  tilefit export tflm examples/tflm/streaming.tflite streaming.min.json -o streaming.planned.tflite
 
 The model keeps every other part; an offline plan it had is replaced. TFLM
 places each planned tensor at the offset given and plans its scratch buffers

@@ -21,8 +21,8 @@ HELP = (
     "2 bad input)"
 )
 EXAMPLE = """example:
-  tilefit import tflm examples/tflm/sine.tflite -o captures
-  tilefit diagnose captures/sine.json
+  tilefit import tflm examples/tflm/streaming.tflite -o captures
+  tilefit diagnose captures/streaming.json
   XLA_FLAGS=--xla_dump_to=dump python train.py     # any JAX/TensorFlow/PyTorch-XLA program
   tilefit import xla dump -o captures
   tilefit import xla dump --capacity 100000000 -o at100MB   # would it fit in 100 MB?

@@ -97,8 +97,13 @@ def read_models(paths: Sequence[str], options: ImportOptions) -> Reading:
 
 
 def read_model(path: Path, capacity: int | None = None, confirm: bool = True) -> Imported | None:
-    """One model's head as a capture (None: TFLM plans nothing in it)."""
-    from tilefit.toolchains.tflm.runtime import run_model
+    """One model's head as a capture (None: TFLM plans nothing in it).
+
+    ``capacity`` is the whole ``tensor_arena_size`` to ask about (an MCU's
+    budget for the arena): the capture's memory is what is left of it beside
+    the arena's tail, as TFLM's interpreter reports the tail.
+    """
+    from tilefit.toolchains.tflm.runtime import Run, run_model
 
     where = str(path)
     data = read_bytes(path)
@@ -106,19 +111,41 @@ def read_model(path: Path, capacity: int | None = None, confirm: bool = True) ->
     buffers = planned(graph, where)
     if not buffers:
         return None
-    capture, placement = make_capture(path.stem, buffers, path.name, capacity)
-    assert capture.origin is not None
     notes: list[str] = []
     if graph.offline is not None:
         notes.append("the model carries an offline plan: TFLM's plan keeps its offsets")
-    if confirm:
+    ran: Run | None = None
+    if confirm or capacity is not None:
         try:
             ran = run_model(data, where)
         except InputError as error:
+            if capacity is not None:
+                raise InputError(
+                    "--capacity", f"needs the arena's tail from TFLM's interpreter: {error.rule}"
+                ) from None
             notes.append(f"{error.rule}: its head is not confirmed")
-        else:
-            notes += _confirmed(graph, capture.origin.heap, ran.head)
+    room = None if ran is None or capacity is None else _head_room(ran.tail, capacity)
+    capture, placement = make_capture(path.stem, buffers, path.name, room)
+    assert capture.origin is not None
+    if ran is not None:
+        notes += _confirmed(graph, capture.origin.heap, ran.head)
+    if ran is not None and capacity is not None:
+        notes.append(
+            f"asks about an arena of {capacity:,} B: {ran.tail:,} B of it is TFLM's tail "
+            f"(persistent), {room:,} B is left for the head"
+        )
     return Imported(capture, placement, where, len(buffers), tuple(notes))
+
+
+def _head_room(tail: int, capacity: int) -> int:
+    """What an arena of ``capacity`` bytes leaves for the head beside TFLM's tail."""
+    if capacity <= tail:
+        raise InputError(
+            "--capacity",
+            f"{capacity:,} B holds not even the arena's tail ({tail:,} B, persistent: "
+            "no plan changes it)",
+        )
+    return capacity - tail
 
 
 def _confirmed(graph: object, top: int, head: int) -> list[str]:
