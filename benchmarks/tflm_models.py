@@ -158,8 +158,11 @@ def main() -> int:
     from tilefit.generate.tflm import streaming_model
     from tilefit.search.warm import ensure_compiled
 
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"python {platform.python_version()}; search {args.time_limit:g} s per model")  # fmt: skip
+    machine = platform.processor() or platform.machine()
+    print(
+        f"# {machine}, {os.cpu_count()} cores, python {platform.python_version()}; "
+        f"search {args.time_limit:g} s per model"
+    )
     ensure_compiled()
     rows: list[Row] = []
     missing = [n for n in REAL if not (args.models / f"{n}.tflite").is_file()]
