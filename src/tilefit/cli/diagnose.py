@@ -121,7 +121,8 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     avail = f"{d.lower_bound} B live at step {d.peak_step}, {d.available} B available"
     a = d.bound.aligned
     if a.span > d.lower_bound:
-        padded = f"with the padding alignment forces, {a.span} B at step {a.step}"
+        at = "" if a.step == d.peak_step else f" at step {a.step}"
+        padded = f"{a.span} B{at} with the padding alignment forces"
         avail = (
             f"{d.lower_bound} B live at step {d.peak_step} ({padded}), {d.available} B available"
         )

@@ -62,8 +62,9 @@ class HeapStanding:
             )
         if self.floor > self.lower_bound:
             text = (
-                f"{heap} is {self.heap:,} B, {self.heap - self.floor:,} B above the aligned "
-                f"lower bound ({self.floor:,} B; live lower bound {self.lower_bound:,} B)"
+                f"{heap} is {self.heap:,} B: {self.heap - self.floor:,} B above the aligned "
+                f"lower bound of {self.floor:,} B, {self.heap - self.lower_bound:,} B above "
+                "the live one"
             )
         else:
             gap = self.heap - self.lower_bound
