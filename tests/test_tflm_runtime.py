@@ -213,3 +213,35 @@ def test_a_real_wake_word_model_runs_with_the_minimal_plan(
 def test_the_example_model_is_rebuilt_byte_for_byte() -> None:
     example = ROOT / "examples" / "tflm" / "streaming.tflite"
     assert example.read_bytes() == streaming_model(7, operators=14)
+
+
+def test_import_and_export_json_satisfy_the_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import jsonschema
+
+    from tilefit.schema import output_schema
+
+    model = ROOT / "examples" / "tflm" / "streaming.tflite"
+    assert main(["import", "tflm", str(model), "-o", str(tmp_path), "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    jsonschema.validate(imported, output_schema("import"))
+    assert imported["imports"][0]["heap_standing"]["plan"] == "head"
+    assert (
+        main(
+            [
+                "export",
+                "tflm",
+                str(model),
+                str(tmp_path / "streaming.placement.json"),
+                "-o",
+                str(tmp_path / "same.tflite"),
+                "--json",
+                "--no-run",
+            ]
+        )
+        == 0
+    )
+    exported = json.loads(capsys.readouterr().out)
+    jsonschema.validate(exported, output_schema("export"))
+    assert exported["saved"] == 0 and exported["runtime"] is None

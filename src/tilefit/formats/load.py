@@ -58,7 +58,7 @@ _RANGE_KEYS = {"start", "end", "name", "classes"}
 _REQUEST_KEYS = {"id", "size", "alignment", "start", "end", "class", "interleaved", "label"}
 _SEQUENCE_KEYS = {"id", "members", "repeat"}
 _OBSERVED_KEYS = {"failed"}
-_ORIGIN_KEYS = {"tool", "heap", "source"}
+_ORIGIN_KEYS = {"tool", "heap", "source", "plan"}
 _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 
 
@@ -120,7 +120,10 @@ def _origin(value: object) -> Origin:
     if heap < 0:
         fail("origin.heap", "must be >= 0")
     source = as_str(obj["source"], "origin.source") if "source" in obj else None
-    return Origin(tool, heap, source)
+    plan = as_str(obj["plan"], "origin.plan") if "plan" in obj else "heap"
+    if not plan:
+        fail("origin.plan", "must not be empty")
+    return Origin(tool, heap, source, plan)
 
 
 def _memory(value: object) -> Memory:

@@ -73,6 +73,8 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
         origin: dict[str, Any] = {"tool": capture.origin.tool, "heap": capture.origin.heap}
         if capture.origin.source is not None:
             origin["source"] = capture.origin.source
+        if capture.origin.plan != "heap":
+            origin["plan"] = capture.origin.plan
         out["origin"] = origin
     return out
 

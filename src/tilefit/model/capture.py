@@ -117,6 +117,7 @@ class Origin:
     tool: str  # for example "XLA"
     heap: int
     source: str | None = None  # where it came from, for example the dump module and allocation
+    plan: str = "heap"  # what the tool calls the memory it planned (TFLM: its arena's "head")
 
 
 @dataclass(frozen=True)

@@ -193,6 +193,7 @@ def heap_json(standing: HeapStanding | None) -> Json | None:
         return None
     return {
         "tool": standing.tool,
+        "plan": standing.plan,
         "heap": standing.heap,
         "lower_bound": standing.lower_bound,
         "aligned_lower_bound": standing.aligned_lower_bound,

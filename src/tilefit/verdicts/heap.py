@@ -25,6 +25,7 @@ class HeapStanding:
     best_top: int | None  # the lowest top of a placement tilefit found (None: none found)
     proven: bool  # best_top is proven the lowest possible
     aligned_lower_bound: int = 0  # no placement has a lower top: the aligned bound's top
+    plan: str = "heap"  # what the tool calls it (Origin.plan)
 
     @property
     def floor(self) -> int:
@@ -43,7 +44,7 @@ class HeapStanding:
 
     @property
     def text(self) -> str:
-        heap = f"{self.tool}'s heap"
+        heap = f"{self.tool}'s {self.plan}"
         if self.heap <= self.lower_bound:
             return f"{heap} is optimal (equals the live lower bound, {self.heap:,} B)"
         if self.heap <= self.floor:
@@ -88,4 +89,6 @@ def heap_standing(
     if aligned is None:
         aligned = aligned_bound(capture).top
     origin = capture.origin
-    return HeapStanding(origin.tool, origin.heap, lower_bound, best_top, proven, aligned)
+    return HeapStanding(
+        origin.tool, origin.heap, lower_bound, best_top, proven, aligned, origin.plan
+    )

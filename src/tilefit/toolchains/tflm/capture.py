@@ -22,8 +22,9 @@ TOOL = "TFLM"
 # tilefit's nearest strategy to GreedyMemoryPlanner (largest first, lowest offset); TFLM's
 # own answer is the placement written beside the capture.
 PRODUCTION = ("size/first-fit",)
-# TFLM's arena is one block: what the capture calls its range
-RANGE = "head"
+# what TFLM calls the planned, non-persistent part of its arena; also the capture's range
+PLAN = "head"
+RANGE = PLAN
 
 
 def request_id(buffer: Buffer) -> str:
@@ -56,7 +57,7 @@ def make_capture(
         memory=Memory(size=size, ranges=(Range(0, size, RANGE),)),
         requests=requests,
         production=PRODUCTION,
-        origin=Origin(TOOL, top, source),
+        origin=Origin(TOOL, top, source, PLAN),
     )
     placed = {request_id(b): o for b, o in zip(buffers, offsets, strict=True)}
     return capture, Placement(name, placed)
