@@ -245,3 +245,45 @@ def test_import_and_export_json_satisfy_the_schema(
     exported = json.loads(capsys.readouterr().out)
     jsonschema.validate(exported, output_schema("export"))
     assert exported["saved"] == 0 and exported["runtime"] is None
+
+
+def _editor_model(shape: tuple[int, ...], custom: str | None = None) -> bytes:
+    from importlib import import_module
+
+    editor = import_module("tflite_micro.tensorflow.lite.micro.compression.model_editor")
+    fb = import_module("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
+    f32 = fb.TensorType.FLOAT32
+    x = editor.Tensor(shape=shape, dtype=f32, name="x")
+    y = editor.Tensor(shape=shape, dtype=f32, name="y")
+    if custom is None:
+        op = editor.Operator(opcode=fb.BuiltinOperator.TANH, inputs=[x], outputs=[y])
+    else:
+        op = editor.Operator(
+            opcode=fb.BuiltinOperator.CUSTOM, custom_code=custom, inputs=[x], outputs=[y]
+        )
+    graph = editor.Subgraph(operators=[op], inputs=[x], outputs=[y])
+    return bytes(editor.Model(subgraphs=[graph]).build())
+
+
+@pytest.mark.parametrize(
+    ("shape", "custom", "rule"),
+    [
+        ((-1, 4), None, "dynamic shape [-1, 4]"),
+        ((1, 4), "MyOp", "custom operator MyOp"),
+    ],
+)
+def test_models_tflm_cannot_plan_are_refused_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    shape: tuple[int, ...],
+    custom: str | None,
+    rule: str,
+) -> None:
+    path = tmp_path / "odd.tflite"
+    path.write_bytes(_editor_model(shape, custom))
+    assert main(["import", "tflm", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and rule in err[0], err
+    # and a plain one of the same shape imports
+    path.write_bytes(_editor_model((1, 4)))
+    assert main(["import", "tflm", str(path)]) == 0
