@@ -287,3 +287,27 @@ def test_models_tflm_cannot_plan_are_refused_in_one_line(
     # and a plain one of the same shape imports
     path.write_bytes(_editor_model((1, 4)))
     assert main(["import", "tflm", str(path)]) == 0
+
+
+def test_replan_in_one_step_writes_the_proven_least(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import jsonschema
+
+    from tilefit.schema import output_schema
+
+    model = ROOT / "examples" / "tflm" / "streaming.tflite"
+    out = tmp_path / "planned.tflite"
+    assert main(["replan", "tflm", str(model), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, output_schema("replan"))
+    assert (report["head_before"], report["head_after"], report["proven_minimal"]) == (
+        1280,
+        1024,
+        True,
+    )
+    assert report["runtime"]["outputs_identical"] and out.is_file()
+    # replanned again: already the least, nothing written (exit 1)
+    again = tmp_path / "again.tflite"
+    assert main(["replan", "tflm", str(out), "-o", str(again)]) == 1
+    assert "already the least" in capsys.readouterr().out and not again.exists()

@@ -35,6 +35,7 @@ COMMANDS = (
     "convert",
     "importing",
     "export",
+    "replan",
 )
 
 
