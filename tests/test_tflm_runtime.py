@@ -311,3 +311,17 @@ def test_replan_in_one_step_writes_the_proven_least(
     again = tmp_path / "again.tflite"
     assert main(["replan", "tflm", str(out), "-o", str(again)]) == 1
     assert "already the least" in capsys.readouterr().out and not again.exists()
+
+
+def test_batch_reads_tflm_models_in_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for seed in (1, 7):
+        (folder / f"m{seed}.tflite").write_bytes(streaming_model(seed, operators=14))
+    (folder / "notes.txt").write_text("not a model")
+    db = tmp_path / "r.sqlite"
+    assert main(["batch", str(folder), "--db", str(db), "--time-limit", "5", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["captures"] == 2 and summary["errors"] == 0

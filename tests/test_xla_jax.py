@@ -119,3 +119,38 @@ def test_diagnose_and_diff_on_imports(
     named = {cause["id"] for w in windows for cause in w["causes"]}
     assert named and named <= ids, windows[0]
     assert diff["counts"]["resized"] > 0
+
+
+SMALL = """
+import jax, jax.numpy as jnp
+x = jnp.arange(64.0)          # a module of its own, with no temp heap
+y = jnp.ones((8, 8)) * 2.0    # and another
+def f(a, b):
+    return jnp.tanh(a @ b).sum() + jnp.sin(a).mean()
+jax.block_until_ready(jax.jit(f)(y, y.T))
+"""
+
+
+def test_batch_on_a_dump_folder_skips_modules_with_nothing_to_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tilefit.toolchains.xla import find_modules, read_module
+
+    folder = tmp_path / "dump"
+    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={folder}", JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", SMALL], env=env, check=True, timeout=300)
+    modules = find_modules([str(folder)])
+    empty = [m for m in modules if not read_module(m)]
+    assert empty, "modules without a temp heap (the case batch failed on)"
+    assert len(empty) < len(modules)
+    db = tmp_path / "r.sqlite"
+    assert main(["batch", str(folder), "--db", str(db), "--time-limit", "5", "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert summary["captures"] == len(modules) - len(empty) and summary["errors"] == 0
+    assert f"skipped {len(empty)} input" in captured.err
+    # import says what it skipped as well
+    assert main(["import", "xla", str(folder), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)["skipped"]) == len(empty)
+    assert captured.err.count("no preallocated temp allocation") == len(empty)
