@@ -47,6 +47,7 @@ _FACE = {
     "solve": "tilefit.verdicts.exact",
     "minimize": "tilefit.verdicts.exact",
     "irreducible_subset": "tilefit.verdicts.exact",
+    "search_exact": "tilefit.verdicts.exact",
 }
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "read_placement",
     "replay",
     "run_strategy",
+    "search_exact",
     "solve",
     "split_sequences",
     "write_capture",
@@ -84,7 +86,7 @@ if TYPE_CHECKING:
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.diagnose import diagnose
-    from tilefit.verdicts.exact import irreducible_subset, minimize, solve
+    from tilefit.verdicts.exact import irreducible_subset, minimize, search_exact, solve
     from tilefit.verdicts.experiment import experiment
     from tilefit.verdicts.replay import replay
     from tilefit.verdicts.retry import place

@@ -9,7 +9,6 @@ from tilefit.cli import common
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
-    from tilefit.verdicts.heap import HeapStanding
 
 NAME = "solve"
 HELP = (
@@ -62,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
-    from tilefit.output.jsonout import heap_json, solve_json
+    from tilefit.output.jsonout import solve_json
     from tilefit.verdicts.exact import search_exact
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
@@ -78,27 +77,12 @@ def run(args: argparse.Namespace) -> int:
     )
     common.write_found(result.placement, args.output)
     out = solve_json(result)
-    out["heap_standing"] = heap_json(_standing(capture, out))
     if args.json:
         common.print_json(out)
     else:
         print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
-
-
-def _standing(capture: Capture, out: dict[str, Any]) -> HeapStanding | None:
-    """For an imported capture: its compiler's heap beside the lowest top found."""
-    from tilefit.model.placement import placement_top
-    from tilefit.verdicts.bounds import bound
-    from tilefit.verdicts.heap import heap_standing
-
-    if capture.origin is None:
-        return None
-    best = out["best_top"]
-    if best is None and out["placement"] is not None:
-        best = placement_top(capture, out["placement"]["offsets"])
-    return heap_standing(capture, bound(capture).lower_bound, best, bool(out["optimal"]))
 
 
 def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] | None) -> list[str]:

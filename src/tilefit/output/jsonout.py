@@ -254,6 +254,7 @@ def solve_json(result: ExactResult) -> Json:
         "top_lower_bound": top_lower_bound,
         "best_top": getattr(found, "best_top", None),
         "optimal": getattr(found, "optimal", None),
+        "heap_standing": heap_json(result.heap),
     }
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.verdicts.check import referee
+from tilefit.verdicts.heap import HeapStanding, heap_standing
 
 if TYPE_CHECKING:
     from tilefit.search import MinimizeResult, SolveResult
@@ -44,6 +45,7 @@ class ExactResult:
     result: SolveResult | MinimizeResult
     irreducible_subset: tuple[str, ...] | None  # when infeasible and found within the time
     route: str | None = None  # the portfolio's route that decided (see diagnose.SEARCH_ROUTES)
+    heap: HeapStanding | None = None  # an imported capture's own heap beside the lowest top
 
     @property
     def status(self) -> str:
@@ -92,7 +94,22 @@ def search_exact(
         found = _portfolio(capture, left(), minimize, workers)
     if found.result.placement is not None:
         referee(capture, found.result.placement, "the search")
-    return replace(found, result=replace(found.result, seconds=time.monotonic() - began))
+    result = replace(found.result, seconds=time.monotonic() - began)
+    return replace(found, result=result, heap=_standing(capture, result))
+
+
+def _standing(capture: Capture, result: SolveResult | MinimizeResult) -> HeapStanding | None:
+    """For an imported capture: its toolchain's heap beside the lowest top found."""
+    if capture.origin is None:
+        return None
+    from tilefit.model.placement import placement_top
+    from tilefit.verdicts.bounds import bound
+
+    best = getattr(result, "best_top", None)
+    if best is None and result.placement is not None:
+        best = placement_top(capture, result.placement.offsets)
+    proven = bool(getattr(result, "optimal", False))
+    return heap_standing(capture, bound(capture).lower_bound, best, proven)
 
 
 def _bare(
