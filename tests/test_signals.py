@@ -338,3 +338,39 @@ def test_ctrl_c_during_the_search_portfolio(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert err == "tilefit: interrupted\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["solve", "--workers", "1"],
+        ["diagnose", "--workers", "1"],
+        ["solve", "--minimize", "--workers", "1"],
+        ["solve", "--node-limit", "1000000000000"],
+    ],
+    ids=["solve", "diagnose", "solve-minimize", "solve-node-limit"],
+)
+def test_ctrl_c_during_the_in_process_search(command: list[str], tmp_path: Path) -> None:
+    """Issue 27: the search in this process (one worker, or the bare exact search) reads
+    the clock in numba's object mode, where Ctrl-C ended in a SystemError and 57 lines.
+    The tile has no pinned block, so the exact search runs first, for a tenth of the limit
+    (12 s here): the signal lands inside the compiled kernel."""
+    from tilefit.formats.save import write_capture
+    from tilefit.generate.planted import PlantedRecipe, planted_tile
+    from tilefit.search.warm import ensure_compiled
+
+    ensure_compiled()  # the kernels load from the cache in the command: no compiling there
+    recipe = PlantedRecipe(density=0.97, seed=1, requests=400, sequence_share=0, conflict_share=0)
+    capture, _ = planted_tile(recipe)
+    write_capture(capture, tmp_path / "free.json")
+    out = tmp_path / "p.json"
+    proc = _start(
+        command[0], "free.json", *command[1:], "--time-limit", "120", "-o", str(out), cwd=tmp_path
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    err = stderr.decode()
+    assert proc.returncode == 130, err
+    assert err == "tilefit: interrupted\n"
+    assert not out.exists()

@@ -85,15 +85,31 @@ class Run:
         """Search on until ``budget`` nodes in all or the ``deadline`` (``time.monotonic()``
         seconds; RUNNING then, to go on later); returns the kernel's status."""
         if self.status == layout.RUNNING and self.problem.blocks:
-            search_kernel: Any = branch.run
-            status = int(search_kernel(self.tables, self.state, budget, deadline))
+            status = self._kernel(budget, deadline)
             while status == layout.GROW:
                 self._grow()
-                status = int(search_kernel(self.tables, self.state, budget, deadline))
+                status = self._kernel(budget, deadline)
             self.status = status
         elif not self.problem.blocks:
             self.status = layout.FOUND
         return self.status
+
+    def _kernel(self, budget: int, deadline: float) -> int:
+        """One call of the compiled kernel; Ctrl-C during it is a KeyboardInterrupt.
+
+        The kernel reads the clock in numba's object mode (``jit.clock``). Python runs
+        the SIGINT handler at the first bytecode it evaluates there, and numba's object
+        mode does not check for the exception it raises: the call ends in a SystemError
+        ("returned a result with an exception set") caused by the KeyboardInterrupt.
+        That is the interrupt, and is raised as one (the run is not resumable after it).
+        """
+        search_kernel: Any = branch.run
+        try:
+            return int(search_kernel(self.tables, self.state, budget, deadline))
+        except SystemError as error:
+            if interrupted(error):
+                raise KeyboardInterrupt from None
+            raise
 
     def _grow(self) -> None:
         """Double the trail or cand, whichever lacks room for the kernel's next step."""
@@ -121,6 +137,18 @@ def _doubled(length: int, need: int) -> int:
     while length < need:
         length *= 2
     return length
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` was caused, directly or not, by a KeyboardInterrupt."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _lengthen(values: Any, length: int) -> None:
