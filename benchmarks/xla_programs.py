@@ -20,9 +20,11 @@ compiled (not run) on CPU in its own subprocess with
 The inputs are numpy arrays, so the dump holds the program's own module
 (`jit_<function>`); every module of the dump is imported and any other one
 is named and skipped. Per module: XLA's heap (its temp allocation), the live
-lower bound, the lowest top the exact search finds inside XLA's heap
-(`search_exact(..., minimize=True)`, what `tilefit solve --minimize` runs)
-and whether it is proven optimal, and both placements refereed (XLA's in
+lower bound, the aligned lower bound (the live bytes with the padding that the
+64 B alignment forces between them, `tilefit.model.aligned`), the lowest top
+the exact search finds inside XLA's heap (`search_exact(...,
+minimize=True)`, what `tilefit solve --minimize` runs) and whether it is
+proven optimal, and both placements refereed (XLA's in
 exactly its own heap). Exit 1 if any check of the summary fails. Then one
 module of more than 10,000 values (150 stacked RNN layers, compiled in
 about 20-30 s) is imported with timing (target: under 2 s).
@@ -360,6 +362,7 @@ class Row:
     requests: int
     heap: int
     lower: int
+    aligned: int  # the aligned lower bound's lowest top (the live bytes and forced padding)
     best: int | None
     proven_lower: int  # the search's lower bound on the top
     optimal: bool
@@ -430,7 +433,8 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
         assert capture.origin is not None
         xla_check = check(at_own_heap(capture), item.placement)
         violations = [f"XLA: {v.kind}: {v.detail}" for v in xla_check.violations[:5]]
-        lower = bound(capture).lower_bound
+        report = bound(capture)
+        lower = report.lower_bound
         started = time.monotonic()
         found_top = search_exact(capture, time_limit, minimize=True)
         solve_s = time.monotonic() - started
@@ -448,6 +452,7 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
                 requests=len(capture.requests),
                 heap=capture.origin.heap,
                 lower=lower,
+                aligned=report.aligned.top,
                 best=result.best_top,
                 proven_lower=result.lower_bound,
                 optimal=result.optimal,
@@ -464,7 +469,8 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
 
 HEADER = (
     f"{'program':23s} {'size':4s} {'values':>6s} {'reqs':>5s} {'XLA heap':>11s} "
-    f"{'live bound':>11s} {'tilefit top':>11s} {'proven':6s} {'compile':>7s} {'import':>6s} "
+    f"{'live bound':>11s} {'aligned':>11s} {'tilefit top':>11s} {'proven':6s} {'compile':>7s} "
+    f"{'import':>6s} "
     f"{'solve':>5s} {'XLA valid':9s} {'tilefit valid'}"
 )
 
@@ -474,8 +480,9 @@ def line(row: Row) -> str:
     ours = "-" if row.tilefit_valid is None else _yes(row.tilefit_valid)
     return (
         f"{row.program:23s} {row.size:4s} {row.values:6d} {row.requests:5d} {row.heap:11,} "
-        f"{row.lower:11,} {best:>11s} {_yes(row.optimal):6s} {row.compile_s:7.1f} "
-        f"{row.import_s:6.2f} {row.solve_s:5.1f} {_yes(row.xla_valid):9s} {ours}"
+        f"{row.lower:11,} {row.aligned:11,} {best:>11s} {_yes(row.optimal):6s} "
+        f"{row.compile_s:7.1f} {row.import_s:6.2f} {row.solve_s:5.1f} "
+        f"{_yes(row.xla_valid):9s} {ours}"
     )
 
 
@@ -494,6 +501,14 @@ def summary(rows: list[Row], time_limit: float) -> list[str]:
     lines.append(f"XLA's heap equals the live lower bound (XLA optimal): {len(at_bound)}/{n}")
     gaps = f" by {_spread([(r.heap - r.lower, r.heap) for r in above])}" if above else ""
     lines.append(f"XLA's heap above the live lower bound: {len(above)}/{n}{gaps}")
+    padded = [r for r in rows if r.aligned > r.lower]
+    if padded:
+        gain = _spread([(r.aligned - r.lower, r.heap) for r in padded])
+        lines.append(f"  the aligned lower bound above the live one: {len(padded)}/{n}, by {gain}")
+    at_aligned = [r for r in above if r.heap <= r.aligned]
+    lines.append(
+        f"  XLA's heap equals the aligned lower bound (XLA optimal): {len(at_aligned)}/{len(above)}"
+    )
     lines.append(f"  tilefit found a lower top: {len(lower_top)}/{len(above)}")
     for r in lower_top:
         assert r.best is not None
@@ -511,9 +526,22 @@ def summary(rows: list[Row], time_limit: float) -> list[str]:
     if open_:
         names = ", ".join(f"{r.program} {r.size}" for r in open_)
         lines.append(f"  neither beaten nor proven optimal within the time limit: {names}")
-    lines.append(f"XLA optimal in all (live bound or proof): {len(at_bound) + len(proved)}/{n}")
+    optimal = len(at_bound) + len(proved)
+    lines.append(f"XLA optimal in all (live bound, aligned bound or proof): {optimal}/{n}")
     proven = [r for r in rows if r.optimal]
     lines.append(f"tilefit's top proven optimal: {len(proven)}/{n}")
+    decided = [r for r in rows if r.proven_lower >= r.heap or (r.optimal and r.best is not None)]
+    lines.append(
+        f"proven either way (XLA optimal, or tilefit's lower top the least): {len(decided)}/{n}"
+    )
+    for r in rows:
+        if r in decided:
+            continue
+        best = "none" if r.best is None else f"{r.best:,} B"
+        lines.append(
+            f"  open: {r.program} {r.size}: XLA {r.heap:,} B, best {best}, no top below "
+            f"{r.proven_lower:,} B proven ({(r.best or r.heap) - r.proven_lower:,} B open)"
+        )
     late = [r for r in rows if r.solve_s > time_limit + 1]
     if late:
         names = ", ".join(f"{r.program} {r.size} {r.solve_s:.1f} s" for r in late)
@@ -555,6 +583,10 @@ def checks(rows: list[Row]) -> list[tuple[str, list[str]]]:
         (
             "the search never proves XLA's own heap too small",
             names([r for r in rows if r.proven_lower > r.heap]),
+        ),
+        (
+            "the aligned lower bound never exceeds XLA's heap or tilefit's top",
+            names([r for r in rows if r.aligned > min(r.heap, r.best or r.heap)]),
         ),
     ]
 
