@@ -128,7 +128,12 @@ def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
         f"{row['name']}: {row['source']}",
         f"  {counted(row['values'], 'value')} as {counted(row['requests'], 'request')} over "
         f"{counted(row['steps'], 'step')}; "
-        f"{chain.plan} {row['heap']:,} B, live lower bound {row['lower_bound']:,} B",
+        f"{chain.plan} {row['heap']:,} B, live lower bound {row['lower_bound']:,} B"
+        + (
+            f", aligned lower bound {row['aligned_lower_bound']:,} B"
+            if row["aligned_lower_bound"] > row["lower_bound"]
+            else ""
+        ),
         f"  {row['heap_standing']['text']}"
         + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
     ]

@@ -20,6 +20,7 @@ from tilefit.verdicts.heap import HeapStanding, heap_standing
 class ImportReview:
     check: CheckResult  # the toolchain's placement, refereed at its own heap
     lower_bound: int  # the live lower bound of the requests
+    aligned_lower_bound: int  # no placement has a lower top: the aligned bound's
     standing: HeapStanding | None
 
 
@@ -33,7 +34,11 @@ def at_own_heap(capture: Capture) -> Capture:
 
 def review(capture: Capture, placement: Placement) -> ImportReview:
     """The toolchain's own placement refereed, and its heap beside the lower bound."""
-    lower = bound(capture).lower_bound
+    report = bound(capture)
+    lower = report.lower_bound
     return ImportReview(
-        check(at_own_heap(capture), placement), lower, heap_standing(capture, lower, None)
+        check(at_own_heap(capture), placement),
+        lower,
+        report.aligned.top,
+        heap_standing(capture, lower, None, aligned=report.aligned.top),
     )
