@@ -24,6 +24,7 @@ from types import TracebackType
 
 from tilefit.batch.row import COLUMNS, Row
 from tilefit.batch.work import Settings
+from tilefit.formats.save import atomic_path
 from tilefit.model.errors import InputError
 
 SCHEMA_VERSION = "2"  # 2: the overloaded windows (windows, must_leave, worst_*)
@@ -237,9 +238,10 @@ class Store:
         )
 
     def export_csv(self, path: str | Path) -> int:
-        """Write every row to a CSV file (header first, by name); returns how many rows."""
+        """Write every row to a CSV file (header first, by name), whole or not at all;
+        returns how many rows."""
         rows = self.rows()
-        with Path(path).open("w", encoding="utf-8", newline="") as out:
+        with atomic_path(path) as temp, temp.open("w", encoding="utf-8", newline="") as out:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(COLUMNS)
             for row in rows:

@@ -46,11 +46,13 @@ def _commands() -> list[ModuleType]:
 class _Parser(argparse.ArgumentParser):
     """A usage error is bad input like any other: one line, exit 2, no usage block."""
 
+    commands: dict[str, argparse.ArgumentParser]
+
     def error(self, message: str) -> NoReturn:
         self.exit(common.EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="tilefit",
         description=(
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tilefit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = {}
     for module in _commands():
         p = sub.add_parser(
             module.NAME,
@@ -69,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
-        p.set_defaults(run=module.run)
+        files = (getattr(module, "READS", common.READS), getattr(module, "WRITES", common.WRITES))
+        p.set_defaults(run=module.run, files=files)
+        parser.commands[module.NAME] = p
     return parser
 
 
@@ -84,6 +89,7 @@ def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None
     args.invocation = invocation if invocation is not None else common.Invocation(monotonic())
     try:
         _check_file_options(args)
+        common.check_outputs(args, *args.files)
         code: int = args.run(args)
     except InputError as error:
         print(f"tilefit: {error.message}", file=sys.stderr)

@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 "INPUT", "no captures found (.json or .jsonl files, XLA dumps, .tflite models)"
             )
+        # main compared the outputs with the INPUTs named; a folder's files are inputs too.
+        outputs = [(option, v) for option, v in (("--db", args.db), ("--csv", args.csv)) if v]
+        common.refuse_overwrite(outputs, sorted({s.path for s in sources}))
         with Store.open(args.db, overwrite=args.overwrite) as store:
             return _run(store, sources, settings, args)
     except sqlite3.Error as error:  # locked by another run, disk full, ...

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -113,6 +114,62 @@ def add_workers_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+READS = (
+    "capture",
+    "placement",
+    "base",
+    "other",
+    "edit_files",
+    "inputs",
+    "summary",
+    "dumps",
+    "model",
+)
+"""The arguments (argparse dests) that name files a command reads, unless its module says
+otherwise (``READS`` in the command's module)."""
+
+WRITES = {"output": "-o", "db": "--db", "csv": "--csv", "edits_out": "--edits-out"}
+"""The options (argparse dests, and how the user writes them) that name a file or folder a
+command writes, unless its module says otherwise (``WRITES`` in the command's module)."""
+
+
+def check_outputs(args: argparse.Namespace, reads: Sequence[str], writes: dict[str, str]) -> None:
+    """No command writes over one of its inputs: ``tilefit.cli.main`` asks this before any
+    work, of the arguments ``reads`` and the options ``writes`` of the command."""
+    inputs: list[str] = []
+    for dest in reads:
+        value = getattr(args, dest, None)
+        inputs += [v for v in (value if isinstance(value, list) else [value]) if v]
+    outputs = [(option, v) for dest, option in writes.items() if (v := getattr(args, dest, None))]
+    refuse_overwrite(outputs, inputs)
+
+
+def refuse_overwrite(outputs: Sequence[tuple[str, str]], inputs: Sequence[str | Path]) -> None:
+    """InputError when an output (``(option, path)``) is one of the ``inputs`` or another
+    output: the same file by any name (links included), not only the same spelling.
+
+    A folder is not written over (a command writes into it), and an input that does not
+    exist is no one's to lose (reading it says so)."""
+    from tilefit.model.errors import InputError
+
+    for k, (option, path) in enumerate(outputs):
+        for given in inputs:
+            if _same_file(path, given):
+                raise InputError(option, f"would write over the input {given}: name another file")
+        for other_option, other in outputs[:k]:
+            if os.path.realpath(path) == os.path.realpath(other):
+                raise InputError(
+                    option, f"names the same file as {other_option}: name another file"
+                )
+
+
+def _same_file(output: str | Path, given: str | Path) -> bool:
+    try:
+        return os.path.samefile(output, given) and not os.path.isdir(output)
+    except (OSError, ValueError):  # one of them does not exist (or is no path): not the same
+        return False
 
 
 def read_capture_arg(args: argparse.Namespace) -> Capture:

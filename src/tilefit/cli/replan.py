@@ -23,6 +23,9 @@ export) stay the contract; replan writes the model only when it needs less
 memory than the toolchain's own plan and the runtime agrees.
 """
 
+READS = ("model",)
+WRITES = {**common.WRITES, "placement": "--placement"}  # replan writes its --placement
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from tilefit.toolchains import NAMES, toolchain
