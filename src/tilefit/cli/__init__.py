@@ -44,12 +44,25 @@ def _commands() -> list[ModuleType]:
 
 
 class _Parser(argparse.ArgumentParser):
-    """A usage error is bad input like any other: one line, exit 2, no usage block."""
+    """A usage error is bad input like any other: one line, exit 2, no usage block.
+
+    The line points at the help of the command given (``tilefit diagnose --help``), or at
+    ``tilefit --help`` when there is none.
+    """
 
     commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         self.exit(common.EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
+
+    def parse_command(self, argv: Sequence[str] | None) -> argparse.Namespace:
+        """``parse_args``, except that arguments no command knows are the command's error
+        (argparse leaves them to the top parser, whose hint was ``tilefit --help``)."""
+        args, unknown = self.parse_known_args(argv)
+        if unknown:
+            parser = self.commands.get(args.command, self) if args.command else self
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return args
 
 
 def build_parser() -> _Parser:
@@ -82,7 +95,7 @@ def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None
     """Run one command; ``invocation`` (default: one that starts now) is what the command
     is told (when it began) and leaves for ``entry`` (whether to end at once)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_command(argv)
     if args.command is None:
         parser.print_help()
         return common.EXIT_USAGE

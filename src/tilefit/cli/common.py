@@ -94,12 +94,13 @@ def add_capture_argument(parser: argparse.ArgumentParser) -> None:
         "--capacity",
         type=int,
         default=None,
+        metavar="BYTES",
         help="memory size for a minimalloc CSV (default: from NAME.CAPACITY.csv)",
     )
 
 
 def add_time_limit_argument(parser: argparse.ArgumentParser, help: str) -> None:
-    parser.add_argument("--time-limit", type=float, default=10.0, metavar="S", help=help)
+    parser.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help=help)
 
 
 def add_workers_argument(parser: argparse.ArgumentParser) -> None:

@@ -18,9 +18,13 @@ EXAMPLE = """example:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
-    parser.add_argument("-o", "--output", required=True, help="output file: .json or .csv")
     parser.add_argument(
-        "--placement", help="with a .csv output: a placement whose offsets fill the offset column"
+        "-o", "--output", required=True, metavar="FILE", help="output file: .json or .csv"
+    )
+    parser.add_argument(
+        "--placement",
+        metavar="PLACEMENT",
+        help="with a .csv output: a placement whose offsets fill the offset column",
     )
 
 

@@ -38,7 +38,12 @@ _TOP = 8  # contributors listed per class in human output
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
     common.add_json_argument(parser)
-    parser.add_argument("-o", "--output", help="write the placement found (fits/fragmentation)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PLACEMENT",
+        help="write the placement found (fits/fragmentation)",
+    )
     common.add_time_limit_argument(
         parser,
         "seconds for the whole command when the strategies fail: the search, then the"

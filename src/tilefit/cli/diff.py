@@ -47,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--capacity",
         type=int,
         default=None,
+        metavar="BYTES",
         help="memory size for a minimalloc CSV among them (default: from NAME.CAPACITY.csv)",
     )
     parser.add_argument(
@@ -90,6 +91,12 @@ def diff_lines(d: CaptureDiff) -> list[str]:
         lines.append(
             f"note: BASE is tile {base.tile} and OTHER tile {other.tile}: "
             "these are captures of different tiles"
+        )
+    if d.matched == 0 and base.requests and other.requests:
+        lines.append(
+            "note: 0 requests matched: no id of OTHER is in BASE (requests are matched by "
+            "id), so these are unrelated captures, or their ids were renamed; every request "
+            "counts as removed or added"
         )
     lines += _summary(d)
     lines += _request_lines(d)

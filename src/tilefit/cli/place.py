@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
     parser.add_argument(
         "--fallback",
-        metavar="S[,S...]",
+        metavar="ORDER/FIT[,...]",
         default=",".join(DEFAULT_FALLBACKS),
         help="the further ORDER/FIT strategies, in order (default %(default)s)",
     )

@@ -37,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--placement", metavar="FILE", help="a placement file to draw")
     source.add_argument(
-        "--strategy", metavar="S", help="draw this strategy's attempt, e.g. long-lived/first-fit"
+        "--strategy",
+        metavar="ORDER/FIT",
+        help="draw this strategy's attempt, e.g. long-lived/first-fit",
     )
     parser.add_argument(
         "--profile", action="store_true", help="add the live-storage profile below the map"

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_capture_argument(parser)
     parser.add_argument(
         "--strategy",
-        metavar="S[,S...]",
+        metavar="ORDER/FIT[,...]",
         help="run these ORDER/FIT strategies instead of the capture's production list",
     )
     parser.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,17 +39,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         required=True,
-        help="a .jsonl bundle, a .json capture (with --tiles 1), or a folder",
+        metavar="PATH",
+        help="a .jsonl bundle, a .json capture (with --tiles 1), or a folder (a name "
+        "without a suffix, or ending in /)",
     )
-    parser.add_argument("--tiles", type=int, default=TILES_PER_IPU, help="how many (default 1472)")
-    parser.add_argument("--seed", type=int, default=0, help="the model's seed (default 0)")
     parser.add_argument(
-        "--requests", type=int, default=_BASE.requests, help="about this many per tile (500)"
+        "--tiles", type=int, default=TILES_PER_IPU, metavar="N", help="how many (default 1472)"
     )
-    parser.add_argument("--layers", type=int, default=_BASE.layers, help="layers per tile (24)")
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="the model's seed (default 0)"
+    )
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=_BASE.requests,
+        metavar="N",
+        help="about this many per tile (500)",
+    )
+    parser.add_argument(
+        "--layers", type=int, default=_BASE.layers, metavar="N", help="layers per tile (24)"
+    )
     parser.add_argument(
         "--pressure",
         type=float,
+        metavar="RATIO",
         help="every tile at this live-storage lower bound / available storage "
         f"({MIN_PRESSURE:g} to {MAX_PRESSURE:g}), "
         "instead of the mix of fitting, tight and over-capacity tiles",
@@ -74,13 +88,15 @@ def run(args: argparse.Namespace) -> int:
     if not args.output:  # Path("") is the current folder: an unset variable would fill it
         raise InputError("--output", "is empty: name a .jsonl bundle, a .json capture or a folder")
     out = Path(args.output)
-    suffix = out.suffix.lower()
+    # A trailing / names a folder, whatever its name looks like (tiles.v2/, model.jsonl/).
+    folder = args.output.endswith(("/", os.sep))
+    suffix = "" if folder else out.suffix.lower()
     if suffix not in (BUNDLE_SUFFIX, ".json"):
         if suffix:
             raise InputError(
                 "--output",
                 f"{out}: a {suffix} file is neither a .jsonl bundle nor a .json capture "
-                "(a folder's name has no suffix)",
+                "(a folder's name has no suffix, or ends in /)",
             )
         if out.exists() and not out.is_dir():
             raise InputError("--output", f"{out}: exists and is not a folder")
