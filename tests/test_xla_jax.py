@@ -157,3 +157,45 @@ def test_batch_on_a_dump_folder_skips_modules_with_nothing_to_plan(
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)["skipped"]) == len(empty)
     assert captured.err.count("no preallocated temp allocation") == len(empty)
+
+
+SOURCES = """
+import jax, jax.numpy as jnp
+
+def layer(w, x):
+    h = jnp.tanh(x @ w)
+    return h * jax.nn.sigmoid(h @ w.T @ w)
+
+def loss(w, x):
+    return (layer(w, layer(w, x)) ** 2).mean()
+
+w = jnp.ones((96, 96)) * 0.01
+x = jnp.ones((64, 96))
+jax.block_until_ready(jax.jit(jax.grad(loss))(w, x))
+"""
+
+
+def test_requests_name_their_source_lines_and_what_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "model.py"
+    program.write_text(SOURCES)
+    folder = tmp_path / "dump"
+    env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={folder}", JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, str(program)], env=env, check=True, timeout=300)
+    [item] = [i for i in read("xla", [str(folder)]).imported if i.capture.name.endswith("jit_loss")]
+    requests = item.capture.requests
+    lines = {r.source for r in requests if r.source is not None}
+    assert lines and all(s.startswith(f"{tmp_path.name}/model.py:") for s in lines), lines
+    assert any("jit(loss)" in (r.label or "") and " at " in (r.label or "") for r in requests)
+    assert {r.cls for r in requests} - {"default"}, "classes say what the values are"
+    # diagnose at less memory groups what must leave the window by source line
+    out = tmp_path / "caps"
+    heap = item.capture.origin.heap if item.capture.origin else 0
+    smaller = str(max(64, heap * 3 // 4))
+    assert main(["import", "xla", str(folder), "--capacity", smaller, "-o", str(out)]) == 0
+    capsys.readouterr()
+    [capture] = out.glob("*jit_loss.json")
+    main(["diagnose", str(capture), "--time-limit", "5"])
+    text = capsys.readouterr().out
+    assert "by source: " in text and "model.py:" in text, text

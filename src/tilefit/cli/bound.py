@@ -19,8 +19,8 @@ HELP = (
     "(informational: exit 0 even with a deficit, 2 on bad input)"
 )
 EXAMPLE = """example:
-  tilefit bound tile0.json
-  tilefit bound A.1048576.csv --json
+  tilefit bound examples/1-0.json
+  tilefit bound examples/buffers.1024.csv --json
 
 A deficit in any bound proves that no placement exists; no deficit proves
 nothing. The live and support-aware bounds count bytes; the aligned bound adds
@@ -131,6 +131,13 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
                 row.append(", ".join(s.ranges) if s.usable != available else "all ranges")
             rows.append(row)
     lines += common.table(rows, indent="  ")
+    for k, w in enumerate(windows, 1):
+        if w.by_source:
+            top = w.by_source[:_SHARED_TOP]
+            sources = ", ".join(f"{source} {total} B ({count})" for source, total, count in top)
+            rest = len(w.by_source) - len(top)
+            tail = f", ... {rest} more" if rest else ""
+            lines.append(f"  window {k}, live at its worst step, by source: {sources}{tail}")
     by_count: dict[int, dict[str, int]] = {}
     for w in windows:
         for r in w.shared:

@@ -55,7 +55,17 @@ _TOP_KEYS = {
 }
 _MEMORY_KEYS = {"size", "elements", "interleaved_offset", "ranges"}
 _RANGE_KEYS = {"start", "end", "name", "classes"}
-_REQUEST_KEYS = {"id", "size", "alignment", "start", "end", "class", "interleaved", "label"}
+_REQUEST_KEYS = {
+    "id",
+    "size",
+    "alignment",
+    "start",
+    "end",
+    "class",
+    "interleaved",
+    "label",
+    "source",
+}
 _SEQUENCE_KEYS = {"id", "members", "repeat"}
 _OBSERVED_KEYS = {"failed"}
 _ORIGIN_KEYS = {"tool", "heap", "source", "plan"}
@@ -224,7 +234,8 @@ def _requests(value: object, horizon: int) -> tuple[Request, ...]:
             if not isinstance(interleaved, bool):
                 fail(f"{place}.interleaved", f"must be true or false, got {type_name(interleaved)}")
         label = as_str(item["label"], f"{place}.label") if "label" in item else None
-        out.append(Request(ident, size, start, end, alignment, cls, interleaved, label))
+        source = as_str(item["source"], f"{place}.source") if "source" in item else None
+        out.append(Request(ident, size, start, end, alignment, cls, interleaved, label, source))
     return tuple(out)
 
 

@@ -53,6 +53,8 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
             req["interleaved"] = True
         if q.label is not None:
             req["label"] = q.label
+        if q.source is not None:
+            req["source"] = q.source
         requests.append(req)
     out["requests"] = requests
     if capture.sequences:

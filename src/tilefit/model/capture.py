@@ -84,6 +84,7 @@ class Request:
     cls: str = DEFAULT_CLASS
     interleaved: bool = False
     label: str | None = None
+    source: str | None = None  # the code that makes it (a program line, an operator): grouped by
 
     def lives_with(self, other: Request) -> bool:
         return self.start < other.end and other.start < self.end

@@ -111,8 +111,19 @@ def window_json(w: Window) -> Json:
             for s in w.steps
         ],
         "requests": [
-            {"id": r.id, "size": r.size, "class": r.cls, "label": r.label, "windows": r.windows}
+            {
+                "id": r.id,
+                "size": r.size,
+                "class": r.cls,
+                "label": r.label,
+                "source": r.source,
+                "windows": r.windows,
+            }
             for r in w.requests
+        ],
+        "by_source": [
+            {"source": source, "bytes": total, "requests": count}
+            for source, total, count in w.by_source
         ],
     }
 

@@ -49,6 +49,7 @@ class WindowRequest:
     cls: str
     label: str | None
     windows: int  # overloaded windows whose worst step it is live at
+    source: str | None = None  # the code that makes it (Request.source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,19 @@ class Window:
     @property
     def excess(self) -> int:
         return self.worst.excess
+
+    @property
+    def by_source(self) -> tuple[tuple[str, int, int], ...]:
+        """(source, bytes, requests) of the requests counted here, most bytes first;
+        empty when no request names its source."""
+        totals: dict[str, list[int]] = {}
+        for r in self.requests:
+            if r.source is not None:
+                entry = totals.setdefault(r.source, [0, 0])
+                entry[0] += r.size
+                entry[1] += 1
+        ranked = sorted(totals.items(), key=lambda item: (-item[1][0], item[0]))
+        return tuple((source, total, count) for source, (total, count) in ranked)
 
     @property
     def shared(self) -> tuple[WindowRequest, ...]:
@@ -161,4 +175,4 @@ def _counted(
 
 
 def _window_request(r: Request, windows: int) -> WindowRequest:
-    return WindowRequest(r.id, r.size, r.cls, r.label, windows)
+    return WindowRequest(r.id, r.size, r.cls, r.label, windows, r.source)

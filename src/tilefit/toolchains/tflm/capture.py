@@ -46,6 +46,7 @@ def make_capture(
             end=b.last + 1 + shift,
             alignment=ALIGNMENT,
             label=_label(b),
+            source=_maker(b),
         )
         for b in buffers
     )
@@ -63,9 +64,15 @@ def make_capture(
     return capture, Placement(name, placed)
 
 
+def _maker(buffer: Buffer) -> str:
+    """The operator that makes the tensor (its source: what diagnose groups by)."""
+    where = f"subgraph {buffer.subgraph} " if buffer.subgraph else ""
+    if buffer.maker is None:
+        return f"{where}input"
+    return f"{where}op {buffer.maker.index} {buffer.maker.code}"
+
+
 def _label(buffer: Buffer) -> str:
     tensor = buffer.tensor
     shape = "x".join(str(d) for d in tensor.shape) or "scalar"
-    made = "input" if buffer.maker is None else f"op {buffer.maker.index} {buffer.maker.code}"
-    where = f"subgraph {buffer.subgraph}, " if buffer.subgraph else ""
-    return f"{tensor.name} ({where}{made}, {tensor.dtype} {shape})"
+    return f"{tensor.name} ({_maker(buffer)}, {tensor.dtype} {shape})"

@@ -30,6 +30,7 @@ from tilefit.model.placement import Placement
 from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped
 from tilefit.toolchains.xla.assignment import Allocation, Value, parse_assignment
 from tilefit.toolchains.xla.files import Module, find_modules
+from tilefit.toolchains.xla.hlo import Made, parse_hlo
 from tilefit.toolchains.xla.liverange import LiveRanges, parse_live_ranges
 
 TOOL = "XLA"
@@ -41,6 +42,20 @@ ALIGNMENT = {"cpu": 64, "gpu": 256}
 PRODUCTION = ("size/best-fit",)
 # A tuple's table of pointers, in an allocation of its own for the whole program.
 TUPLE_CLASS = "tuple"
+# A buffer's class, from the opcode of the instruction that makes it (the HLO text);
+# a buffer a while loop carries is "loop-state", anything else "other".
+CLASSES = {
+    "fusion": "fusion",
+    "parameter": "parameter",
+    "copy": "copy",
+    "copy-start": "copy",
+    "copy-done": "copy",
+    "custom-call": "custom-call",
+    "dot": "dot",
+    "convolution": "convolution",
+    "constant": "constant",
+}
+OTHER_CLASS = "other"
 
 
 def read_dumps(paths: Sequence[str], options: ImportOptions) -> Reading:
@@ -133,15 +148,16 @@ def _import(
             source,
         )
     horizon = live.steps + 1
+    made_by = _made_by(module)
     arrays = [v for v in allocation.values if not v.tuple_shaped]
     tables = [v for v in allocation.values if v.tuple_shaped]
     made: list[tuple[tuple[int, int], Request, int]] = []
     for group in _buffers(arrays, live):
         first_step = min(live.ranges[v.key][0] for v in group)
         last_step = max(live.ranges[v.key][1] for v in group)
-        made.append(_request(group, first_step, last_step + 1, alignment, DEFAULT_CLASS))
+        made.append(_request(group, first_step, last_step + 1, alignment, made_by))
     for group in _tuple_tables(tables):
-        made.append(_request(group, 0, horizon, alignment, TUPLE_CLASS))
+        made.append(_request(group, 0, horizon, alignment, made_by, TUPLE_CLASS))
     made.sort(key=lambda item: item[0])
     requests = [request for _, request, _ in made]
     offsets = {request.id: offset for _, request, offset in made}
@@ -206,25 +222,56 @@ def _tuple_tables(values: Sequence[Value]) -> list[list[Value]]:
     return list(by_offset.values())
 
 
+def _made_by(module: Module) -> dict[str, Made]:
+    """What made each instruction (the module's HLO text), or nothing without the text."""
+    if module.hlo is None:
+        return {}
+    try:
+        return parse_hlo(read_text(module.hlo))
+    except InputError as error:
+        raise error.located(str(module.hlo)) from None
+
+
+def _class(group: list[Value], made_by: dict[str, Made]) -> str:
+    """What the buffer holds: loop state, a fusion's output, a parameter, a copy, ..."""
+    opcodes = [made_by[v.instruction].opcode for v in group if v.instruction in made_by]
+    if not opcodes:
+        return DEFAULT_CLASS
+    if "while" in opcodes or any(v.phi for v in group):
+        return "loop-state"
+    return CLASSES.get(opcodes[0], OTHER_CLASS)
+
+
 def _request(
-    group: list[Value], start: int, end: int, alignment: int, cls: str
+    group: list[Value],
+    start: int,
+    end: int,
+    alignment: int,
+    made_by: dict[str, Made],
+    cls: str | None = None,
 ) -> tuple[tuple[int, int], Request, int]:
     """One buffer's request (named after its first value), its sort key and XLA's offset."""
     first = group[0]
+    made = made_by.get(first.instruction)
     request = Request(
         id=first.name,
         size=max(v.size for v in group),
         start=start,
         end=end,
         alignment=alignment,
-        cls=cls,
-        label=_label(group),
+        cls=cls if cls is not None else _class(group, made_by),
+        label=_label(group, made),
+        source=None if made is None else made.line,
     )
     return (start, first.id), request, first.offset
 
 
-def _label(group: list[Value]) -> str:
+def _label(group: list[Value], made: Made | None) -> str:
     text = f"{group[0].shape}"
+    if made is not None and made.op_name:
+        text += f" {made.op_name}"
+    if made is not None and made.line:
+        text += f" at {made.line}"
     if len(group) > 1:
         names = ", ".join(v.name for v in group[1:4])
         more = f" and {len(group) - 4} more" if len(group) > 4 else ""

@@ -36,6 +36,7 @@ class Module:
     backend: str  # "cpu", "gpu", ...
     assignment: Path
     live_range: Path | None  # None: the live ranges are inside the assignment file
+    hlo: Path | None = None  # the module's HLO text (what made each value, and where)
 
     @property
     def live_ranges_file(self) -> Path:
@@ -59,8 +60,13 @@ def module_of(path: Path) -> Module:
     if not assignment.is_file():
         raise InputError("", f"no buffer assignment beside it ({assignment.name})", str(path))
     live_range = folder / f"{stem}{LIVE_RANGE_SUFFIX}"
+    hlo = folder / f"{stem}.txt"
     return Module(
-        match["module"], match["backend"], assignment, live_range if live_range.is_file() else None
+        match["module"],
+        match["backend"],
+        assignment,
+        live_range if live_range.is_file() else None,
+        hlo if hlo.is_file() else None,
     )
 
 
