@@ -268,3 +268,41 @@ def test_batch_reads_dump_folders_one_row_per_module(
         rows = store.rows()
     assert sorted(r.name for r in rows) == ["module_0001.jit_toy", "module_0002.jit_other"]
     assert all(r.error is None and r.verdict in ("fits", "fragmentation") for r in rows)
+
+
+HLO = """HloModule jit_loss, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+FileNames
+1 "/home/me/project/model.py"
+
+FunctionNames
+1 "loss"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=42 end_line=42 column=1 end_column=9}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+
+%fused_computation (param_0: f32[4]) -> f32[4] {
+  %param_0 = f32[4]{0} parameter(0)
+  ROOT %tanh.0 = f32[4]{0} tanh(%param_0), metadata={op_name="jit(loss)/tanh" stack_frame_id=1}
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0), metadata={op_name="x"}
+  %copy.3 = f32[4]{0} copy(%x), metadata={op_name="jit(loss)/copy" source_file="/a/b/c.py" source_line=7}
+  ROOT %tanh_fusion = f32[4]{0} fusion(%copy.3), kind=kLoop, calls=%fused_computation
+}
+"""
+
+
+def test_the_hlo_text_names_what_made_each_value_and_its_program_line() -> None:
+    from tilefit.toolchains.xla.hlo import Made, parse_hlo
+
+    made = parse_hlo(HLO)
+    # a fusion without metadata takes its root's; a stack frame gives the file and line
+    assert made["tanh_fusion"] == Made("fusion", "jit(loss)/tanh", "project/model.py:42")
+    assert made["copy.3"] == Made("copy", "jit(loss)/copy", "b/c.py:7")
+    assert made["x"] == Made("parameter", "x", None)
