@@ -189,6 +189,13 @@ BAD = [
         "cut short",
     ),
     (
+        "cut before its temp allocation",
+        ASSIGNMENT[: ASSIGNMENT.index("allocation 2:")],
+        LIVE_RANGE,
+        "buffer-assignment.txt",
+        "cut short: the live ranges name 6 values it does not list",
+    ),
+    (
         "range past the end",
         ASSIGNMENT,
         LIVE_RANGE.replace("d{}:6-6", "d{}:6-9"),

@@ -86,19 +86,39 @@ def read_module(
     except InputError as error:
         raise error.located(source) from None
     temps = [a for a in allocations if a.temp and a.values]
-    if not temps:
-        return []
+    if not temps and module.live_range is None:
+        return []  # older XLA: the live ranges were in the same file, cut or not
     live_file = module.live_ranges_file
     try:
         live = parse_live_ranges(read_text(live_file))
     except InputError as error:
         raise error.located(str(live_file)) from None
+    if not temps:
+        _whole(allocations, live, source)  # nothing to pack, or a file cut before its heap
+        return []
     align = _alignment(module, alignment, source)
 
     def name(a: Allocation) -> str:  # the module's name, unless it has several heaps
         return module.name if len(temps) == 1 else f"{module.name}.alloc{a.index}"
 
     return [_import(module, a, live, align, capacity, name(a)) for a in temps]
+
+
+def _whole(allocations: Sequence[Allocation], live: LiveRanges, source: str) -> None:
+    """Every value the live ranges name is in some allocation: the file is not cut short.
+
+    XLA lists the same values in both files; a buffer assignment cut before an
+    allocation (its temp heap, say) lacks the values the live ranges still name.
+    """
+    listed = {v.key for a in allocations for v in a.values}
+    missing = [key for key in live.ranges if key not in listed]
+    if missing:
+        raise InputError(
+            "",
+            f"cut short: the live ranges name {len(missing)} values it does not list "
+            f"(for example {missing[0]})",
+            source,
+        )
 
 
 def _alignment(module: Module, given: int | None, source: str) -> int:
