@@ -2,7 +2,9 @@
 
 - ``base``: the interface every toolchain gives (``Toolchain``, ``Imported``);
 - ``xla``: XLA's buffer assignment (docs/xla.md);
-- ``tflm``: TensorFlow Lite for Microcontrollers' arena plan, in and out (docs/tflm.md).
+- ``tflm``: TensorFlow Lite for Microcontrollers' arena plan, in and out (docs/tflm.md);
+- ``executorch``: ExecuTorch's arenas, planned by tilefit inside its memory planning
+  pass (docs/executorch.md).
 
 ``TOOLCHAINS`` names them. A toolchain's subpackage is loaded only when used,
 so that ``tilefit bound`` never pays for it.
@@ -18,6 +20,7 @@ from tilefit.toolchains.base import ImportOptions, Reading, Toolchain
 
 # name -> (module holding ``TOOLCHAIN``, one line for the help)
 _WHERE = {
+    "executorch": "tilefit.toolchains.executorch",
     "tflm": "tilefit.toolchains.tflm",
     "xla": "tilefit.toolchains.xla",
 }
