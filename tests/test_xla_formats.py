@@ -299,7 +299,7 @@ StackFrames
 
 ENTRY %main (x: f32[4]) -> f32[4] {
   %x = f32[4]{0} parameter(0), metadata={op_name="x"}
-  %copy.3 = f32[4]{0} copy(%x), metadata={op_name="jit(loss)/copy" source_file="/a/b/c.py" source_line=7}
+  %copy.3 = f32[4]{0} copy(%x), metadata={op_name="jit/copy" source_file="/a/b/c.py" source_line=7}
   ROOT %tanh_fusion = f32[4]{0} fusion(%copy.3), kind=kLoop, calls=%fused_computation
 }
 """
@@ -311,5 +311,5 @@ def test_the_hlo_text_names_what_made_each_value_and_its_program_line() -> None:
     made = parse_hlo(HLO)
     # a fusion without metadata takes its root's; a stack frame gives the file and line
     assert made["tanh_fusion"] == Made("fusion", "jit(loss)/tanh", "project/model.py:42")
-    assert made["copy.3"] == Made("copy", "jit(loss)/copy", "b/c.py:7")
+    assert made["copy.3"] == Made("copy", "jit/copy", "b/c.py:7")
     assert made["x"] == Made("parameter", "x", None)
