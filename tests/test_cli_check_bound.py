@@ -196,11 +196,13 @@ def test_bound_output_is_the_same_bytes_every_time(
         assert run(capsys, "bound", str(capture), *flags) == first
 
 
-CHALLENGE = Path("/work/shared/benchmarks/minimalloc/challenging/A.1048576.csv")
-
-
-@pytest.mark.skipif(not CHALLENGE.exists(), reason="minimalloc challenge files are not present")
-def test_bound_of_a_minimalloc_challenge(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "bound", str(CHALLENGE), "--json")
+def test_bound_of_a_minimalloc_csv_packed_to_its_capacity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # MiniMalloc's format, made here: three buffers live together fill the 1,024 B exactly
+    rows = ["id,lower,upper,size", "0,0,10,512", "1,2,8,256", "2,4,6,256", "3,10,12,768"]
+    csv = tmp_path / "packed.1024.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    code, out, _ = run(capsys, "bound", str(csv), "--json")
     obj = json.loads(out)
-    assert (code, obj["lower_bound"], obj["available"]) == (0, 1048576, 1048576)
+    assert (code, obj["lower_bound"], obj["available"], obj["peak_step"]) == (0, 1024, 1024, 4)

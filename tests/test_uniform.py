@@ -63,9 +63,7 @@ def test_only_plain_captures_take_the_array_path(capture: Capture) -> None:
     uniform = not capture.sequences and not capture.conflicts and len(allowed) == 1
     uniform = uniform and len(next(iter(allowed))) == 1
     assert (prepared.uniform is not None) == uniform
-    if prepared.uniform is not None:
-        for strategy in FIRST_FITS:
-            assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
+    # that the array path places as one by one does is the test above, on plain captures
 
 
 def test_small_captures_stay_one_by_one_unless_asked() -> None:
