@@ -20,11 +20,12 @@ from tilefit.model.words import counted, plural
 NAME = "batch"
 HELP = "diagnose every capture of a model (files, folders, .jsonl bundles) into a SQLite database"
 EXAMPLE = """examples:
-  tilefit synth --tiles 1472 --seed 1 -o model.jsonl
+  tilefit synth --tiles 32 --seed 1 -o model.jsonl
   tilefit batch model.jsonl --db results.sqlite                # all cores
   tilefit batch model.jsonl --db results.sqlite --resume       # after Ctrl-C
-  tilefit batch tiles/ --db results.sqlite --mode replay --jobs 2
-  tilefit batch model.jsonl --db results.sqlite --scheduler tcp://127.0.0.1:8786
+  tilefit synth --tiles 8 --seed 3 -o tiles/
+  tilefit batch tiles/ --db replays.sqlite --mode replay --jobs 2
+  tilefit batch model.jsonl --db dask.sqlite --scheduler tcp://HOST:8786  # needs a Dask scheduler
   tilefit batch --summary results.sqlite --csv results.csv
 
 Each capture's row is written as soon as it finishes. A malformed capture,

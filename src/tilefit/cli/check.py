@@ -17,8 +17,11 @@ HELP = (
     "(exit 0 valid, 1 invalid, 2 bad input)"
 )
 EXAMPLE = """example:
-  tilefit check tile0.json tile0.placement.json
-  tilefit check A.1048576.csv A.placement.csv --json
+  tilefit place examples/0-0.json -o placement.json
+  tilefit check examples/0-0.json placement.json
+  tilefit solve examples/buffers.1024.csv -o solved.json
+  tilefit convert examples/buffers.1024.csv -o solved.1024.csv --placement solved.json
+  tilefit check examples/buffers.1024.csv solved.1024.csv --json
 
 PLACEMENT is a placement JSON or a minimalloc CSV with an offset column. A
 placement JSON whose "capture" names another capture is bad input (exit 2).

@@ -11,8 +11,9 @@ from tilefit.model.errors import InputError
 NAME = "convert"
 HELP = "write a capture as JSON or minimalloc CSV (by the output's extension)"
 EXAMPLE = """example:
-  tilefit convert benchmarks/A.1048576.csv -o A.json
-  tilefit convert A.json -o A.1048576.csv --placement A.placement.json
+  tilefit convert examples/buffers.1024.csv -o buffers.json
+  tilefit solve buffers.json -o buffers.placement.json
+  tilefit convert buffers.json -o solved.1024.csv --placement buffers.placement.json
 """
 
 

@@ -16,7 +16,7 @@ NAME = "diagnose"
 HELP = "one verdict for a tile: fits, fragmentation, capacity, infeasible or undetermined"
 EXAMPLE = """example:
   tilefit diagnose examples/0-0.json -o placement.json
-  tilefit diagnose examples/1-0.json --json
+  tilefit diagnose examples/1-0.json --json           # capacity: exit 1
 
 verdicts:
   fits           the production attempts succeed

@@ -21,7 +21,8 @@ HELP = (
 )
 EXAMPLE = """example:
   tilefit diff examples/1-0-baseline.json examples/1-0.json
-  tilefit diff before.json after.json --json
+  tilefit diff examples/1-0-baseline.json examples/1-0.json --json --edits-out undo.json
+  tilefit whatif examples/1-0.json --edits undo.json
 
 A request is added, removed, resized, realigned, moved in time (its lifetime
 changed) or reclassed (its class or interleaving changed); a new label alone

@@ -21,7 +21,7 @@ HELP = (
 EXAMPLE = """example:
   tilefit experiment examples/0-0.json
   tilefit experiment examples/0-0.json --split-sequences --no-times
-  tilefit experiment tile0.json --json
+  tilefit experiment examples/1-0.json --json         # none fits: exit 1
 
 orders: alignment, lifetime, size, weighted:0.5, weighted:1, weighted:2,
 long-lived, resident-first; fits: first-fit, best-fit. The peak address of a

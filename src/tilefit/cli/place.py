@@ -18,8 +18,8 @@ HELP = (
     "fail, further strategies (exit 0 when placed, 1 when not)"
 )
 EXAMPLE = f"""example:
-  tilefit place tile0.json -o tile0.placement.json
-  tilefit place tile0.json --fallback long-lived/first-fit,size/best-fit --json
+  tilefit place examples/0-0.json -o placement.json
+  tilefit place examples/0-0.json --fallback long-lived/first-fit,size/best-fit --json
 
 A tile that its production strategies fit keeps exactly that placement; the
 fallbacks (default {",".join(DEFAULT_FALLBACKS)}) run only when every

@@ -19,9 +19,10 @@ HELP = (
     "by default the production replay's last attempt; PNG or SVG"
 )
 EXAMPLE = """example:
-  tilefit plot tile0.json -o failure.png            # the production failure
-  tilefit plot tile0.json --strategy long-lived/first-fit -o fix.svg
-  tilefit plot tile0.json --placement fix.json --profile -o fix.png
+  tilefit plot examples/0-0.json -o failure.png      # the production failure
+  tilefit plot examples/0-0.json --strategy long-lived/first-fit -o fix.svg
+  tilefit place examples/0-0.json -o fix.json
+  tilefit plot examples/0-0.json --placement fix.json --profile -o fix.png
 
 A failed attempt shows the failed unit's lifetime band, the holes it met
 with their sizes, and the unit itself beside the map at its true size.

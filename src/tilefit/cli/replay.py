@@ -22,9 +22,9 @@ HELP = (
     "and the holes left over its lifetime (exit 0 when an attempt fits, 1 when all fail)"
 )
 EXAMPLE = """example:
-  tilefit replay examples/0-0.json
-  tilefit replay tile0.json --strategy long-lived/first-fit -o placement.json
-  tilefit replay tile0.json --json
+  tilefit replay examples/0-0.json                    # both attempts fail: exit 1
+  tilefit replay examples/0-0.json --strategy long-lived/first-fit -o placement.json
+  tilefit replay examples/1-0-baseline.json --json
 
 The attempts are the capture's "production" strategies (default
 lifetime/first-fit, then alignment/first-fit), each from an empty memory,

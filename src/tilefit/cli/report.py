@@ -12,8 +12,8 @@ HELP = (
     "memory maps of the production failure and of the best placement, live-storage profile"
 )
 EXAMPLE = """example:
-  tilefit report tile0.json -o report.html
-  tilefit report tile0.json -o report.html --time-limit 60
+  tilefit report examples/1-0.json -o report.html
+  tilefit report examples/0-0.json -o report.html --time-limit 60
 
 The page needs no network: open it in any browser, or attach it to a bug.
 Exit 0 when it was written, whatever the verdict; 2 on bad input.

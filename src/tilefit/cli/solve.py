@@ -16,9 +16,9 @@ HELP = (
     "(exit 0 solved, 1 infeasible or time-out, 2 bad input)"
 )
 EXAMPLE = """example:
-  tilefit solve tile0.json --time-limit 30 -o tile0.placement.json
-  tilefit solve A.1048576.csv --minimize --json
-  tilefit solve tile0.json --node-limit 1000000
+  tilefit solve examples/buffers.1024.csv --time-limit 30 -o placement.json
+  tilefit solve examples/buffers.1024.csv --minimize --json
+  tilefit solve examples/buffers.1024.csv --node-limit 1000000
 
 solve decides with the same search portfolio as diagnose (fast placements and
 proofs racing on up to 2 cores). --node-limit runs the bare exact search

@@ -21,9 +21,9 @@ HELP = (
     "and the verdict before and after"
 )
 EXAMPLE = """example:
-  tilefit whatif examples/1-0.json --resize 'm*.l3.cast.staging=-16328'
-  tilefit whatif tile.json --drop w.big --capacity-add 4096 -o edited.json
-  tilefit whatif tile.json --edits keep-early-cast.json --json
+  tilefit whatif examples/1-0.json --resize 'm*.l3.cast.staging=-16328'   # still no: exit 1
+  tilefit whatif examples/1-0.json --drop w3.attn_qkv --capacity-add 4096 -o edited.json
+  tilefit whatif examples/1-0.json --edits examples/edits/1-0-early-cast.json --json
 
 edits (each option may be repeated; ID is a request or sequence id, or a
 shell-style pattern such as 'm*.staging'; a sequence id stands for its members):
