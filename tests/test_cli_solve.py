@@ -162,3 +162,24 @@ def test_the_library_decides_as_the_command_does() -> None:
     assert check(capture, found.placement).valid
     lowest = tilefit.minimize(capture, time_limit=10)
     assert lowest.placement is not None and check(capture, lowest.placement).valid
+
+
+def test_minimize_at_the_bound_by_greedy_compiles_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A greedy pass whose top is the aligned lower bound is proven least: no kernel needed
+    (the first search after install compiles them for about a minute)."""
+    import tilefit.search.warm as warm
+    from tilefit.model.capture import Capture, Memory, Range, Request
+    from tilefit.verdicts.exact import search_exact
+
+    def refuse() -> float:
+        raise AssertionError("compiled the kernels for a capture greedy decides")
+
+    monkeypatch.setattr(warm, "ensure_compiled", refuse)
+    requests = (Request("a", 64, 0, 2, 16), Request("b", 32, 1, 3, 16), Request("c", 48, 2, 4, 16))
+    capture = Capture("easy", 4, Memory(512, (Range(0, 512),)), requests)
+    found = search_exact(capture, 5.0, minimize=True)
+    assert (found.route, found.status, found.nodes) == ("greedy", "solved", 0)
+    result = found.result
+    assert getattr(result, "best_top", None) == 96 and getattr(result, "optimal", False)
