@@ -339,6 +339,7 @@ def _tokens(k: int) -> tuple[Any, ...]:
 # name -> (what it is, the module, its inputs)
 MODELS: dict[str, tuple[str, Callable[[], nn.Module], Inputs]] = {
     "resnet18": ("ResNet-18, 224 px", ResNet18, _images((1, 3, 224, 224))),
+    "resnet18_96": ("ResNet-18, 96 px", ResNet18, _images((1, 3, 96, 96))),
     "mobilenet_v2_96": ("MobileNetV2, 96 px", MobileNetV2, _images((1, 3, 96, 96))),
     "mobilenet_v2_224": ("MobileNetV2, 224 px", MobileNetV2, _images((1, 3, 224, 224))),
     "unet": ("UNet, 4 levels, 128 px", UNet, _images((1, 3, 128, 128))),
