@@ -90,10 +90,7 @@ def test_the_example_block_is_read_as_documented() -> None:
     ]
 
 
-AWAITING = {
-    "import": "cli/importing.py's XLA lines need a dump and a program of the user's: they "
-    "are to be marked '# needs ...' (the toolchain work owns that file)",
-}
+AWAITING: dict[str, str] = {}
 """Commands whose examples are known not to run yet, and why: the test fails as soon as
 they do, so that the entry goes."""
 

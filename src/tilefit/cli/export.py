@@ -53,7 +53,6 @@ def run(args: argparse.Namespace) -> int:
 
     chain = toolchain(args.toolchain)
     assert chain.export is not None  # argparse offers only those that export
-    _distinct(args.output, args.model, args.placement)
     placement = read_placement(args.placement)
     try:
         exported = chain.export(Path(args.model), placement, not args.no_run)
@@ -69,13 +68,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(_lines(chain, exported, out)))
     return common.EXIT_OK if agreed else common.EXIT_NO
-
-
-def _distinct(output: str, *inputs: str) -> None:
-    target = Path(output).resolve()
-    for given in inputs:
-        if Path(given).resolve() == target:
-            raise InputError("-o", f"would write over the input {given}: name another file")
 
 
 def _lines(chain: Toolchain, e: Exported, out: dict[str, Any]) -> list[str]:

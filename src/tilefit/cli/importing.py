@@ -23,9 +23,9 @@ HELP = (
 EXAMPLE = """example:
   tilefit import tflm examples/tflm/streaming.tflite -o captures
   tilefit diagnose captures/streaming.json
-  XLA_FLAGS=--xla_dump_to=dump python train.py     # any JAX/TensorFlow/PyTorch-XLA program
-  tilefit import xla dump -o captures
-  tilefit import xla dump --capacity 100000000 -o at100MB   # would it fit in 100 MB?
+  XLA_FLAGS=--xla_dump_to=dump python train.py     # needs your JAX/TensorFlow/PyTorch-XLA program
+  tilefit import xla dump -o captures              # needs the dump above
+  tilefit import xla dump --capacity 100000000 -o at100MB   # needs the dump: fits in 100 MB?
 
 Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
 head) becomes one capture, named after the module or model, and the

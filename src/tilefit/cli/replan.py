@@ -50,9 +50,6 @@ def run(args: argparse.Namespace) -> int:
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)
     assert chain.export is not None
-    for given in (args.output, args.placement):
-        if given and Path(given).resolve() == Path(args.model).resolve():
-            raise InputError("-o", f"would write over the input {args.model}: name another file")
     imported = read(args.toolchain, [args.model]).imported
     if len(imported) != 1:
         raise InputError(
