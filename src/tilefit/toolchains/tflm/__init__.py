@@ -117,7 +117,7 @@ def read_model(path: Path, capacity: int | None = None, confirm: bool = True) ->
     ran: Run | None = None
     if confirm or capacity is not None:
         try:
-            ran = run_model(data, where)
+            ran = run_model(data, where, head=sum(b.size for b in buffers))
         except InputError as error:
             if capacity is not None:
                 raise InputError(

@@ -57,15 +57,15 @@ def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported
         )
     written = with_plan(data, plan_words(graph, buffers, placement.offsets), where)
     before = placement_top(capture, own.offsets)
-    checked = _run_both(data, written, where) if run else None
+    checked = _run_both(data, written, where, max(before, top)) if run else None
     return Exported(written, before, top, len(buffers), checked)
 
 
-def _run_both(data: bytes, written: bytes, where: str) -> RuntimeCheck:
+def _run_both(data: bytes, written: bytes, where: str, head: int) -> RuntimeCheck:
     from tilefit.toolchains.tflm.runtime import run_model
 
-    own = run_model(data, where, invocations=INVOCATIONS)
-    ours = run_model(written, where, invocations=INVOCATIONS)
+    own = run_model(data, where, invocations=INVOCATIONS, head=head)
+    ours = run_model(written, where, invocations=INVOCATIONS, head=head)
     return RuntimeCheck(
         own.head,
         ours.head,

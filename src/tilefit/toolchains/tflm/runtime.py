@@ -69,12 +69,16 @@ def available() -> bool:
 
 
 def run_model(
-    data: bytes, where: str, *, invocations: int = 1, seed: int = 0, arena: int | None = None
+    data: bytes, where: str, *, invocations: int = 1, seed: int = 0, head: int = 0
 ) -> Run:
-    """Run the model in TFLM's interpreter; InputError when it cannot."""
+    """Run the model in TFLM's interpreter; InputError when it cannot.
+
+    ``head``, the largest head a plan of the model may need (its top), sizes the
+    arena given to the interpreter, which it needs whole before it runs anything.
+    """
     if not available():
         raise InputError("", f"running a model needs tflite-micro, not installed: {EXTRA}", where)
-    size = arena if arena is not None else 16 * len(data) + (8 << 20)
+    size = head + 16 * len(data) + (8 << 20)  # the tail grows with the model, not its tensors
     with tempfile.TemporaryDirectory(prefix="tilefit-tflm-") as folder:
         model = Path(folder) / "model.tflite"
         model.write_bytes(data)
