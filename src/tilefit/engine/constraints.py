@@ -8,10 +8,9 @@ touches.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 
-from tilefit.model.capture import Capture, Interval
+from tilefit.model.capture import Capture, Interval, element_index
 from tilefit.model.units import Unit
 
 UNBOUNDED = 1 << 80
@@ -58,7 +57,7 @@ class Constraints:
 
     def element(self, address: int) -> int:
         """The index of the memory element holding ``address``."""
-        return bisect_right(self.elements, address) - 1
+        return element_index(self.elements, address)
 
     def element_span(self, lo: int, hi: int) -> Interval:
         """The addresses of the memory elements that ``[lo, hi)`` touches."""

@@ -7,6 +7,7 @@ and validation live in ``tilefit.formats.load``; writing in ``tilefit.formats.sa
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from math import gcd
@@ -18,6 +19,15 @@ DEFAULT_PRODUCTION: tuple[str, ...] = ("lifetime/first-fit", "alignment/first-fi
 
 Interval = tuple[int, int]
 """A half-open address or step interval ``[start, end)``."""
+
+
+def element_index(starts: tuple[int, ...], address: int) -> int:
+    """The index of the memory element holding ``address``, given the elements' start
+    addresses in ascending order (the first 0; a trailing memory size changes nothing for
+    an address inside the memory). The one lookup of the engine and the search; the
+    compiled kernels have their own (``tilefit.search.kernel.place.element_of``), and the
+    referee (``tilefit.verdicts.check``) keeps its own on purpose."""
+    return bisect_right(starts, address) - 1
 
 
 @dataclass(frozen=True, slots=True)

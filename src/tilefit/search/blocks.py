@@ -19,12 +19,11 @@ before the canonical search starts, and stand as fixed obstacles for it:
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from tilefit.model.capture import Capture, Interval
+from tilefit.model.capture import Capture, Interval, element_index
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
 
@@ -102,7 +101,8 @@ class Model:
         return tuple(sorted(out))
 
     def element(self, address: int) -> int:
-        return bisect_right(self.elements, address) - 1
+        """The index of the memory element holding ``address``."""
+        return element_index(self.elements, address)
 
     def side_elements(self, side: Side, base: int) -> tuple[int, int]:
         """The first and last memory element a side touches with its block at ``base``."""

@@ -39,7 +39,7 @@ from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, search
+from tilefit.search.exact.solve import Budget, budget_for, search
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
@@ -264,8 +264,8 @@ def _proofs(
 def _budget(
     budgets: list[Budget], routes: Routes, time_limit: float, node_limit: int | None = None
 ) -> Budget:
-    """A new budget, counted among the member's."""
-    budgets.append(Budget(time_limit, node_limit, routes.on("stretch-waste")))
+    """A new budget (``budget_for``), counted among the member's."""
+    budgets.append(budget_for(routes, time_limit, node_limit))
     return budgets[-1]
 
 

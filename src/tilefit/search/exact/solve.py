@@ -21,7 +21,7 @@ from tilefit.search.blocks import Model, build_model
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes
 
 ORDERINGS = ("WAT", "TAW", "TWA")
 """Static orderings, keys descending: W lifetime width, A width x size, T largest section total."""
@@ -83,6 +83,13 @@ class Budget:
         """A kernel call visited ``nodes`` in ``seconds``."""
         if nodes > 0:
             self.pace = seconds / nodes
+
+
+def budget_for(routes: Routes, time_limit: float, node_limit: int | None = None) -> Budget:
+    """A budget for one search the portfolio makes (either member): ``time_limit`` seconds
+    from now (none when negative), ``node_limit`` nodes, the kernel's stretch bound as
+    ``routes`` switch it."""
+    return Budget(max(0.0, time_limit), node_limit, routes.on("stretch-waste"))
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, search_free
+from tilefit.search.exact.solve import budget_for, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import Partial, better
@@ -177,10 +177,6 @@ def fresh_annealer(
     return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30))
 
 
-def _budget(deadline: float, nodes: int, routes: Routes) -> Budget:
-    return Budget(max(0.0, deadline - time.monotonic()), nodes, routes.on("stretch-waste"))
-
-
 def _complete(
     model: Model, fixed: dict[int, int], deadline: float, nodes: int, routes: Routes
 ) -> dict[int, int] | None:
@@ -190,7 +186,7 @@ def _complete(
     with the fixed ones exact), which only asks more: every answer is valid.
     """
     free = [k for k in range(len(model.blocks)) if k not in fixed]
-    budget = _budget(deadline, nodes, routes)
+    budget = budget_for(routes, deadline - time.monotonic(), nodes)
     outcome = search_free(rigid_restriction(model, fixed), free, fixed, budget)
     return outcome.bases if outcome.status == SOLVED else None
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.place import element_of
 
 MODULUS = 2147483647  # Park-Miller: x <- x * 48271 mod (2^31 - 1); products stay below 2^47
 
@@ -60,17 +61,12 @@ def down(x: int, r: int, m: int) -> int:
 
 
 @jit
-def element(elem: Any, address: int) -> int:
-    return int(np.searchsorted(elem, address, side="right")) - 1
-
-
-@jit
 def conflict_span(p: Any, k: int, at: int) -> tuple[int, int]:
     """Bases of side k's block whose side would share an element with its partner at ``at``
     (the partner's block base): a closed interval."""
     b = at + p.c_other_off[k]
-    first = element(p.elem, b)
-    last = element(p.elem, b + p.c_other_size[k] - 1)
+    first = element_of(p.elem, b)
+    last = element_of(p.elem, b + p.c_other_size[k] - 1)
     return p.elem[first] - p.c_off[k] - p.c_size[k] + 1, p.elem[last + 1] - p.c_off[k] - 1
 
 
