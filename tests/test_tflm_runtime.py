@@ -325,3 +325,29 @@ def test_batch_reads_tflm_models_in_a_folder(
     assert main(["batch", str(folder), "--db", str(db), "--time-limit", "5", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["captures"] == 2 and summary["errors"] == 0
+
+
+def test_a_model_the_interpreter_cannot_run_imports_and_says_why(tmp_path: Path) -> None:
+    # TFLM has no TANH for int32: the model plans, but its kernel refuses to prepare
+    from importlib import import_module
+
+    editor = import_module("tflite_micro.tensorflow.lite.micro.compression.model_editor")
+    fb = import_module("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
+    x = editor.Tensor(shape=(1, 4), dtype=fb.TensorType.INT32, name="x")
+    y = editor.Tensor(shape=(1, 4), dtype=fb.TensorType.INT32, name="y")
+    op = editor.Operator(opcode=fb.BuiltinOperator.TANH, inputs=[x], outputs=[y])
+    graph = editor.Subgraph(operators=[op], inputs=[x], outputs=[y])
+    path = tmp_path / "refused.tflite"
+    path.write_bytes(bytes(editor.Model(subgraphs=[graph]).build()))
+    item = read_model(path)
+    assert item is not None and len(item.capture.requests) == 2
+    [note] = item.notes  # the head is confirmed: the arena is planned before it runs
+    assert "cannot run it" in note and "TANH" in note, note
+    write_placement(item.placement, tmp_path / "p.json")
+    out = tmp_path / "o.tflite"
+    assert main(["export", "tflm", str(path), str(tmp_path / "p.json"), "-o", str(out)]) == 2
+    assert not out.exists()
+    assert (
+        main(["export", "tflm", str(path), str(tmp_path / "p.json"), "-o", str(out), "--no-run"])
+        == 0
+    )

@@ -129,6 +129,8 @@ def read_model(path: Path, capacity: int | None = None, confirm: bool = True) ->
     assert capture.origin is not None
     if ran is not None:
         notes += _confirmed(graph, capture.origin.heap, ran.head)
+        if ran.refused is not None:
+            notes.append(f"TFLM's interpreter plans its arena but cannot run it: {ran.refused}")
     if ran is not None and capacity is not None:
         notes.append(
             f"asks about an arena of {capacity:,} B: {ran.tail:,} B of it is TFLM's tail "

@@ -2,7 +2,9 @@
 
 ``python -m tilefit.toolchains.tflm.child MODEL ARENA INVOCATIONS SEED OUT``:
 the outputs of every invocation go to OUT (``.npz``, ``INVOCATION.OUTPUT``),
-and one JSON line on stdout carries what ``print_allocations`` wrote.
+and one JSON line on stdout carries what ``print_allocations`` wrote (the
+arena is planned when the interpreter is made) and, when an invocation
+failed, what TFLM said about it.
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from typing import Any
 import numpy as np
 
 
-def _details(interpreter: Any, getter: str) -> list[Any]:
-    found: list[Any] = []
-    while True:
-        try:
-            found.append(getattr(interpreter, getter)(len(found)))
-        except Exception:  # the interpreter says "no such index" only by raising
-            return found
+def _counts(data: bytes) -> tuple[int, int]:
+    """The main subgraph's inputs and outputs, from the model itself."""
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as fb
+
+    graph = fb.Model.GetRootAs(data, 0).Subgraphs(0)
+    return graph.InputsLength(), graph.OutputsLength()
 
 
 def _input(detail: Any, step: int, invocations: int, rng: np.random.Generator) -> Any:
@@ -40,19 +41,22 @@ def _input(detail: Any, step: int, invocations: int, rng: np.random.Generator) -
     return rng.standard_normal(size=shape).astype(dtype)
 
 
-def _allocations(interpreter: Any) -> str:
-    """What print_allocations writes on the C++ side's stderr."""
-    sys.stderr.flush()
-    with tempfile.TemporaryFile(mode="w+b") as capture:
-        saved = os.dup(2)
-        os.dup2(capture.fileno(), 2)
-        try:
-            interpreter.print_allocations()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        capture.seek(0)
-        return capture.read().decode("utf-8", "replace")
+class _Stderr:
+    """The C++ side's stderr (fd 2), caught in a file while the block runs."""
+
+    def __enter__(self) -> _Stderr:
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.file.seek(0)
+        self.text = self.file.read().decode("utf-8", "replace")
+        self.file.close()
 
 
 def main(argv: list[str]) -> None:
@@ -62,18 +66,26 @@ def main(argv: list[str]) -> None:
     with open(model, "rb") as f:
         data = f.read()
     interpreter = runtime.Interpreter.from_bytes(data, arena_size=int(arena))
+    with _Stderr() as printed:
+        interpreter.print_allocations()  # the arena is planned when the interpreter is made
     rng = np.random.default_rng(int(seed))
-    inputs = _details(interpreter, "get_input_details")
-    count = len(_details(interpreter, "get_output_details"))
+    inputs, count = _counts(data)
+    details = [interpreter.get_input_details(k) for k in range(inputs)]
     outputs: dict[str, Any] = {}
-    for step in range(int(invocations)):
-        for k, detail in enumerate(inputs):
-            interpreter.set_input(_input(detail, step, int(invocations), rng), k)
-        interpreter.invoke()
-        for j in range(count):
-            outputs[f"{step}.{j}"] = np.array(interpreter.get_output(j))
+    error = None
+    with _Stderr() as said:
+        try:
+            for step in range(int(invocations)):
+                for k, detail in enumerate(details):
+                    interpreter.set_input(_input(detail, step, int(invocations), rng), k)
+                interpreter.invoke()
+                for j in range(count):
+                    outputs[f"{step}.{j}"] = np.array(interpreter.get_output(j))
+        except Exception as failed:  # the interpreter says only "invocation failed"
+            error = failed
     np.savez(out, **outputs)
-    print(json.dumps({"allocations": _allocations(interpreter)}))
+    reason = None if error is None else (said.text.strip() or str(error))
+    print(json.dumps({"allocations": printed.text, "invoke_error": reason}))
 
 
 if __name__ == "__main__":

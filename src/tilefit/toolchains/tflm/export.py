@@ -65,6 +65,13 @@ def _run_both(data: bytes, written: bytes, where: str, head: int) -> RuntimeChec
     from tilefit.toolchains.tflm.runtime import run_model
 
     own = run_model(data, where, invocations=INVOCATIONS, head=head)
+    if own.refused is not None:
+        raise InputError(
+            "",
+            f"TFLM's interpreter cannot run the model, so the outputs cannot be compared "
+            f"({own.refused}): --no-run writes the plan the referee accepts",
+            where,
+        )
     ours = run_model(written, where, invocations=INVOCATIONS, head=head)
     return RuntimeCheck(
         own.head,

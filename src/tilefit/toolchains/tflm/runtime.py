@@ -42,6 +42,7 @@ class Run:
     tail: int  # persistent: not part of any plan
     total: int  # the tensor_arena_size it needed
     outputs: dict[str, Any]  # "INVOCATION.OUTPUT" -> array
+    refused: str | None = None  # an invocation failed: what TFLM said (its arena still planned)
 
     def same_outputs(self, other: Run) -> bool:
         """Every output of every invocation equal, bit for bit."""
@@ -59,6 +60,16 @@ class Run:
         """Outputs differ between invocations: a comparison of them can tell plans apart."""
         values = [a.tobytes() for a in self.outputs.values()]
         return len(set(values)) > 1
+
+
+def _why(done: subprocess.CompletedProcess[str]) -> str:
+    """TFLM's own reason (the line before its kernel's "failed to prepare"), else the last."""
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    said = [line for line in lines if not line.startswith(("Traceback", "File ", "^"))]
+    prepare = next((i for i, line in enumerate(said) if "failed to" in line), None)
+    if prepare is not None:
+        return "; ".join(line.rstrip(".") for line in said[max(0, prepare - 1) : prepare + 1])
+    return said[-1] if said else f"exit {done.returncode}"
 
 
 def available() -> bool:
@@ -88,12 +99,13 @@ def run_model(
             [sys.executable, "-m", _CHILD, *args], capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            raise InputError("", f"TFLM's interpreter refused the model: {last}", where)
-        text = json.loads(done.stdout.strip().splitlines()[-1])["allocations"]
-        found = {kind: int(value) for kind, value in _LINE.findall(text)}
+            raise InputError("", f"TFLM's interpreter refused the model: {_why(done)}", where)
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        found = {kind: int(value) for kind, value in _LINE.findall(report["allocations"])}
         with np.load(out) as saved:
             outputs = {k: saved[k] for k in saved.files}
     if set(found) != {"total", "head", "tail"}:
         raise InputError("", "TFLM's interpreter did not report its arena", where)
-    return Run(found["head"], found["tail"], found["total"], outputs)
+    failed = report["invoke_error"]
+    refused = None if failed is None else " ".join(failed.split())
+    return Run(found["head"], found["tail"], found["total"], outputs, refused)
