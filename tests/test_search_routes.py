@@ -36,6 +36,28 @@ def test_each_route_belongs_to_one_member_and_every_name_is_unique() -> None:
     assert len(set(ROUTES)) == len(ROUTES) == len(FIND_ROUTES) + len(PROVE_ROUTES)
     assert set(PROOF_ROUTES) <= set(PROVE_ROUTES)
     assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == set(ROUTES)
+    names = [r.name for r in routes.REGISTRY]
+    assert len(set(names)) == len(names)
+    assert routes.DECIDING_ROUTES == tuple(names) == (routes.PIECES, *ROUTES)
+    assert [r.name for r in routes.REGISTRY if r.member == routes.BOUND] == [routes.PIECES]
+
+
+def test_the_registry_refuses_what_it_does_not_know() -> None:
+    # ValueError, not assert: python -O keeps these checks.
+    assert routes.route("steps").proves and not routes.route("steps").places
+    with pytest.raises(ValueError, match="unknown search route"):
+        routes.route("nope")
+    with pytest.raises(ValueError, match="member"):
+        routes.Route("x", "elsewhere", proves=True, places=False)
+    with pytest.raises(ValueError, match="neither"):
+        routes.Route("x", routes.FIND, proves=False, places=False)
+    routes.check_answer(TIMEOUT, None)
+    routes.check_answer("solved", "anneal")
+    for status, name in (("solved", None), (TIMEOUT, "exact"), ("done", None), ("solved", "x")):
+        with pytest.raises(ValueError):
+            routes.check_answer(status, name)
+    with pytest.raises(ValueError):
+        routes.check_answer("solved", "exact", FIND_ROUTES)
 
 
 def test_the_schema_enumerates_the_routes_and_the_statuses() -> None:
@@ -66,7 +88,7 @@ def test_search_md_explains_every_route() -> None:
 def test_the_cli_explains_every_proof() -> None:
     from tilefit.cli.diagnose import PROOFS
 
-    assert set(PROOFS) == {"pieces", *PROOF_ROUTES}
+    assert set(PROOFS) == {r.name for r in routes.REGISTRY if r.proves}
 
 
 def test_strategy_names_of_placements() -> None:
@@ -108,8 +130,8 @@ def test_switches_are_not_routes_and_reach_the_budgets() -> None:
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:
     from tilefit.search.portfolio import Decision
 
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError):
         Decision("solved", None, "search:anneal", None, False, 0.0)
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError):
         Decision("timed out", None, None, None, False, 0.0)
     assert Decision(TIMEOUT, None, None, None, False, 0.0).member is None

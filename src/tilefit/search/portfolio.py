@@ -47,7 +47,7 @@ from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
-from tilefit.search.routes import ALL, INFEASIBLE, ROUTES, SOLVED, STATUSES, TIMEOUT, Routes
+from tilefit.search.routes import ALL, INFEASIBLE, SOLVED, TIMEOUT, Routes, check_answer
 from tilefit.search.warm import ensure_compiled
 
 EXACT_FIRST_SHARE = 0.4
@@ -96,9 +96,7 @@ class Decision:
 
     def __post_init__(self) -> None:
         # The vocabulary is checked where it is emitted: a name not in the lists is a bug.
-        assert self.status in STATUSES, self.status
-        assert (self.member is None) == (self.status == TIMEOUT), (self.status, self.member)
-        assert self.member is None or self.member in ROUTES, self.member
+        check_answer(self.status, self.member)
 
 
 Member = Callable[[Capture, float], Decision]

@@ -17,10 +17,55 @@ INFEASIBLE = "infeasible"
 TIMEOUT = "timeout"
 STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 
-FIND_ROUTES = ("greedy", "completion", "repair", "anneal")
+PIECES = "pieces"
+"""The pieces bound's route (``tilefit.verdicts.pieces``), the one that is no search."""
+
+BOUND, FIND, PROVE = "bound", "find", "prove"
+MEMBERS = (BOUND, FIND, PROVE)
+"""Where a route runs: ``bound``, in ``diagnose`` before any search (``tilefit.verdicts``);
+``find`` and ``prove``, the portfolio's two members."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """One route that may decide a capture: its name (what ``diagnose --json`` reports as
+    ``search_route``), the member it runs in, and what it may answer."""
+
+    name: str
+    member: str  # one of MEMBERS
+    proves: bool  # may prove that no placement exists
+    places: bool  # may find a placement
+
+    def __post_init__(self) -> None:
+        if self.member not in MEMBERS:
+            raise ValueError(f"route {self.name!r}: member {self.member!r} is not one of {MEMBERS}")
+        if not (self.proves or self.places):
+            raise ValueError(f"route {self.name!r} neither proves nor places")
+
+
+REGISTRY = (
+    Route(PIECES, BOUND, proves=True, places=False),
+    Route("greedy", FIND, proves=False, places=True),
+    Route("completion", FIND, proves=False, places=True),
+    Route("repair", FIND, proves=False, places=True),
+    Route("anneal", FIND, proves=False, places=True),
+    Route("elements", PROVE, proves=True, places=False),
+    Route("steps", PROVE, proves=True, places=False),
+    Route("exact", PROVE, proves=True, places=True),
+    Route("anneal-turns", PROVE, proves=False, places=True),
+)
+"""Every route, in the order each member takes them: the one list the names below, the
+schema's ``search_route`` enum, the CLI's sentences for proofs and the docs are read from
+or tested against (``tests/test_search_routes.py``)."""
+
+DECIDING_ROUTES = tuple(r.name for r in REGISTRY)
+"""Every name a verdict may give as the route that decided (``diagnose``'s
+``search_route``)."""
+
+FIND_ROUTES = tuple(r.name for r in REGISTRY if r.member == FIND)
 """The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
 
-PROVE_ROUTES = ("elements", "steps", "exact", "anneal-turns")
+PROVE_ROUTES = tuple(r.name for r in REGISTRY if r.member == PROVE)
 """The prove member's routes (``tilefit.search.portfolio``): ``elements`` and ``steps``
 prove infeasibility, ``exact`` finds or proves, and ``anneal-turns`` is the annealing
 between its turns, which finds."""
@@ -34,11 +79,32 @@ are not routes themselves and never name an answer: ``stretch-waste``, the exact
 stretch bound (``tilefit.search.kernel.place.stretches_fit``) in every search the
 portfolio makes."""
 
-PROOF_ROUTES = ("elements", "steps", "exact")
-"""The routes that prove infeasibility."""
+PROOF_ROUTES = tuple(r.name for r in REGISTRY if r.member != BOUND and r.proves)
+"""The portfolio's routes that prove infeasibility."""
 
-PLACING_ROUTES = (*FIND_ROUTES, "exact", "anneal-turns")
+PLACING_ROUTES = tuple(r.name for r in REGISTRY if r.places)
 """The routes that find placements."""
+
+
+def route(name: str) -> Route:
+    """The route of that name (ValueError if there is none)."""
+    for known in REGISTRY:
+        if known.name == name:
+            return known
+    raise ValueError(f"unknown search route: {name}")
+
+
+def check_answer(status: str, name: str | None, among: tuple[str, ...] = ROUTES) -> None:
+    """What a member reports, checked where it is emitted (ValueError, not ``assert``,
+    which ``python -O`` removes): a known status, and a route of ``among`` named exactly
+    when the status is decided."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown search status: {status!r}")
+    if (name is None) != (status == TIMEOUT):
+        raise ValueError(f"status {status!r} with route {name!r}")
+    if name is not None and name not in among:
+        raise ValueError(f"route {name!r} is not one of {among}")
+
 
 EXACT_SEARCH = "exact-search"
 """The strategy name of a placement that the exact kernel found (route ``exact``); a
@@ -88,7 +154,7 @@ class Routes:
 
     @classmethod
     def only(cls, names: Iterable[str]) -> Routes:
-        """``names`` and no other route (every switch stays on)."""
+        """``names`` and no other route (and no switch: each is off unless asked for)."""
         return cls(frozenset(ROUTES) - _known(names))
 
     def on(self, route: str) -> bool:

@@ -20,7 +20,15 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.routes import ALL, INFEASIBLE, ROUTES, SOLVED, Routes, strategy_of
+from tilefit.search.routes import (
+    ALL,
+    DECIDING_ROUTES,
+    INFEASIBLE,
+    PIECES,
+    SOLVED,
+    Routes,
+    strategy_of,
+)
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -57,7 +65,7 @@ class Diagnosis:
     @property
     def pieces(self) -> PiecesShort | None:
         """For "infeasible" by the pieces bound: where and by how much it is short."""
-        return self.bound.pieces if self.search_route == "pieces" else None
+        return self.bound.pieces if self.search_route == PIECES else None
 
     @property
     def lower_bound(self) -> int:
@@ -145,7 +153,7 @@ def diagnose(
     elif report.proves_deficit:  # live bytes, a union of allowed sets, or with padding
         outcome = _Outcome("capacity")
     elif (short := report.pieces) is not None:
-        outcome = _Outcome("infeasible", subset=short.requests, route="pieces")
+        outcome = _Outcome("infeasible", subset=short.requests, route=PIECES)
     else:
         passes_started = time.monotonic()
         outcome = _other_strategies(capture, prepared, fallbacks)
@@ -254,9 +262,9 @@ def _search(capture: Capture, time_limit: float, workers: int | None, routes: Ro
     return _Outcome(search_status=decision.status, partial=decision.partial)
 
 
-SEARCH_ROUTES = ("pieces", *ROUTES)
-"""Routes that decide: ``pieces`` (the pieces bound, ``tilefit.verdicts.pieces``) and
-those of the search portfolio (``tilefit.search.routes``)."""
+SEARCH_ROUTES = DECIDING_ROUTES
+"""Routes that decide (``tilefit.search.routes.REGISTRY``): ``pieces`` (the pieces bound,
+``tilefit.verdicts.pieces``) and those of the search portfolio."""
 
 CLOSEST_SECONDS = 2.0
 """At most this long, or the time left if shorter, for the closest placement (it stops at

@@ -40,7 +40,7 @@ from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.local.restriction import rigid_restriction
-from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, Routes
+from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, TIMEOUT, Routes, check_answer
 
 FIRST_NODES = 2_000
 """The kernel's node allowance per call in round 0; it doubles every round."""
@@ -65,8 +65,7 @@ class Found:
     partial: Partial | None = None  # without a placement: the annealing's best partial one
 
     def __post_init__(self) -> None:
-        assert (self.placement is None) == (self.route is None), self.route
-        assert self.route is None or self.route in FIND_ROUTES, self.route
+        check_answer(TIMEOUT if self.placement is None else SOLVED, self.route, FIND_ROUTES)
 
 
 def find_placement(
