@@ -106,7 +106,8 @@ def read_arenas(program: Program, source: str, capacity: int | None = None) -> l
                     f"{capacity:,} B holds not even the {extra:,} B ExecuTorch adds to the plan",
                 )
             capture = _with_room(capture, room)
-            notes.append(f"asks about an arena of {capacity:,} B: {room:,} B for the plan")
+            if extra:
+                notes.append(f"asks about an arena of {capacity:,} B: {room:,} B for the plan")
         found.append(Imported(capture, arena.greedy, source, arena.specs, tuple(notes)))
     return found
 

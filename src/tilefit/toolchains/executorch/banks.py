@@ -75,10 +75,10 @@ class BankVerdict:
             return f"{head}: no plan fits; at least {self.must_leave:,} B must spill"
         return head
 
-    def lines(self, tensors: int = 5) -> list[str]:
-        """The verdict, then each window's nodes and what lives there."""
+    def lines(self, tensors: int = 5, windows: int = 3) -> list[str]:
+        """The verdict, then the first ``windows`` windows' nodes and what lives there."""
         out = [self.text]
-        for spill in self.spills:
+        for spill in self.spills[:windows]:
             nodes = (
                 f"node {spill.first} ({spill.first_node})"
                 if spill.first == spill.last
@@ -89,6 +89,12 @@ class BankVerdict:
                 out.append(f"    {t.id:<40} {t.size:>10,} B  {t.label or ''}".rstrip())
             if len(spill.tensors) > tensors:
                 out.append(f"    ... and {len(spill.tensors) - tensors} more")
+        if len(self.spills) > windows:
+            worst = max(s.must_leave for s in self.spills)
+            out.append(
+                f"  ... and {len(self.spills) - windows} more overloaded windows "
+                f"(at most {worst:,} B over; tilefit diagnose on the capture lists them all)"
+            )
         return out
 
 
