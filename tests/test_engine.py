@@ -7,6 +7,7 @@ from __future__ import annotations
 from engine_helpers import captures, check_valid, hull_holes, valid_base, valid_bases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from search_captures import count_answers
 
 from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, parse_strategy
@@ -65,18 +66,25 @@ def test_every_step_agrees_with_the_referee(capture: Capture, strategy: Strategy
     replay_checked(capture, strategy)
 
 
-@settings(max_examples=60, deadline=None)
-@given(captures(max_requests=14))
-def test_every_strategy_on_larger_captures(capture: Capture) -> None:
-    prepared = Prepared.of(capture)
-    for strategy in STRATEGIES:
-        attempt = run_strategy(prepared, strategy)
-        if attempt.fits:
-            check_valid(capture, attempt.offsets)
-        else:
-            assert attempt.failure is not None
-            placed = dict(attempt.offsets)
-            assert valid_bases(capture, attempt.failure.unit, placed) == []
+def test_every_strategy_on_larger_captures() -> None:
+    outcomes = [0, 0]  # attempts that failed, that fitted
+
+    def each(capture: Capture) -> bool:
+        prepared = Prepared.of(capture)
+        for strategy in STRATEGIES:
+            attempt = run_strategy(prepared, strategy)
+            outcomes[attempt.fits] += 1
+            if attempt.fits:
+                check_valid(capture, attempt.offsets)
+            else:
+                assert attempt.failure is not None
+                placed = dict(attempt.offsets)
+                assert valid_bases(capture, attempt.failure.unit, placed) == []
+        return True
+
+    count_answers(st.tuples(captures(max_requests=14)), 60, each)
+    # Measured on these 60 cases x 16 strategies (2026-12-02): 371 fitted, 589 failed.
+    assert min(outcomes) >= sum(outcomes) // 5
 
 
 # ----------------------------------------------------------------- worked cases

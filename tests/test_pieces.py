@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 from search_brute import brute_force
+from search_captures import count_answers
 from test_bounds import captures
 
 from tilefit.cli import main
@@ -35,9 +35,7 @@ def aligned_captures(draw: st.DrawFn) -> Capture:
     return Capture(capture.name, capture.horizon, capture.memory, requests)
 
 
-@settings(max_examples=300, deadline=None)
-@given(aligned_captures())
-def test_a_shortfall_means_brute_force_finds_no_placement(capture: Capture) -> None:
+def _a_shortfall_means_brute_force_finds_no_placement(capture: Capture) -> bool:
     short = pieces_short(capture)
     if short is not None:
         assert brute_force(capture) is None
@@ -45,13 +43,27 @@ def test_a_shortfall_means_brute_force_finds_no_placement(capture: Capture) -> N
         counted = [capture.request_by_id[i] for i in short.requests]
         assert all(r.start <= short.step < r.end for r in counted)
         assert sum(r.size for r in counted) == short.demand
+    return short is not None
 
 
-@settings(max_examples=200, deadline=None)
-@given(captures())
-def test_it_is_at_least_as_strong_as_the_support_aware_bound(capture: Capture) -> None:
-    if bound(capture).support_deficit > 0:
-        assert pieces_short(capture) is not None
+def test_a_shortfall_means_brute_force_finds_no_placement() -> None:
+    short, ran = count_answers(
+        st.tuples(aligned_captures()), 300, _a_shortfall_means_brute_force_finds_no_placement
+    )
+    # Measured on these 300 cases (2026-12-02): a shortfall on 182.
+    assert short >= ran // 4
+
+
+def test_it_is_at_least_as_strong_as_the_support_aware_bound() -> None:
+    def each(capture: Capture) -> bool:
+        deficit = bound(capture).support_deficit > 0
+        if deficit:
+            assert pieces_short(capture) is not None
+        return deficit
+
+    deficits, ran = count_answers(st.tuples(captures()), 200, each)
+    # Measured on these 200 cases (2026-12-02): a support-aware deficit on 120.
+    assert deficits >= ran // 4
 
 
 def test_a_stretch_too_short_for_a_request_does_not_count() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
@@ -16,9 +16,7 @@ from tilefit.verdicts.check import check
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 
 
-@SETTINGS
-@given(tiny_captures())
-def test_same_verdict_as_brute_force(capture: Capture) -> None:
+def _same_verdict_as_brute_force(capture: Capture) -> bool:
     expected = brute_force(capture)
     result = solve(capture, time_limit=60, node_limit=200_000)
     assert result.status != TIMEOUT
@@ -29,6 +27,13 @@ def test_same_verdict_as_brute_force(capture: Capture) -> None:
         assert valid(capture, dict(result.placement.offsets))
     else:
         assert result.placement is None
+    return result.status == SOLVED
+
+
+def test_same_verdict_as_brute_force() -> None:
+    solved, ran = count_answers(st.tuples(tiny_captures()), 250, _same_verdict_as_brute_force)
+    # Measured on these 250 cases (2026-12-02): 90 solved, 160 infeasible; both branches run.
+    assert ran // 5 <= solved <= ran * 4 // 5
 
 
 @st.composite
