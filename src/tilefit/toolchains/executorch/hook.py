@@ -218,15 +218,16 @@ def _spec(spec: Any, spec_id: str, op: str, ids: dict[int, tuple[str, str]], res
             base_id = ids[id(base)][0]
         elif problem is None:
             problem = "its storage_base is not among the specs planned (unknown aliasing)"
-    ok = problem is None
+    known = type(size) is int  # a size greedy planned with (kept for its arena's size)
+    timed = len(life) == 2 and all(type(t) is int for t in life)
     return Spec(
         id=spec_id,
-        size=int(size) if ok else 0,
-        first=int(life[0]) if ok else 0,
-        last=int(life[1]) if ok else 0,
+        size=size if known else 0,
+        first=life[0] if timed else 0,
+        last=life[1] if timed else 0,
         mem_id=int(result.mem_id) if result is not None else (spec.mem_id or 1),
         op=op,
-        shape=tuple(int(d) for d in shape) if ok else (),
+        shape=tuple(d for d in shape if type(d) is int) if problem is None else (),
         dtype=str(spec.dtype).removeprefix("torch."),
         base=base_id,
         base_offset=int(getattr(spec, "storage_base_offset", 0)),
