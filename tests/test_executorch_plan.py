@@ -282,3 +282,15 @@ def test_import_executorch_bad_input_is_one_line(
     assert main(["import", "executorch", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "specs: required key is missing" in err
+
+
+def test_recorded_inputs_start_at_zero_and_mutable_buffers_live_to_the_end() -> None:
+    prog = read_program(EXAMPLES / "kv_decode.default.executorch.json")
+    last = len(prog.node_names) - 1
+    caches = [s for s in prog.specs if s.op == "mutable buffer"]
+    assert len(caches) == 2 and all((s.first, s.last) == (0, last) for s in caches)
+    assert all(s.first == 0 for s in prog.specs if s.op == "input")
+    (arena,) = plan_program(prog).arenas
+    held = arena.capture.capture if arena.capture is not None else None
+    assert held is not None
+    assert all(held.request_by_id[s.id].end == held.horizon for s in caches)
