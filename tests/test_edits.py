@@ -23,7 +23,7 @@ from tilefit.formats.edits import (
 from tilefit.formats.jsonread import parse_json
 from tilefit.formats.load import capture_from_json, read_capture
 from tilefit.formats.save import capture_to_json
-from tilefit.model.capture import Capture
+from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.edits import (
     WHAT_IF_RANGE,
     AddCapacity,
@@ -33,6 +33,8 @@ from tilefit.model.edits import (
     Resize,
     apply_edits,
     matching,
+    removed_top,
+    with_capacity,
 )
 from tilefit.model.errors import INT_LIMIT, InputError
 
@@ -196,11 +198,70 @@ def test_add_capacity_keeps_new_bytes_out_of_an_empty_interleaved_region() -> No
     assert reloads(edited)
 
 
-@pytest.mark.parametrize("size", [0, -8, INT_LIMIT])
+@pytest.mark.parametrize("size", [0, -224, -225, INT_LIMIT])
 def test_bad_capacity_is_bad_input(size: int) -> None:
     with pytest.raises(InputError) as error:
         apply_edits(doc_capture(), [AddCapacity(size, "--capacity-add")])
     assert error.value.place == "--capacity-add"
+
+
+def test_a_negative_capacity_removes_bytes_from_the_top() -> None:
+    # Issue 27, item 6: AddCapacity(-8) was bad input ("must be > 0").
+    capture = doc_capture()  # one range [0, 224) in [0, 256), elements 0 and 128, interleaved 192
+    less = apply_edits(capture, [AddCapacity(-16, "x")]).memory
+    assert (less.size, less.ranges, less.elements, less.interleaved_offset) == (
+        208,
+        (Range(0, 208, "main"),),
+        (0, 128),
+        192,
+    )
+    # Past the interleaved offset and the second element: both go with the bytes.
+    less = apply_edits(capture, [AddCapacity(-100, "x")]).memory
+    assert (less.size, less.ranges, less.elements, less.interleaved_offset) == (
+        124,
+        (Range(0, 124, "main"),),
+        (0,),
+        None,
+    )
+    assert less.allowed("act", interleaved=True) == ()
+    with pytest.raises(InputError, match="removes 224 B of the 224 B available: nothing would"):
+        apply_edits(capture, [AddCapacity(-224, "x")])
+
+
+def test_removing_takes_available_bytes_the_highest_first() -> None:
+    small = read_capture(
+        EXAMPLES / "small.json"
+    ).memory  # [64, 896) variables, [896, 1024) aperture
+    aperture_gone = removed_top(small, 128, "x")
+    assert aperture_gone.ranges == (Range(64, 896, "variables"),)
+    assert (aperture_gone.size, aperture_gone.elements) == (896, (0, 256, 512, 768))
+    assert aperture_gone.interleaved_offset == 512
+    less = removed_top(small, 200, "x")
+    assert less.ranges == (Range(64, 824, "variables"),) and less.available == 760
+    # A gap between ranges holds no available byte: the bytes come from below it.
+    gap = Memory(400, (Range(0, 100), Range(200, 300)))
+    assert removed_top(gap, 150, "x") == Memory(50, (Range(0, 50),))
+    assert removed_top(gap, 100, "x") == Memory(100, (Range(0, 100),))
+
+
+def test_with_capacity_resizes_the_one_range_and_the_memory_follows() -> None:
+    memory = doc_capture().memory
+    assert with_capacity(memory, 224, "c") == Memory(224, (Range(0, 224, "main"),), (0, 128), 192)
+    # More: the range grows, the last element runs to the new end, the interleaved region
+    # that reached the top grows with it.
+    assert with_capacity(memory, 300, "c") == Memory(300, (Range(0, 300, "main"),), (0, 128), 192)
+    # Less: as removing the top bytes.
+    assert with_capacity(memory, 100, "c") == removed_top(memory, 124, "c")
+    assert with_capacity(memory, 100, "c") == Memory(100, (Range(0, 100, "main"),), (0,), None)
+    # A range that keeps its start and classes; no interleaved region stays none.
+    shifted = Memory(128, (Range(64, 128, "r", ("x",)),), (0,), 128)
+    assert with_capacity(shifted, 200, "c") == Memory(264, (Range(64, 264, "r", ("x",)),))
+    for bad in (0, -1, INT_LIMIT):
+        with pytest.raises(InputError, match="must be > 0"):
+            with_capacity(memory, bad, "c")
+    small = read_capture(EXAMPLES / "small.json").memory
+    with pytest.raises(InputError, match="one range, and this capture's has 2: tilefit whatif"):
+        with_capacity(small, 500, "--capacity")
 
 
 def test_the_first_bad_edit_is_the_one_reported() -> None:
@@ -225,7 +286,8 @@ def some_edits(draw: st.DrawFn) -> list[Edit]:
             start = draw(st.integers(0, 9))
             edits.append(Lifetime(draw(patterns), start, draw(st.integers(start + 1, 10)), "x"))
         else:
-            edits.append(AddCapacity(draw(st.integers(1, 100)), "x"))
+            amount = draw(st.integers(-240, 100).filter(bool))
+            edits.append(AddCapacity(amount, "x"))
     return edits
 
 
@@ -291,7 +353,7 @@ BAD_FILES: list[tuple[object, str]] = [
     (file_doc({"lifetime": "x", "start": 1}), "edits[0].end: required key is missing"),
     (file_doc({"lifetime": "x", "start": -1, "end": 3}), "edits[0].start: must be >= 0"),
     (file_doc({"lifetime": "x", "start": 3, "end": 3}), "edits[0].end: must be > start (3)"),
-    (file_doc({"drop": "a"}, {"capacity_add": 0}), "edits[1].capacity_add: must be > 0"),
+    (file_doc({"drop": "a"}, {"capacity_add": 0}), "edits[1].capacity_add: must not be 0"),
     (file_doc({"capacity_add": "8"}), "edits[0].capacity_add: must be an integer, got a string"),
 ]
 
@@ -345,7 +407,7 @@ NUMBERS = st.integers(-(2**62) + 1, 2**62 - 1)
 def edit_values(draw: st.DrawFn) -> Edit:
     kind = draw(st.sampled_from(["drop", "size", "by", "lifetime", "capacity"]))
     if kind == "capacity":
-        return AddCapacity(draw(st.integers(1, 2**62 - 1)), "")
+        return AddCapacity(draw(NUMBERS.filter(bool)), "")
     pattern = draw(PATTERNS)
     if kind == "drop":
         return Drop(pattern, "")
@@ -386,6 +448,10 @@ def test_options_give_every_kind_with_the_option_as_the_place() -> None:
     assert edit_from_option("--resize", "x=-8") == Resize("x", -8, True, "--resize x=-8")
     assert edit_from_option("--lifetime", "x=0:4") == Lifetime("x", 0, 4, "--lifetime x=0:4")
     assert edit_from_option("--capacity-add", "4096") == AddCapacity(4096, "--capacity-add 4096")
+    assert edit_from_option("--capacity-add", "-64") == AddCapacity(-64, "--capacity-add -64")
+    assert edits_from_json(file_doc({"capacity_add": -64})) == (
+        AddCapacity(-64, "edits[0].capacity_add"),
+    )
 
 
 BAD_OPTIONS = [
@@ -403,7 +469,7 @@ BAD_OPTIONS = [
     ("--lifetime", "x=3:", "--lifetime x=3:: '' is not"),
     ("--lifetime", "x=-1:3", "--lifetime x=-1:3: START must be >= 0"),
     ("--lifetime", "x=4:4", "--lifetime x=4:4: END must be > START"),
-    ("--capacity-add", "0", "--capacity-add 0: must be > 0"),
+    ("--capacity-add", "0", "--capacity-add 0: must not be 0"),
     ("--capacity-add", "+8", "ok"),
     ("--capacity-add", "1.5", "--capacity-add 1.5: '1.5' is not"),
 ]

@@ -198,11 +198,30 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
     assert "no such file" in info.value.message
 
 
-def test_capacity_only_for_csv(tmp_path: Path) -> None:
+def test_capacity_on_a_json_capture_of_one_range(tmp_path: Path) -> None:
+    # Issue 27, item 6: this was "--capacity: applies only to a minimalloc CSV".
+    doc = small()
+    doc["memory"]["ranges"] = [{"start": 16, "end": 200, "name": "main"}]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc))
+    capture = read_capture(path, capacity=100)
+    assert capture.available == 100
+    assert capture.memory.ranges == (Range(16, 116, "main"),) and capture.memory.size == 116
+    assert capture.memory.elements == (0, 64) and capture.memory.interleaved_offset is None
+    assert capture.requests == read_capture(path).requests
+    assert read_capture(path, capacity=1000).memory.size == 1016
+
+
+def test_capacity_on_a_capture_of_several_ranges_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps(small()))
-    with pytest.raises(InputError, match="only to a minimalloc CSV"):
+    with pytest.raises(InputError) as info:
         read_capture(path, capacity=100)
+    assert info.value.message == (
+        f"{path}: --capacity: asks about a memory of one range, and this capture's has 2: "
+        "tilefit whatif --capacity-add BYTES (or -BYTES) adds (or removes) memory at the top "
+        "of any capture"
+    )
 
 
 def test_read_placement_json(tmp_path: Path) -> None:

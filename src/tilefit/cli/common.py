@@ -95,7 +95,10 @@ def add_capture_argument(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="BYTES",
-        help="memory size for a minimalloc CSV (default: from NAME.CAPACITY.csv)",
+        help=(
+            "the memory to ask about: a minimalloc CSV's size (default: from NAME.CAPACITY.csv); "
+            "on a JSON capture of one memory range, that range's bytes (it keeps its start)"
+        ),
     )
 
 

@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 
 NAME = "whatif"
 HELP = (
-    "edit a capture (drop, resize, move in time, add capacity) and compare the bound "
+    "edit a capture (drop, resize, move in time, add or remove memory) and compare the bound "
     "and the verdict before and after"
 )
 EXAMPLE = """example:
   tilefit whatif examples/1-0.json --resize 'm*.l3.cast.staging=-16328'   # still no: exit 1
   tilefit whatif examples/1-0.json --drop w3.attn_qkv --capacity-add 4096 -o edited.json
   tilefit whatif examples/1-0.json --edits examples/edits/1-0-early-cast.json --json
+  tilefit whatif examples/small.json --capacity-add -200   # 200 B less: still fits
 
 edits (each option may be repeated; ID is a request or sequence id, or a
 shell-style pattern such as 'm*.staging'; a sequence id stands for its members):
@@ -31,7 +32,8 @@ shell-style pattern such as 'm*.staging'; a sequence id stands for its members):
                            conflicts naming a removed id go too)
   --resize ID=BYTES        set the size; ID=+BYTES or ID=-BYTES changes it
   --lifetime ID=START:END  live during steps [START, END)
-  --capacity-add BYTES     more memory at the top, open to every class
+  --capacity-add BYTES     more memory at the top, open to every class; -BYTES
+                           removes that much available storage, the highest first
   --edits FILE             the edits of an edits file (docs/edits.md)
 
 order: the edits of every --edits FILE first, in the order the files are
@@ -50,7 +52,10 @@ _EDIT_HELP = {
     "--drop": ("ID", "remove the requests ID names"),
     "--resize": ("ID=BYTES", "set the size of ID's requests (+BYTES/-BYTES: change it)"),
     "--lifetime": ("ID=START:END", "let ID's requests live during steps [START, END)"),
-    "--capacity-add": ("BYTES", "add BYTES of memory at the top, open to every class"),
+    "--capacity-add": (
+        "BYTES",
+        "add BYTES of memory at the top, open to every class (-BYTES: remove the top BYTES)",
+    ),
 }
 
 

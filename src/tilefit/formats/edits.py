@@ -6,7 +6,7 @@ An edits file is the JSON object ``{"format": "tilefit-edits", "version": 1,
 - ``{"drop": P}``: remove the requests P names;
 - ``{"resize": P, "size": N}`` (N bytes) or ``{"resize": P, "by": N}`` (N more, or fewer);
 - ``{"lifetime": P, "start": S, "end": E}``: live during steps [S, E);
-- ``{"capacity_add": N}``: N more bytes at the top of memory.
+- ``{"capacity_add": N}``: N more bytes at the top of memory (N < 0: that many fewer).
 
 P is a request or sequence id, or a shell-style pattern (``m*.l3.cast.staging``).
 The same edits come from the command line as ``--drop P``, ``--resize P=N``
@@ -89,7 +89,7 @@ def _edit(value: object, place: str) -> Edit:
     kind = kinds[0]
     obj = as_object(value, place, _KINDS[kind], ())
     if kind == "capacity_add":
-        return AddCapacity(_positive(obj[kind], f"{place}.{kind}"), f"{place}.{kind}")
+        return AddCapacity(_nonzero(obj[kind], f"{place}.{kind}"), f"{place}.{kind}")
     pattern = _pattern(obj[kind], f"{place}.{kind}")
     if kind == "drop":
         return Drop(pattern, f"{place}.drop")
@@ -124,6 +124,13 @@ def _positive(value: object, place: str) -> int:
     number = as_int(value, place)
     if number <= 0:
         fail(place, "must be > 0")
+    return number
+
+
+def _nonzero(value: object, place: str) -> int:
+    number = as_int(value, place)
+    if number == 0:
+        fail(place, "must not be 0 (N > 0 adds bytes at the top of memory, N < 0 removes them)")
     return number
 
 
@@ -167,7 +174,10 @@ def edit_from_option(option: str, text: str) -> Edit:
     """The edit an option gives (``--resize`` with ``m0.x=-64``); its place is the option."""
     place = f"{option} {text}" if text else option
     if option == "--capacity-add":
-        return AddCapacity(_option_int(text, place, positive=True), place)
+        size = _option_int(text, place, positive=False)
+        if size == 0:
+            fail(place, "must not be 0 (BYTES adds memory at the top, -BYTES removes it)")
+        return AddCapacity(size, place)
     if option == "--drop":
         return Drop(_option_pattern(text, place), place)
     pattern, equals, value = text.rpartition("=")

@@ -340,16 +340,26 @@ def _production(value: object) -> tuple[str, ...]:
 
 
 def read_capture(path: str | Path, capacity: int | None = None) -> Capture:
-    """Read a capture: a JSON capture, or a minimalloc CSV (capacity from the name or argument)."""
+    """Read a capture: a JSON capture, or a minimalloc CSV (capacity from the name or argument).
+
+    ``capacity`` on a JSON capture asks about its one memory range made that many bytes
+    (``tilefit.model.edits.with_capacity``: the range keeps its start, the memory ends
+    where it ends); a capture of several ranges is bad input.
+    """
     path = Path(path)
     try:
         if path.suffix.lower() == ".csv":
             from tilefit.formats.minimalloc import capture_from_csv
 
             return capture_from_csv(read_text(path), path.name, capacity)
-        if capacity is not None:
-            raise InputError("--capacity", "applies only to a minimalloc CSV")
-        return capture_from_json(_one_capture(read_text(path), path), default_name=path.stem)
+        capture = capture_from_json(_one_capture(read_text(path), path), default_name=path.stem)
+        if capacity is None:
+            return capture
+        from dataclasses import replace
+
+        from tilefit.model.edits import with_capacity
+
+        return replace(capture, memory=with_capacity(capture.memory, capacity, "--capacity"))
     except InputError as error:
         raise error.located(str(path)) from None
 

@@ -50,7 +50,10 @@ class Lifetime:
 
 @dataclass(frozen=True, slots=True)
 class AddCapacity:
-    """Add ``size`` bytes at the top of memory: a range open to every class, its own element."""
+    """Add ``size`` bytes at the top of memory: a range open to every class, its own element.
+
+    A negative ``size`` removes that many bytes of available storage, the highest first
+    (``removed_top``)."""
 
     size: int
     place: str
@@ -186,11 +189,14 @@ def _resized(r: Request, edit: Resize) -> Request:
 
 
 def _added(memory: Memory, edit: AddCapacity) -> Memory:
+    if edit.size < 0:
+        return removed_top(memory, -edit.size, edit.place)
     size = memory.size + edit.size
-    if edit.size <= 0 or size >= INT_LIMIT:
+    if edit.size == 0 or size >= INT_LIMIT:
         raise InputError(
             edit.place,
-            f"capacity to add must be > 0 and keep the memory below {INT_LIMIT_TEXT} bytes",
+            "capacity to add must not be 0 (a negative amount removes bytes from the top) and "
+            f"must keep the memory below {INT_LIMIT_TEXT} bytes",
         )
     # Interleaved addresses are those from the offset up; keep the new bytes out of it
     # unless memory already ends interleaved, so the edit adds storage and nothing else.
@@ -201,4 +207,70 @@ def _added(memory: Memory, edit: AddCapacity) -> Memory:
         ranges=(*memory.ranges, Range(memory.size, size, WHAT_IF_RANGE)),
         elements=(*memory.elements, memory.size),
         interleaved_offset=None if offset is None or offset == memory.size else offset,
+    )
+
+
+def removed_top(memory: Memory, size: int, place: str) -> Memory:
+    """The memory without its ``size`` highest bytes of available storage.
+
+    The ranges are clipped from the top down (a range wholly above the cut goes) and the
+    memory ends where the highest range left ends: the memory elements starting there or
+    above go, and an interleaved region that started there or above is empty. Removing
+    every available byte (or more) is bad input: nothing would be left to ask about.
+    """
+    available = memory.available
+    if size >= available:
+        raise InputError(
+            place,
+            f"removes {size} B of the {available} B available: nothing would be left "
+            f"(remove at most {available - 1} B)",
+        )
+    left = size
+    cut = memory.size
+    for r in sorted(memory.ranges, key=lambda r: r.start, reverse=True):
+        if left < r.size:
+            cut = r.end - left
+            break
+        left -= r.size
+    ranges = tuple(replace(r, end=min(r.end, cut)) for r in memory.ranges if r.start < cut)
+    return _ending_at(memory, ranges, cut)
+
+
+def with_capacity(memory: Memory, capacity: int, place: str) -> Memory:
+    """The memory asked about with ``--capacity``: its one range ``[s, e)`` becomes
+    ``[s, s + capacity)`` (its name and classes kept) and the memory ends there.
+
+    Less than the range removes its top bytes, as ``removed_top`` does; more extends it,
+    the last memory element running to the new end, and the new addresses interleaved
+    only when the memory already ended interleaved (as ``AddCapacity`` has them). A
+    memory of several ranges is bad input: which range would grow or shrink is not said
+    by one number (``AddCapacity`` adds or removes bytes at the top of any memory).
+    """
+    if not 0 < capacity < INT_LIMIT:
+        raise InputError(place, f"must be > 0 and below {INT_LIMIT_TEXT}")
+    if len(memory.ranges) != 1:
+        raise InputError(
+            place,
+            f"asks about a memory of one range, and this capture's has {len(memory.ranges)}: "
+            "tilefit whatif --capacity-add BYTES (or -BYTES) adds (or removes) memory at the "
+            "top of any capture",
+        )
+    r = memory.ranges[0]
+    end = r.start + capacity
+    if end >= INT_LIMIT:
+        raise InputError(place, f"the range would end at {end}, not below {INT_LIMIT_TEXT}")
+    return _ending_at(memory, (replace(r, end=end),), end)
+
+
+def _ending_at(memory: Memory, ranges: tuple[Range, ...], end: int) -> Memory:
+    """The memory with these ranges, its addresses ending at ``end``; the elements that
+    started at or above it go, and the interleaved region keeps its start only when it
+    started below both the old end and the new one (else it is empty)."""
+    offset = memory.interleaved_offset
+    kept = offset is not None and offset < min(memory.size, end)
+    return Memory(
+        size=end,
+        ranges=ranges,
+        elements=tuple(e for e in memory.elements if e < end),
+        interleaved_offset=offset if kept else None,
     )
