@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 NAME = "import"
 HELP = (
-    "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena) as "
+    "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena, "
+    "ExecuTorch's arenas) as "
     "captures, with its own placement refereed (exit 0 every placement valid, 1 one is not, "
     "2 bad input)"
 )
@@ -26,12 +27,14 @@ EXAMPLE = """example:
   XLA_FLAGS=--xla_dump_to=dump python train.py     # needs your JAX/TensorFlow/PyTorch-XLA program
   tilefit import xla dump -o captures              # needs the dump above
   tilefit import xla dump --capacity 100000000 -o at100MB   # needs the dump: fits in 100 MB?
+  tilefit import executorch examples/executorch/kws_dscnn.default.executorch.json
 
 Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
 head) becomes one capture, named after the module or model, and the
 toolchain's own offsets become NAME.placement.json beside it (tilefit check
 referees it again). docs/xla.md and docs/tflm.md say which values become
-which requests, and why.
+which requests, and why; docs/executorch.md how ExecuTorch's planner
+writes NAME.executorch.json.
 """
 
 
