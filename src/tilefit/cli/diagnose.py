@@ -82,18 +82,19 @@ def run(args: argparse.Namespace) -> int:
 def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
     title = f"{d.capture}" + (f" (tile {d.tile})" if d.tile is not None else "")
     lines = [f"{title}: {d.verdict.upper()}", ""]
+    if d.heap is not None:  # an import: the compiler's own plan first
+        over = d.heap.over_text(d.available)
+        lines += [d.heap.text, *([f"  {over}"] if over else []), ""]
     lines += _production_lines(d)
     lines.append("")
     lines += _verdict_lines(d, output)
-    if d.heap is not None:
-        lines.append(f"  {d.heap.text}")
     lines.append("")
     lines += _peak_lines(d)
     return lines
 
 
 def _production_lines(d: Diagnosis) -> list[str]:
-    lines = ["production replay:"]
+    lines = [f"production replay: {d.heap.replay_text}" if d.heap else "production replay:"]
     for a in d.production:
         if a.failure is None:
             lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")

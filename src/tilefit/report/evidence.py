@@ -74,6 +74,10 @@ def _production_item(capture: Capture, d: Diagnosis) -> str:
             f"{counted(f.placed_before, 'unit')}; "
             f"its largest hole is {byte_html(max((e - s for s, e in f.holes), default=0))}."
         )
+    if d.heap is not None:
+        # On an import the replay is tilefit's stand-in for the compiler's planner: say so,
+        # so that its failure does not read as the compiler's.
+        text += f" This replay is {esc(d.heap.replay_text)}."
     if capture.observed_failed is not None:
         match = "reproduces" if d.reproduced else "does <b>not</b> reproduce"
         text += (

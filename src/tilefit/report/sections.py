@@ -39,9 +39,18 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
     return (
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
-        f"{esc(_VERDICT_TEXT.get(d.verdict, d.verdict))}{save_link(capture, d)}</p>"
+        f"{esc(_verdict_text(d))}{save_link(capture, d)}</p>"
         f"{_heap_html(capture, d)}</header>"
     )
+
+
+def _verdict_text(d: Diagnosis) -> str:
+    if d.verdict == "fits" and d.heap is not None:  # an import: the replay is not the tool's
+        return (
+            f"Fits: tilefit's nearest strategy to {d.heap.tool}'s planner places every request "
+            "in this memory."
+        )
+    return _VERDICT_TEXT.get(d.verdict, d.verdict)
 
 
 def _heap_html(capture: Capture, d: Diagnosis) -> str:
@@ -49,7 +58,9 @@ def _heap_html(capture: Capture, d: Diagnosis) -> str:
     if d.heap is None or capture.origin is None:
         return ""
     source = f" ({esc(capture.origin.source)})" if capture.origin.source else ""
-    return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
+    over = d.heap.over_text(d.available)
+    more = f" {esc(over[0].upper() + over[1:])}." if over else ""
+    return f'<p class="heap">{esc(d.heap.text)}.{source}{more}</p>'
 
 
 def save_link(capture: Capture, d: Diagnosis) -> str:
@@ -144,8 +155,10 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
         else f"<p>Observed in production: failure on <code>{esc(capture.observed_failed)}</code>"
         f" &mdash; {'reproduced' if d.reproduced else '<b>not reproduced</b>'}.</p>"
     )
+    # On an import, the replay is tilefit's stand-in for the compiler's planner.
+    imported = f"<p>On this import, the replay is {esc(d.heap.replay_text)}.</p>" if d.heap else ""
     return (
-        '<section id="production"><h2>Production replay</h2>'
+        f'<section id="production"><h2>Production replay</h2>{imported}'
         '<table class="grid"><tr><th>#</th><th>strategy</th><th>outcome</th>'
         f"<th>failed unit</th><th>largest holes</th></tr>{''.join(rows)}</table>"
         f"{observed}</section>"

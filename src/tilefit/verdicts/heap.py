@@ -72,6 +72,24 @@ class HeapStanding:
             text = f"{heap} is {self.heap:,} B, {gap:,} B above the live lower bound"
         return text if self.best_top is None else f"{text}; no lower placement found"
 
+    @property
+    def replay_text(self) -> str:
+        """What the production replay of an imported capture is: tilefit's strategy
+        nearest the tool's planner (``Capture.production`` of an import), not the tool."""
+        return (
+            f"tilefit's nearest strategy to {self.tool}'s planner, not {self.tool} itself; "
+            f"a failure here is not {self.tool}'s"
+        )
+
+    def over_text(self, available: int) -> str | None:
+        """When the tool's plan needs more than the memory asked about (``--capacity``)."""
+        if self.heap <= available:
+            return None
+        return (
+            f"{self.tool}'s {self.plan} needs {self.heap - available:,} B more than the "
+            f"{available:,} B available here"
+        )
+
 
 def heap_standing(
     capture: Capture,
@@ -89,6 +107,8 @@ def heap_standing(
     if aligned is None:
         aligned = aligned_bound(capture).top
     origin = capture.origin
+    # A best top at the bounds' floor is proven the least by them, searched or not.
+    proven = proven or (best_top is not None and best_top <= max(lower_bound, aligned))
     return HeapStanding(
         origin.tool, origin.heap, lower_bound, best_top, proven, aligned, origin.plan
     )
