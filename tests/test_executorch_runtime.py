@@ -214,3 +214,29 @@ def test_a_shared_allocation_sits_in_its_base_and_runs() -> None:
     assert arena.offsets[alias] == arena.offsets[spec.base]
     verify(tilefit)
     assert same(run(greedy, images), run(tilefit, images))
+
+
+def test_an_xnnpack_delegate_keeps_its_extra_padding() -> None:
+    """With an XNNPACK delegate ExecuTorch adds 64 B to each arena; so does the planner."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+    from executorch.exir.passes import MemoryPlanningPass
+    from torch.export import export
+
+    small = model(Small)
+
+    def lowered(algo: Any) -> Any:
+        planning = MemoryPlanningPass() if algo is None else MemoryPlanningPass(algo)
+        edge = to_edge_transform_and_lower(
+            export(small, images(0)), partitioner=[XnnpackPartitioner()]
+        )
+        return edge.to_executorch(ExecutorchBackendConfig(memory_planning_pass=planning))
+
+    greedy = lowered(None)
+    ours = planner(time_limit=5)
+    tilefit = lowered(ours)
+    (report,) = ours.reports
+    assert report.program.extra_padding == 64
+    (arena,) = report.plan.arenas
+    assert arena_size(tilefit) == arena.top + 64 == arena_size(greedy)
+    assert same(run(greedy, images), run(tilefit, images))
