@@ -58,18 +58,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
+    from tilefit.cli.progress import watching
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.verdicts.diagnose import diagnose
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
-    result = diagnose(
-        capture,
-        time_limit=common.time_left(started, args.time_limit),
-        search=not args.no_search,
-        workers=args.workers,
-    )
+    with watching(args) as watch:  # a progress line on a terminal's stderr
+        result = diagnose(
+            capture,
+            time_limit=common.time_left(started, args.time_limit),
+            search=not args.no_search,
+            workers=args.workers,
+            watch=watch,
+        )
     common.write_found(result.placement, args.output)
     if args.json:
         common.print_json(diagnosis_json(result))

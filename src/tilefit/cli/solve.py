@@ -61,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
+    from tilefit.cli.progress import watching
     from tilefit.output.jsonout import solve_json
     from tilefit.verdicts.exact import search_exact
 
@@ -68,13 +69,15 @@ def run(args: argparse.Namespace) -> int:
     common.check_count(args.node_limit, "--node-limit", 1)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
-    result = search_exact(
-        capture,
-        common.time_left(started, args.time_limit),
-        minimize=args.minimize,
-        node_limit=args.node_limit,
-        workers=args.workers,
-    )
+    with watching(args) as watch:  # a progress line on a terminal's stderr
+        result = search_exact(
+            capture,
+            common.time_left(started, args.time_limit),
+            minimize=args.minimize,
+            node_limit=args.node_limit,
+            workers=args.workers,
+            watch=watch,
+        )
     common.write_found(result.placement, args.output)
     out = solve_json(result)
     if args.json:

@@ -35,6 +35,7 @@ from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.pieces import PiecesShort
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
+from tilefit.verdicts.watch import QUIET, Watch, search_stage
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
@@ -127,6 +128,7 @@ def diagnose(
     fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS,
     workers: int | None = None,
     routes: Routes = ALL,
+    watch: Watch = QUIET,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence.
 
@@ -140,6 +142,7 @@ def diagnose(
     ``workers`` caps the processes the search races on (default: up to 2 of
     the machine's cores; 1 runs its members in turn, in this process). ``routes``
     switches search routes off, for an ablation (``tilefit.search.routes.Routes``).
+    ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
     """
     began = started = time.monotonic()
     report = bound(capture)
@@ -159,15 +162,18 @@ def diagnose(
         outcome = _other_strategies(capture, prepared, fallbacks)
         passes = time.monotonic() - passes_started
         if outcome.verdict is None and search:
+            watch.pause()  # a compilation says so itself, on stderr
             started += _compile()  # the one-time compilation is not the limit's
             remaining = max(0.0, time_limit - (time.monotonic() - started))
             # The closest placement, if the search ends undecided, is the 16 strategies and
             # 8 constraint-aware passes on a larger capture, about twice the passes just
             # run: keep that much of the limit for it.
             reserve = min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
+            watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
             outcome = _search(capture, remaining - reserve, workers, routes)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
+            watch.stage("the closest placement, in more memory", started + time_limit)
             found = _closest(capture, left, outcome.partial)
             outcome = replace(outcome, verdict="undetermined", closest=found)
     return Diagnosis(

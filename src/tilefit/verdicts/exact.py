@@ -26,6 +26,7 @@ only when a search runs: commands that never search never load numba.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
+from tilefit.verdicts.watch import QUIET, Watch, search_stage
 
 if TYPE_CHECKING:
     from tilefit.search import MinimizeResult, SolveResult
@@ -72,13 +74,16 @@ def search_exact(
     minimize: bool = False,
     node_limit: int | None = None,
     workers: int | None = None,
+    watch: Watch = QUIET,
 ) -> ExactResult:
     """Solve ``capture`` (or, with ``minimize``, find its lowest memory top) within
     ``time_limit``, subset included; when it is infeasible, the subset that explains it.
 
     Without ``node_limit``, the portfolio decides (``workers`` as for ``diagnose``);
     with it, the bare exact kernel, deterministically. The one-time compilation of
-    the kernels happens before the limit starts (``tilefit.search.warm``).
+    the kernels happens before the limit starts (``tilefit.search.warm``). ``watch``
+    hears the stages, their deadlines and the bracket of the lowest top
+    (``tilefit.verdicts.watch``).
     """
     began = time.monotonic()  # importing the search (numba) is the limit's too
     if minimize and node_limit is None:
@@ -87,15 +92,18 @@ def search_exact(
             return replace(quick, heap=_standing(capture, quick.result))
     from tilefit.search.warm import ensure_compiled  # compiles the kernels on first use
 
+    watch.pause()  # a compilation says so itself, on stderr
     deadline = began + ensure_compiled() + time_limit
 
     def left() -> float:
         return max(0.0, deadline - time.monotonic())
 
     if node_limit is not None:  # the bare kernel's placements are "exact" too
-        found = _bare(capture, left(), minimize, node_limit, deadline)
+        watch.stage("search: the exact search alone", deadline)
+        found = _bare(capture, left(), minimize, node_limit, deadline, watch)
     else:
-        found = _portfolio(capture, left(), minimize, workers)
+        watch.stage(search_stage(workers), deadline)
+        found = _portfolio(capture, left(), minimize, workers, watch)
     if found.result.placement is not None:
         referee(capture, found.result.placement, "the search")
     result = replace(found.result, seconds=time.monotonic() - began)
@@ -144,24 +152,40 @@ def _standing(capture: Capture, result: SolveResult | MinimizeResult) -> HeapSta
 
 
 def _bare(
-    capture: Capture, time_limit: float, minimize: bool, node_limit: int, deadline: float
+    capture: Capture,
+    time_limit: float,
+    minimize: bool,
+    node_limit: int,
+    deadline: float,
+    watch: Watch,
 ) -> ExactResult:
     from tilefit import search
 
     if minimize:
         result: SolveResult | MinimizeResult = search.minimize(
-            capture, time_limit, node_limit=node_limit
+            capture, time_limit, node_limit=node_limit, on_probe=_bisection(watch, deadline)
         )
     else:
         result = search.solve(capture, time_limit, node_limit)
     subset = None
     if result.status == search.INFEASIBLE:
+        watch.stage("the irreducible subset", deadline)
         subset = search.irreducible_subset(capture, max(0.0, deadline - time.monotonic()))
     return ExactResult(result, subset, "exact")
 
 
+def _bisection(watch: Watch, deadline: float) -> Callable[[int, int, int], None]:
+    """What ``minimize`` calls before each probe: the watch hears the bracket."""
+
+    def probing(lower: int, best: int, top: int) -> None:
+        watch.stage("least top", deadline)
+        watch.bracket(lower, best, top)
+
+    return probing
+
+
 def _portfolio(
-    capture: Capture, time_limit: float, minimize: bool, workers: int | None
+    capture: Capture, time_limit: float, minimize: bool, workers: int | None, watch: Watch
 ) -> ExactResult:
     from tilefit import search
     from tilefit.search.exact.minimize import undecided
@@ -180,7 +204,8 @@ def _portfolio(
         return ExactResult(lowest, subset, decision.member)
     referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
-    lowest = search.minimize(capture, left, first=decision.placement)
+    probing = _bisection(watch, started + time_limit)
+    lowest = search.minimize(capture, left, first=decision.placement, on_probe=probing)
     return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.member)
 
 

@@ -15,6 +15,7 @@ best top that reaches it is proven optimal without a probe below it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tilefit.model.aligned import aligned_bound
@@ -46,11 +47,14 @@ def minimize(
     *,
     node_limit: int | None = None,
     first: Placement | None = None,
+    on_probe: Callable[[int, int, int], None] | None = None,
 ) -> MinimizeResult:
     """The lowest top within ``time_limit`` (and ``node_limit`` nodes over all probes).
 
     ``first``, a valid placement found already (``tilefit solve`` asks the portfolio),
     is the first upper bound; without it the exact search finds one at the full top.
+    ``on_probe(lower, best, top)`` hears of each probe before it runs: the least top lies
+    in ``[lower, best]``, and ``top`` is asked (``tilefit solve``'s progress line).
     """
     started = time.monotonic()
     deadline = started + time_limit
@@ -84,6 +88,8 @@ def minimize(
         if node_limit is not None and nodes >= node_limit:
             break
         mid = (probe_from + best - 1) // 2
+        if on_probe is not None:
+            on_probe(lower, best, mid)
         status, found = probe(mid, 0.5)
         if found is not None:
             placement, best = found, placement_top(capture, found.offsets)

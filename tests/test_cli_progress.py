@@ -1,0 +1,140 @@
+"""Progress on long work (issue 27, item 8): `diagnose` and `solve` on a terminal draw one
+line on stderr (what runs, the bracket of the least top where there is one, the time left)
+and say nothing when stderr is not a terminal or with --json. Before, they waited in
+silence."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tilefit.cli.progress import CLEAR, TerminalWatch
+from tilefit.formats.save import write_capture
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal and SIGALRM")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_line_says_the_time_left_the_stage_and_the_bracket() -> None:
+    clock = Clock()
+    watch = TerminalWatch(-1, clock)
+    assert watch.line() == ""  # no stage yet: nothing to draw
+    watch.text, watch.deadline = "search: placements (find) and proofs (prove) racing", 107.5
+    assert watch.line() == "7.5 s left · search: placements (find) and proofs (prove) racing"
+    watch.text = "least top"
+    watch.lower, watch.best, watch.probing = 210_536, 250_568, 230_551
+    clock.now = 109.0
+    assert watch.line() == "0.0 s left · least top in [210,536, 250,568] B, trying 230,551"
+    watch.width = 30
+    assert watch.line() == "0.0 s left · least top in ..."
+
+
+def tile(tmp_path: Path, density: float, requests: int) -> str:
+    capture, _ = planted_tile(PlantedRecipe(requests=requests, density=density, seed=5))
+    path = tmp_path / "tile.json"
+    write_capture(capture, path)
+    return str(path)
+
+
+def run_on_a_terminal(
+    argv: list[str], cwd: Path, interrupt_after: float | None = None
+) -> tuple[int, str, str]:
+    """``tilefit ARGV`` with stderr on a pseudo-terminal: exit code, stdout, stderr."""
+    ours, theirs = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tilefit", *argv],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=theirs,
+    )
+    os.close(theirs)
+    err = b""
+    began = time.monotonic()
+    while True:
+        if interrupt_after is not None and time.monotonic() - began > interrupt_after:
+            proc.send_signal(signal.SIGINT)
+            interrupt_after = None
+        ready, _, _ = select.select([ours], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(ours, 4096)
+            except OSError:  # the terminal's other side closed: the command ended
+                break
+            if not chunk:
+                break
+            err += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(ours)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    return proc.wait(timeout=60), out, err.decode()
+
+
+def test_diagnose_draws_one_line_on_a_terminal(tmp_path: Path) -> None:
+    path = tile(tmp_path, 0.99, 600)
+    code, out, err = run_on_a_terminal(["diagnose", path, "--time-limit", "2.5"], tmp_path)
+    assert code == 1 and out.startswith("planted-")
+    drawn = [line for line in err.split(CLEAR) if line]
+    assert any(
+        line.endswith(" s left · search: placements (find) and proofs (prove) racing")
+        for line in drawn
+    ), err
+    assert any(line.endswith(" s left · the closest placement, in more memory") for line in drawn)
+    assert err.endswith(CLEAR)  # the line is gone before the verdict prints
+    # One line, redrawn in place (after the one-time compilation's own lines, if any).
+    tail = err.rsplit("compiled in", 1)[-1].split("\n", 1)[-1] if "compiled in" in err else err
+    assert "\n" not in tail
+
+
+def test_solve_minimize_draws_the_bracket(tmp_path: Path) -> None:
+    path = tile(tmp_path, 0.8, 40)
+    code, out, err = run_on_a_terminal(["solve", path, "--minimize", "--time-limit", "3"], tmp_path)
+    assert code == 0 and out.startswith("solved:")
+    assert " s left · least top in [" in err and "] B, trying " in err, err
+    assert err.endswith(CLEAR)
+
+
+def test_silent_with_json_and_when_stderr_is_no_terminal(tmp_path: Path) -> None:
+    path = tile(tmp_path, 0.99, 600)
+    code, out, err = run_on_a_terminal(
+        ["diagnose", path, "--time-limit", "1.5", "--json"], tmp_path
+    )
+    assert code == 1 and out.startswith("{")
+    assert " s left" not in err and CLEAR not in err
+    piped = subprocess.run(
+        [sys.executable, "-m", "tilefit", "diagnose", path, "--time-limit", "1.5"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert piped.returncode == 1
+    assert " s left" not in piped.stderr and "\r" not in piped.stderr
+
+
+def test_ctrl_c_clears_the_line_first(tmp_path: Path) -> None:
+    path = tile(tmp_path, 0.99, 600)
+    code, _, err = run_on_a_terminal(
+        ["diagnose", path, "--time-limit", "30", "--workers", "1"], tmp_path, interrupt_after=3
+    )
+    assert code == 130
+    assert " s left · search: " in err
+    assert err.endswith(CLEAR + "tilefit: interrupted\r\n"), repr(err[-200:])
