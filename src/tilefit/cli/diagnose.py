@@ -90,10 +90,47 @@ def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
         lines += [d.heap.text, *([f"  {over}"] if over else []), ""]
     lines += _production_lines(d)
     lines.append("")
-    lines += _verdict_lines(d, output)
+    verdict = _verdict_lines(d, output)
+    decided = decided_by(d)
+    if decided is not None:
+        verdict.insert(1, f"  decided by {decided}")
+    lines += verdict
     lines.append("")
     lines += _peak_lines(d)
     return lines
+
+
+def decided_by(d: Diagnosis) -> str | None:
+    """Which bound, strategy or search route decided the verdict (None: undetermined)."""
+    if d.verdict == "fits":
+        return f"the production replay: {d.strategy} places every unit"
+    if d.verdict == "capacity":
+        if d.deficit > 0:
+            return "the live storage lower bound: more bytes live at one step than available"
+        if d.support_deficit > 0:
+            return (
+                "the support-aware bound: more bytes live at one step than the ranges their "
+                "classes may use hold"
+            )
+        return (
+            "the aligned lower bound: the live bytes with the padding their alignments force "
+            "need more than available"
+        )
+    if d.search_route is None:
+        if d.verdict == "fragmentation":
+            return f"a strategy other than production's: {d.strategy}, one greedy pass, no search"
+        return None
+    return route_text(d.search_route)
+
+
+def route_text(name: str) -> str:
+    """A search route as the verdicts' "decided by" says it."""
+    from tilefit.search.routes import BOUND, route
+
+    member = route(name).member
+    if member == BOUND:
+        return f"the {name} bound, before any search"
+    return f"the search: route {name} of its {member} member"
 
 
 def _production_lines(d: Diagnosis) -> list[str]:

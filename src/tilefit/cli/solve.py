@@ -83,21 +83,38 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(solve_lines(capture, out, result.irreducible_subset)))
+        route = "the exact search alone (--node-limit)" if args.node_limit else result.route
+        print("\n".join(solve_lines(capture, out, result.irreducible_subset, route)))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 
-def solve_lines(capture: Capture, out: dict[str, Any], subset: tuple[str, ...] | None) -> list[str]:
-    """Human output: no timings, so the same capture prints the same text."""
+def solve_lines(
+    capture: Capture,
+    out: dict[str, Any],
+    subset: tuple[str, ...] | None,
+    route: str | None = None,
+) -> list[str]:
+    """Human output: no timings, so the same capture prints the same text. ``route``: the
+    route that decided (``ExactResult.route``, or a phrase of its own), said on the line
+    after the status."""
     status = out["status"]
     lines: list[str] = []
     if status == "solved":
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
+    elif status == "infeasible" and route in ("elements", "steps"):
+        lines.append("infeasible: no placement exists")  # proven before the exact search
     elif status == "infeasible":
         lines.append("infeasible: the search was exhausted, no placement exists")
     else:
         lines.append("timeout: no placement found and none proven impossible")
+    if route == "greedy" and out["optimal"] and not out["nodes"]:
+        lines.append("  decided by a greedy pass that reaches the lower bound: none can be lower")
+    elif route is not None and status != "timeout":
+        from tilefit.cli.diagnose import route_text
+        from tilefit.search.routes import ROUTES
+
+        lines.append(f"  decided by {route_text(route) if route in ROUTES else route}")
     if out["top_lower_bound"] is not None:
         if out["optimal"]:
             lines.append(f"lowest memory top: {out['best_top']} (optimal)")
