@@ -30,6 +30,7 @@ Exit 1 if a check fails.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import sys
 import time
@@ -38,6 +39,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+if __name__ == "__main__" and not all(
+    importlib.util.find_spec(m) for m in ("torch", "executorch")
+):  # one line, not a traceback
+    print(
+        "benchmarks/executorch_models.py needs executorch and torch: "
+        "pip install 'tilefit[executorch]'",
+        file=sys.stderr,
+    )
+    raise SystemExit(2)
 
 import torch
 from torch import nn
