@@ -294,3 +294,16 @@ def test_recorded_inputs_start_at_zero_and_mutable_buffers_live_to_the_end() -> 
     held = arena.capture.capture if arena.capture is not None else None
     assert held is not None
     assert all(held.request_by_id[s.id].end == held.horizon for s in caches)
+
+
+def test_an_alias_of_a_zero_byte_tensor_holds_nothing_either() -> None:
+    prog = replace(
+        MISS,
+        specs=(
+            *MISS.specs,
+            Spec("nothing", 0, 1, 2, greedy=64),
+            Spec("view", 0, 2, 3, base="nothing", greedy=64),
+        ),
+    )
+    (arena,) = plan_program(prog, time_limit=5).arenas
+    assert arena.source == TILEFIT and arena.offsets["nothing"] == arena.offsets["view"] == 0

@@ -98,9 +98,10 @@ def arena_capture(program: Program, mem_id: int, specs: Sequence[Spec]) -> Arena
         return ArenaCapture(mem_id, None, greedy, 0, aliases, empty, len(specs), problem)
     life = {s.id: [s.first, s.last] for s in held}
     for spec_id, alias in aliases.items():
-        spec = known[spec_id]
-        span = life[alias.root]
-        span[0], span[1] = min(span[0], spec.first), max(span[1], spec.last)
+        span = life.get(alias.root)  # none for a zero-byte root: its aliases hold nothing
+        if span is not None:
+            spec = known[spec_id]
+            span[0], span[1] = min(span[0], spec.first), max(span[1], spec.last)
     requests = tuple(
         Request(
             id=s.id,
