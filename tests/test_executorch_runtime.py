@@ -240,3 +240,24 @@ def test_an_xnnpack_delegate_keeps_its_extra_padding() -> None:
     (arena,) = report.plan.arenas
     assert arena_size(tilefit) == arena.top + 64 == arena_size(greedy)
     assert same(run(greedy, images), run(tilefit, images))
+
+
+def test_an_internal_error_keeps_greedys_plan_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from tilefit.toolchains.executorch import hook
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("a bug of tilefit's")
+
+    monkeypatch.setattr(hook, "plan_program", failing)
+    small = model(Small)
+    greedy = lower(small, images, "default", None)
+    kept = lower(small, images, "default", planner(time_limit=5))
+    err = [line for line in capfd.readouterr().err.splitlines() if line.startswith("tilefit:")]
+    assert err == [
+        "tilefit: program keeps ExecuTorch's greedy plan: internal error "
+        "(ValueError: a bug of tilefit's); please report it"
+    ]
+    assert arena_size(kept) == arena_size(greedy)
+    assert same(run(greedy, images), run(kept, images))

@@ -114,14 +114,21 @@ class Planner:
         program = read_specs(
             name, alignment, extra_padding, given, found, graph_module, graph_signature
         )
-        plan = plan_program(program, self.time_limit, self.workers)
         greedy_sizes = [int(v) for v in found.bufsizes]
+        trouble: str | None = None
+        try:
+            plan = plan_program(program, self.time_limit, self.workers)
+            if plan.sizes(GREEDY) != greedy_sizes:
+                trouble = (
+                    f"its arena sizes {greedy_sizes} are not the {plan.sizes(GREEDY)} tilefit "
+                    "reads from its offsets"
+                )
+        except Exception as error:  # tilefit's bug must not cost the export: greedy's stands
+            plan = ProgramPlan(program, ())
+            trouble = f"internal error ({type(error).__name__}: {error}); please report it"
         warnings = plan.warnings
-        if plan.sizes(GREEDY) != greedy_sizes:
-            warnings = [
-                f"tilefit: {name} keeps ExecuTorch's greedy plan: its arena sizes "
-                f"{greedy_sizes} are not the {plan.sizes(GREEDY)} tilefit reads from its offsets"
-            ]
+        if trouble is not None:
+            warnings = [f"tilefit: {name} keeps ExecuTorch's greedy plan: {trouble}"]
             sizes = _write_greedy(given, found)
         else:
             sizes = _write(given, program, plan, found)
