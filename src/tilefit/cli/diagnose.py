@@ -29,6 +29,10 @@ verdicts:
   undetermined   neither proven within --time-limit; the closest placement
                  found says how many bytes more than available it needs
 
+A "decided by" line under the verdict names the bound, strategy or search
+route that decided it. While the search runs, a line on stderr shows what
+runs and the time left (on a terminal only, and not with --json).
+
 exit code: 0 for fits or fragmentation, 1 otherwise, 2 on bad input.
 """
 

@@ -32,6 +32,9 @@ placement exists; with several ranges, every range is cut at that top. On a
 time-out it reports the interval [lower bound, best top found].
 An infeasible capture is explained by an irreducible subset: units that cannot
 be placed together, while dropping any one of them makes the rest placeable.
+A "decided by" line names the route that decided. While the search runs, a
+line on stderr shows what runs, --minimize's bracket of the lowest top and the
+time left (on a terminal only, and not with --json).
 """
 
 
