@@ -138,3 +138,25 @@ def test_ctrl_c_clears_the_line_first(tmp_path: Path) -> None:
     assert code == 130
     assert " s left · search: " in err
     assert err.endswith(CLEAR + "tilefit: interrupted\r\n"), repr(err[-200:])
+
+
+def test_the_watch_starts_no_thread_and_leaves_no_timer(tmp_path: Path) -> None:
+    """The portfolio forks its members only while the process has one thread: the watch
+    redraws from a timer's signal instead, and takes it back when it ends."""
+    import threading
+
+    from tilefit.search.portfolio import _parallel
+
+    before = signal.getsignal(signal.SIGALRM)
+    threads = threading.active_count()
+    with open(tmp_path / "err", "wb") as sink, TerminalWatch(sink.fileno()) as watch:
+        watch.stage("search", time.monotonic() + 5)
+        assert threading.active_count() == threads
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        if threads == 1 and "fork" in __import__("multiprocessing").get_all_start_methods():
+            assert _parallel(2)
+        time.sleep(0.6)  # a few redraws
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) == before
+    drawn = (tmp_path / "err").read_bytes().decode()
+    assert drawn.count(CLEAR) >= 3 and drawn.endswith(CLEAR)
