@@ -36,13 +36,13 @@ def test_the_line_says_the_time_left_the_stage_and_the_bracket() -> None:
     watch = TerminalWatch(-1, clock)
     assert watch.line() == ""  # no stage yet: nothing to draw
     watch.text, watch.deadline = "search: placements (find) and proofs (prove) racing", 107.5
-    assert watch.line() == "7.5 s left · search: placements (find) and proofs (prove) racing"
+    assert watch.line() == "7.5 s left  search: placements (find) and proofs (prove) racing"
     watch.text = "least top"
     watch.lower, watch.best, watch.probing = 210_536, 250_568, 230_551
     clock.now = 109.0
-    assert watch.line() == "0.0 s left · least top in [210,536, 250,568] B, trying 230,551"
+    assert watch.line() == "0.0 s left  least top in [210,536, 250,568] B, trying 230,551"
     watch.width = 30
-    assert watch.line() == "0.0 s left · least top in ..."
+    assert watch.line() == "0.0 s left  least top in [..."
 
 
 def tile(tmp_path: Path, density: float, requests: int) -> str:
@@ -94,10 +94,10 @@ def test_diagnose_draws_one_line_on_a_terminal(tmp_path: Path) -> None:
     assert code == 1 and out.startswith("planted-")
     drawn = [line for line in err.split(CLEAR) if line]
     assert any(
-        line.endswith(" s left · search: placements (find) and proofs (prove) racing")
+        line.endswith(" s left  search: placements (find) and proofs (prove) racing")
         for line in drawn
     ), err
-    assert any(line.endswith(" s left · the closest placement, in more memory") for line in drawn)
+    assert any(line.endswith(" s left  the closest placement, in more memory") for line in drawn)
     assert err.endswith(CLEAR)  # the line is gone before the verdict prints
     # One line, redrawn in place (after the one-time compilation's own lines, if any).
     tail = err.rsplit("compiled in", 1)[-1].split("\n", 1)[-1] if "compiled in" in err else err
@@ -108,7 +108,7 @@ def test_solve_minimize_draws_the_bracket(tmp_path: Path) -> None:
     path = tile(tmp_path, 0.8, 40)
     code, out, err = run_on_a_terminal(["solve", path, "--minimize", "--time-limit", "3"], tmp_path)
     assert code == 0 and out.startswith("solved:")
-    assert " s left · least top in [" in err and "] B, trying " in err, err
+    assert " s left  least top in [" in err and "] B, trying " in err, err
     assert err.endswith(CLEAR)
 
 
@@ -136,7 +136,7 @@ def test_ctrl_c_clears_the_line_first(tmp_path: Path) -> None:
         ["diagnose", path, "--time-limit", "30", "--workers", "1"], tmp_path, interrupt_after=3
     )
     assert code == 130
-    assert " s left · search: " in err
+    assert " s left  search: " in err
     assert err.endswith(CLEAR + "tilefit: interrupted\r\n"), repr(err[-200:])
 
 

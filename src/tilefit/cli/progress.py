@@ -94,7 +94,7 @@ class TerminalWatch(Watch):
             text += f" in [{self.lower:,}, {self.best:,}] B"
             if self.probing is not None:
                 text += f", trying {self.probing:,}"
-        text = " · ".join([*parts, text])
+        text = "  ".join([*parts, text])
         # Shorter than the terminal, so that it never wraps (a wrapped line is not redrawn).
         return text if len(text) < self.width else text[: max(0, self.width - 4)] + "..."
 
