@@ -108,7 +108,7 @@ def window_lines(windows: tuple[Window, ...], available: int) -> list[str]:
     """Every overloaded window: its steps, the bytes over at each, what must leave."""
     if not windows:
         return ["overloaded steps: none (no step needs more than its requests may use)"]
-    count = sum(len(w.steps) for w in windows)
+    count = sum(w.step_count for w in windows)
     lines = [
         f"overloaded: {len(windows)} window{'s' if len(windows) > 1 else ''} of "
         f"{count} step{'s' if count > 1 else ''} where the live requests need more than "

@@ -37,7 +37,7 @@ def windows_html(report: BoundReport) -> str:
             f"{plural(len(rest), 'window')}, up to "
             f"{byte_html(max(w.must_leave for w in rest))} must leave one of them</td></tr>"
         )
-    steps = sum(len(w.steps) for w in windows)
+    steps = sum(w.step_count for w in windows)
     return (
         f'<h3 id="windows">Overloaded windows: {len(windows)}, of {steps} '
         f"step{'s' if steps > 1 else ''}</h3>"

@@ -68,6 +68,11 @@ class Window:
         return self.worst.excess
 
     @property
+    def step_count(self) -> int:
+        """Steps in the window (an entry of ``steps`` may run over several)."""
+        return sum(s.end - s.start for s in self.steps)
+
+    @property
     def by_source(self) -> tuple[tuple[str, int, int], ...]:
         """(source, bytes, requests) of the requests counted here, most bytes first;
         empty when no request names its source."""
