@@ -351,3 +351,24 @@ def test_a_model_the_interpreter_cannot_run_imports_and_says_why(tmp_path: Path)
         main(["export", "tflm", str(path), str(tmp_path / "p.json"), "-o", str(out), "--no-run"])
         == 0
     )
+
+
+@pytest.mark.parametrize("kind", ["while", "if"])
+def test_control_flow_plans_as_the_interpreter_does_and_runs(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tilefit.generate.tflm import control_flow_model
+
+    data = control_flow_model(kind)
+    graph = read_graph(data, kind)
+    buffers = planned(graph, kind)
+    assert {b.subgraph for b in buffers} == {0, 1, 2}  # the planner walks into both subgraphs
+    assert head(buffers, greedy_offsets(buffers)) == run_model(data, kind).head
+    model = tmp_path / f"{kind}.tflite"
+    model.write_bytes(data)
+    assert main(["replan", "tflm", str(model), "-o", str(tmp_path / "o.tflite"), "--json"]) in (
+        0,
+        1,
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["runtime"]["outputs_identical"] and report["runtime"]["outputs_vary"]
