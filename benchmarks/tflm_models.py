@@ -7,7 +7,7 @@ Run from the repository root (after `pip install -e '.[test,tflm]'`):
 
 Options: `--time-limit S` (seconds of `solve --minimize` per model, default
 30), `--generated N` (also N models of tilefit's own, `tilefit.generate.tflm`,
-default 12), `--models DIR` (default: `TILEFIT_TFLM_MODELS` or
+default 12, and its WHILE and IF models), `--models DIR` (default: `TILEFIT_TFLM_MODELS` or
 `.models/tflm`).
 
 Per model: the tensors TFLM plans in its arena's head; TFLM's head as its
@@ -155,7 +155,7 @@ def main() -> int:
     except ImportError:
         print("tflite-micro is not installed: pip install 'tilefit[tflm]'")
         return 0
-    from tilefit.generate.tflm import streaming_model
+    from tilefit.generate.tflm import control_flow_model, streaming_model
     from tilefit.search.warm import ensure_compiled
 
     machine = platform.processor() or platform.machine()
@@ -180,9 +180,11 @@ def main() -> int:
         rows.append(measure(name, args.models / f"{name}.tflite", args.time_limit))
         print(_line(rows[-1]), flush=True)
     with tempfile.TemporaryDirectory() as folder:
-        for seed in range(args.generated):
-            path = Path(folder) / f"generated-{seed}.tflite"
-            path.write_bytes(streaming_model(seed, operators=14))
+        made = [(f"generated-{seed}", streaming_model(seed, 14)) for seed in range(args.generated)]
+        made += [(f"control-{kind}", control_flow_model(kind)) for kind in ("while", "if")]
+        for name, data in made:
+            path = Path(folder) / f"{name}.tflite"
+            path.write_bytes(data)
             rows.append(measure(path.stem, path, args.time_limit))
             print(_line(rows[-1]), flush=True)
     for r in rows:
