@@ -16,6 +16,30 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 
 
+def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
+    """The files the paths name: files as given, folders searched recursively for
+    ``suffix`` (hidden entries left out); each file once, in the order found."""
+    from tilefit.model.errors import InputError
+
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found += sorted(
+                p
+                for p in path.rglob(f"*{suffix}")
+                if p.is_file() and not any(s.startswith(".") for s in p.relative_to(path).parts)
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError("", "no such file or folder", given)
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
 @dataclass(frozen=True, slots=True)
 class ImportOptions:
     capacity: int | None = None  # the memory to ask about (default: the toolchain's own heap)

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from tilefit.model.capture import Memory, Range
 from tilefit.model.errors import InputError
-from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped, Toolchain
+from tilefit.toolchains.base import (
+    Imported,
+    ImportOptions,
+    Reading,
+    Skipped,
+    Toolchain,
+    files_named,
+)
 from tilefit.toolchains.executorch.capture import TOOL, arena_capture
 from tilefit.toolchains.executorch.specs import SUFFIX, Program, by_arena, read_program
 
@@ -44,17 +51,8 @@ def planner(
 
 
 def spec_files(paths: Sequence[str]) -> list[Path]:
-    """The ``.executorch.json`` files the paths name (folders searched recursively)."""
-    found: list[Path] = []
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            found += sorted(p for p in path.rglob(f"*{SUFFIX}") if p.is_file())
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("", "no such file or folder", given)
-    return list({p.resolve(): p for p in found}.values())
+    """The ``.executorch.json`` files the paths name (folders searched recursively), each once."""
+    return files_named(paths, SUFFIX)
 
 
 def read_programs(paths: Sequence[str], options: ImportOptions) -> Reading:

@@ -25,10 +25,11 @@ from tilefit.toolchains.base import (
     Reading,
     Skipped,
     Toolchain,
+    files_named,
 )
 from tilefit.toolchains.tflm.arena import ALIGNMENT, planned
 from tilefit.toolchains.tflm.capture import TOOL, make_capture
-from tilefit.toolchains.tflm.graph import read_graph
+from tilefit.toolchains.tflm.graph import Graph, read_graph
 
 SUFFIX = ".tflite"
 # Operators whose TFLM kernels may ask for scratch buffers in the arena at run time
@@ -55,23 +56,7 @@ SCRATCH = frozenset(
 
 def model_files(paths: Sequence[str]) -> list[Path]:
     """The ``.tflite`` files the paths name (folders searched recursively), each once."""
-    found: list[Path] = []
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            found += sorted(
-                p
-                for p in path.rglob(f"*{SUFFIX}")
-                if p.is_file() and not any(s.startswith(".") for s in p.relative_to(path).parts)
-            )
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError("", "no such file or folder", given)
-    unique: dict[Path, Path] = {}
-    for path in found:
-        unique.setdefault(path.resolve(), path)
-    return list(unique.values())
+    return files_named(paths, SUFFIX)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -150,12 +135,16 @@ def _head_room(tail: int, capacity: int) -> int:
     return capacity - tail
 
 
-def _confirmed(graph: object, top: int, head: int) -> list[str]:
-    from tilefit.toolchains.tflm.graph import Graph
-
-    assert isinstance(graph, Graph)
+def _confirmed(graph: Graph, top: int, head: int) -> list[str]:
+    """Nothing when the interpreter's head is the plan's top; else what differs, and why."""
     if head == top:
         return []
+    if head < top:
+        return [
+            f"TFLM's interpreter reports a head of {head:,} B, below the {top:,} B of the plan "
+            "reproduced here: this model is planned in a way tilefit does not reproduce, and "
+            "its plan is not confirmed"
+        ]
     ops = sorted({op.code for s in graph.subgraphs for op in s.operators} & SCRATCH)
     which = ", ".join(ops) if ops else "none known"
     return [
