@@ -22,7 +22,7 @@ from tilefit.toolchains.tflm import read_bytes
 from tilefit.toolchains.tflm.arena import planned
 from tilefit.toolchains.tflm.capture import make_capture
 from tilefit.toolchains.tflm.graph import read_graph
-from tilefit.toolchains.tflm.offline import plan_words, with_plan
+from tilefit.toolchains.tflm.offline import check_plan, plan_words, with_plan
 from tilefit.verdicts.check import check
 
 INVOCATIONS = 100  # a streaming model's state builds up over many
@@ -55,7 +55,12 @@ def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported
             f"{counted(len(verdict.violations), 'violation')}, the first {first.kind}: "
             f"{first.detail}",
         )
-    written = with_plan(data, plan_words(graph, buffers, placement.offsets), where)
+    words = plan_words(graph, buffers, placement.offsets)
+    written = with_plan(data, words, where)
+    if check_plan(written, where) != tuple(words[3:]):  # the writer's own word, read back
+        raise InputError(
+            "", "the model written does not carry the plan given: nothing written", where
+        )
     before = placement_top(capture, own.offsets)
     checked = _run_both(data, written, where, max(before, top)) if run else None
     return Exported(written, before, top, len(buffers), checked)

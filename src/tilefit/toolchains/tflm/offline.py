@@ -98,7 +98,7 @@ def _name(value: object) -> str:
 
 
 def check_plan(data: bytes, where: str) -> tuple[int, ...]:
-    """The offline plan a written model carries (for tests and the export's own check)."""
+    """The offline plan a written model carries, read back as TFLM reads it."""
     from tilefit.toolchains.tflm.graph import read_graph
 
     graph = read_graph(data, where)
