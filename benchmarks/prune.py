@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
-from tilefit.search.blocks import Model, build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.search.warm import ensure_compiled
@@ -36,7 +36,7 @@ from tilefit.verdicts.check import check
 WINDOWS = (20, 40, 60, 90)
 
 
-def window(model: Model, bases: dict[int, int], size: int, rng: random.Random) -> list[int]:
+def window(model: SearchModel, bases: dict[int, int], size: int, rng: random.Random) -> list[int]:
     """``size`` blocks the kernel can take as free, alive beside a drawn one, nearest it."""
     pinned = set(model.pinned)
     free = [k for k in range(len(model.blocks)) if k not in pinned and k in bases]
@@ -47,7 +47,7 @@ def window(model: Model, bases: dict[int, int], size: int, rng: random.Random) -
     return sorted(near[:size])
 
 
-def enlarged(capture: Capture, model: Model, free: list[int]) -> Capture | None:
+def enlarged(capture: Capture, model: SearchModel, free: list[int]) -> Capture | None:
     """The capture with the request of the largest single-piece free block one
     alignment step larger (block numbers stay: the units keep their order)."""
     singles = [k for k in free if len(model.blocks[k].pieces) == 1]

@@ -15,7 +15,7 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture
-from tilefit.search.blocks import Model, build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.local.anneal import Annealer, Restarts, luby
 from tilefit.search.local.meets import Pairs, pair_tables
@@ -27,11 +27,11 @@ EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
 # move a little with the count, and the bounds leave room for that.
 
 
-def _offsets(model: Model, bases: dict[int, int]) -> dict[str, int]:
+def _offsets(model: SearchModel, bases: dict[int, int]) -> dict[str, int]:
     return {p.request: base + p.offset for k, base in bases.items() for p in model.blocks[k].pieces}
 
 
-def _partial(capture: Capture, model: Model, rng: random.Random) -> dict[int, int]:
+def _partial(capture: Capture, model: SearchModel, rng: random.Random) -> dict[int, int]:
     """A valid partial placement: blocks in random order, each at a random base that keeps
     the placement valid (by the brute-force referee), or left out."""
     bases: dict[int, int] = {}
@@ -44,11 +44,13 @@ def _partial(capture: Capture, model: Model, rng: random.Random) -> dict[int, in
     return bases
 
 
-def valid_with(capture: Capture, model: Model, bases: dict[int, int], k: int, base: int) -> bool:
+def valid_with(
+    capture: Capture, model: SearchModel, bases: dict[int, int], k: int, base: int
+) -> bool:
     return valid(capture, _offsets(model, {**bases, k: base}))
 
 
-def _state(model: Model, bases: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _state(model: SearchModel, bases: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
     n = len(model.blocks)
     y = np.zeros(n, dtype=np.int64)
     placed = np.zeros(n, dtype=np.bool_)
@@ -63,7 +65,9 @@ def _scratch(p: Pairs, n: int) -> list[np.ndarray]:
     return [np.zeros(8 * room, dtype=np.int64) for _ in range(4)]
 
 
-def _cost(model: Model, p: Pairs, bases: dict[int, int], k: int, base: int, whole: bool) -> int:
+def _cost(
+    model: SearchModel, p: Pairs, bases: dict[int, int], k: int, base: int, whole: bool
+) -> int:
     """Area block k at ``base`` overlaps (with ``whole``: the whole area of the block, once
     per piece pair touching), plus the area of each partner sharing an element."""
     cost = 0

@@ -11,7 +11,7 @@ from search_captures import count_answers, tiny_captures
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Block, Model, build_model
+from tilefit.search.blocks import Block, SearchModel, build_model
 from tilefit.search.closest import closest, extended, wide_enough
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.partial import Partial, better, finish
@@ -97,7 +97,7 @@ def test_annealing_partials_finish_as_placements_of_the_extended_memory() -> Non
 
 
 def _lowest_by_brute_force(
-    model: Model, k: int, floor: int, at: dict[int, int], stacked: list[int]
+    model: SearchModel, k: int, floor: int, at: dict[int, int], stacked: list[int]
 ) -> int | None:
     """Every address from ``floor`` up, one by one: the first in the block's valid set and
     residue where no piece meets a stacked block's at a common step and byte, and no

@@ -14,7 +14,7 @@ from search_captures import count_answers, tiny_captures
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search.blocks import build_model
 from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
-from tilefit.search.exact.solve import Budget, search
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
 from tilefit.search.local.restriction import rigid_restriction
@@ -50,7 +50,7 @@ def _sub_capture(capture: Capture, ids: tuple[str, ...]) -> Capture:
 
 def _rigid_restriction_solution_is_a_placement(capture: Capture) -> bool:
     model = build_model(capture)
-    outcome = search(rigid_restriction(model), Budget(30, 100_000))
+    outcome = search_model(rigid_restriction(model), Budget(30, 100_000))
     assert outcome.status != TIMEOUT
     if outcome.bases is None:
         return False
@@ -74,7 +74,7 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
         model = build_model(capture)
         feasible = brute_force(capture) is not None
         for step in loaded_steps(model):
-            if search(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
+            if search_model(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
                 assert not feasible
                 proofs["step"] += 1
         if prove_by_steps(model, time.monotonic() + 30) is not None:
@@ -139,7 +139,7 @@ def test_portfolio_agrees_with_brute_force() -> None:
 
 def _shrink_keeps_an_irreducible_infeasible_core(capture: Capture) -> bool:
     model = build_model(capture)
-    if search(model, Budget(30, 100_000)).status != INFEASIBLE:
+    if search_model(model, Budget(30, 100_000)).status != INFEASIBLE:
         return False
     ids, irreducible = shrink(model, time.monotonic() + 30)
     assert irreducible

@@ -16,7 +16,7 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
-from tilefit.search.blocks import Model, build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.kernel import arrays
 from tilefit.search.kernel.layout import Regions, Rows
@@ -25,7 +25,7 @@ from tilefit.search.routes import INFEASIBLE, SOLVED
 from tilefit.verdicts.check import check
 
 
-def _bases(model: Model, k: int) -> list[int]:
+def _bases(model: SearchModel, k: int) -> list[int]:
     block = model.blocks[k]
     return [
         x
@@ -35,7 +35,7 @@ def _bases(model: Model, k: int) -> list[int]:
 
 
 @st.composite
-def obstacle_cases(draw: st.DrawFn) -> tuple[Capture, Model, list[int], dict[int, int]]:
+def obstacle_cases(draw: st.DrawFn) -> tuple[Capture, SearchModel, list[int], dict[int, int]]:
     """A capture with ranges with gaps (maybe a scratch-only one, memory elements, a
     conflict edge, alignments), a few requests fixed at drawn bases valid among
     themselves as obstacles, and the rest free for the kernel: blocks of like sizes
@@ -83,7 +83,7 @@ def obstacle_cases(draw: st.DrawFn) -> tuple[Capture, Model, list[int], dict[int
 
 
 @st.composite
-def tiny_obstacle_cases(draw: st.DrawFn) -> tuple[Capture, Model, list[int], dict[int, int]]:
+def tiny_obstacle_cases(draw: st.DrawFn) -> tuple[Capture, SearchModel, list[int], dict[int, int]]:
     """A tiny capture of every constraint kind (sequences with member lifetimes among
     them), some blocks fixed at drawn bases valid among themselves (every pinned one
     among them), the rest free for the kernel."""
@@ -102,7 +102,9 @@ def tiny_obstacle_cases(draw: st.DrawFn) -> tuple[Capture, Model, list[int], dic
     return capture, model, free, at
 
 
-def _same_verdict(capture: Capture, model: Model, free: list[int], at: dict[int, int]) -> bool:
+def _same_verdict(
+    capture: Capture, model: SearchModel, free: list[int], at: dict[int, int]
+) -> bool:
     """Asserts the verdict and the placement with the bound on and off, and that the
     bound only cuts the tree (a placement is never pruned, so the search with it visits
     a part of the nodes the search without it does, in the same order); returns
@@ -122,7 +124,9 @@ def _same_verdict(capture: Capture, model: Model, free: list[int], at: dict[int,
     return budgets[True].stretch_prunes > 0
 
 
-def _around_obstacles(capture: Capture, model: Model, free: list[int], at: dict[int, int]) -> bool:
+def _around_obstacles(
+    capture: Capture, model: SearchModel, free: list[int], at: dict[int, int]
+) -> bool:
     """``_same_verdict``; returns whether free blocks were searched around fixed ones."""
     _same_verdict(capture, model, free, at)
     return bool(free) and bool(at)

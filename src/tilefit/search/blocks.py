@@ -81,7 +81,7 @@ class Edge:
 
 
 @dataclass(frozen=True)
-class Model:
+class SearchModel:
     """Blocks, conflict edges between pieces, the memory elements, the memory top."""
 
     name: str
@@ -160,7 +160,7 @@ class Model:
             capture.name, {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}
         )
 
-    def restricted(self, keep: frozenset[int]) -> Model:
+    def restricted(self, keep: frozenset[int]) -> SearchModel:
         """The same problem with only the blocks numbered in ``keep``."""
         new = {old: k for k, old in enumerate(sorted(keep))}
         edges = tuple(
@@ -172,10 +172,10 @@ class Model:
             if e.a.block in new and e.b.block in new
         )
         blocks = tuple(self.blocks[old] for old in sorted(keep))
-        return Model(self.name, blocks, edges, self.elements, self.top)
+        return SearchModel(self.name, blocks, edges, self.elements, self.top)
 
 
-def build_model(capture: Capture, top: int | None = None) -> Model:
+def build_model(capture: Capture, top: int | None = None) -> SearchModel:
     """The search's view of ``capture``, with every byte below ``top`` (default: memory size)."""
     memory = capture.memory
     limit = memory.size if top is None else min(top, memory.size)
@@ -209,7 +209,7 @@ def build_model(capture: Capture, top: int | None = None) -> Model:
         # Both sides in one block: a fixed distance apart, so the edge only forbids bases.
         k = edge.a.block
         blocks[k] = replace(blocks[k], bases=_separate(blocks[k].bases, edge, elements))
-    return Model(capture.name, tuple(blocks), tuple(edges), elements, limit)
+    return SearchModel(capture.name, tuple(blocks), tuple(edges), elements, limit)
 
 
 def _separate(bases: Bases, edge: Edge, elements: tuple[int, ...]) -> Bases:

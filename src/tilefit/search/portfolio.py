@@ -38,8 +38,8 @@ from multiprocessing.connection import Connection, wait
 from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, budget_for, search
+from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.exact.solve import Budget, budget_for, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
@@ -269,7 +269,7 @@ def _budget(
 
 def _anneal_and_exact(
     capture: Capture,
-    model: Model,
+    model: SearchModel,
     seed: int,
     routes: Routes,
     started: float,
@@ -311,10 +311,10 @@ def _anneal_and_exact(
 
 
 def _exact(
-    capture: Capture, model: Model, started: float, budget: Budget, deadline: float
+    capture: Capture, model: SearchModel, started: float, budget: Budget, deadline: float
 ) -> Decision | None:
     """The exact search within ``budget``: a decision, or None when it ran out."""
-    outcome = search(model, budget)
+    outcome = search_model(model, budget)
     if outcome.status == INFEASIBLE:
         return _infeasible(model, "exact", started, deadline)
     if outcome.bases is not None:
@@ -323,7 +323,7 @@ def _exact(
     return None
 
 
-def _infeasible(core: Model, member: str, started: float, deadline: float) -> Decision:
+def _infeasible(core: SearchModel, member: str, started: float, deadline: float) -> Decision:
     """A proof, with an infeasible subset of the model proven infeasible, shrunk in the time
     left (none past the deadline: the limit bounds the subset too)."""
     ids, irreducible = shrink(core, deadline, SUBSET_TRIAL_NODES)

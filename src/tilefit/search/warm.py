@@ -69,10 +69,10 @@ def _run_once() -> None:
     """The exact kernel and the annealing loop, each once on a one-request capture."""
     from tilefit.model.capture import Capture, Memory, Range, Request
     from tilefit.search.blocks import build_model
-    from tilefit.search.exact.solve import Budget, search
+    from tilefit.search.exact.solve import Budget, search_model
     from tilefit.search.local.anneal import Annealer
 
     memory = Memory(1, (Range(0, 1),))
     model = build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),)))
-    search(model, Budget(60))
+    search_model(model, Budget(60))
     Annealer(model, {}, 1).run(1, time.monotonic() + 60)

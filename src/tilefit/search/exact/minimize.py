@@ -22,8 +22,8 @@ from tilefit.model.aligned import aligned_bound
 from tilefit.model.capture import Capture
 from tilefit.model.live import live_peak, request_spans
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, search
+from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 
@@ -68,7 +68,7 @@ def minimize(
         left = None if node_limit is None else max(0, node_limit - nodes)
         budget = Budget(max(0.0, remaining * share), left)
         probe_model = model if top >= model.top else build_model(capture, top)
-        outcome = search(probe_model, budget)
+        outcome = search_model(probe_model, budget)
         nodes += budget.nodes
         if outcome.bases is None:
             return outcome.status, None
@@ -108,7 +108,7 @@ def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> Mini
     return MinimizeResult(status, seconds, nodes, lower, None, None)
 
 
-def top_lower_bound(capture: Capture, model: Model) -> int:
+def top_lower_bound(capture: Capture, model: SearchModel) -> int:
     """No placement ends lower: the live peak must fit below the top, with the padding its
     alignments force (``tilefit.model.aligned``), and so must each unit."""
     peak, _ = live_peak(request_spans(capture.requests))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Model, build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
@@ -107,15 +107,16 @@ def solve(capture: Capture, time_limit: float, node_limit: int | None = None) ->
     started = time.monotonic()
     budget = Budget(time_limit, node_limit)
     model = build_model(capture)
-    outcome = search(model, budget)
+    outcome = search_model(model, budget)
     placement = None
     if outcome.bases is not None:
         placement = model.placement(capture, outcome.bases)
     return SolveResult(outcome.status, time.monotonic() - started, budget.nodes, placement)
 
 
-def search(model: Model, budget: Budget) -> Outcome:
-    """Search the model within the budget (nodes spent are added to it)."""
+def search_model(model: SearchModel, budget: Budget) -> Outcome:
+    """The exact search of a model (``solve`` is that of a capture): pinned blocks
+    enumerated, the free ones searched, within the budget (nodes spent are added to it)."""
     pinned = model.pinned
     chosen = set(pinned)
     free = [k for k in range(len(model.blocks)) if k not in chosen]
@@ -129,7 +130,7 @@ def search(model: Model, budget: Budget) -> Outcome:
 
 
 def _arrangements(
-    model: Model, pinned: Sequence[int], budget: Budget
+    model: SearchModel, pinned: Sequence[int], budget: Budget
 ) -> Iterator[dict[int, int] | None]:
     """Every valid set of bases for the pinned blocks (None once the budget is spent)."""
     at: dict[int, int] = {}
@@ -156,7 +157,7 @@ def _arrangements(
     return place(0)
 
 
-def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
+def _fits_pinned(model: SearchModel, k: int, base: int, at: dict[int, int]) -> bool:
     """Whether block k at base clashes with no pinned block already standing."""
     for j, other_base in at.items():
         if model.collision(k, base, j, other_base) is not None:
@@ -176,7 +177,7 @@ def _fits_pinned(model: Model, k: int, base: int, at: dict[int, int]) -> bool:
 
 
 def search_free(
-    model: Model, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
+    model: SearchModel, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
 ) -> Outcome:
     problem = free_problem(model, free, pinned_at, budget.stretch_waste)
     if problem.infeasible:

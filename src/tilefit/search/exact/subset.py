@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 
 from tilefit.model.capture import Capture
-from tilefit.search.blocks import Model, build_model
-from tilefit.search.exact.solve import Budget, search
+from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED
 
 
@@ -27,14 +27,14 @@ def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] |
     """
     deadline = time.monotonic() + time_limit  # the proof and the filter share the limit
     model = build_model(capture)
-    if search(model, Budget(time_limit)).status != INFEASIBLE:
+    if search_model(model, Budget(time_limit)).status != INFEASIBLE:
         return None
     ids, irreducible = shrink(model, deadline)
     return ids if irreducible else None
 
 
 def shrink(
-    model: Model, deadline: float, trial_nodes: int | None = None
+    model: SearchModel, deadline: float, trial_nodes: int | None = None
 ) -> tuple[tuple[str, ...], bool]:
     """The block ids of an infeasible subset of a model proven infeasible, and whether
     it is irreducible.
@@ -51,7 +51,7 @@ def shrink(
         while i < len(keep):
             trial = keep[:i] + keep[i + chunk :]
             budget = Budget(max(0.0, deadline - time.monotonic()), trial_nodes)
-            status = search(model.restricted(frozenset(trial)), budget).status
+            status = search_model(model.restricted(frozenset(trial)), budget).status
             if status == INFEASIBLE:
                 keep = trial
                 continue

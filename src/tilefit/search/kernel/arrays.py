@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.intervals import merge
-from tilefit.search.blocks import Bases, Block, Model, Side, subtract_all
+from tilefit.search.blocks import Bases, Block, SearchModel, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
 from tilefit.search.kernel.sections import sweep
 
@@ -70,7 +70,7 @@ Partner = tuple[int, int, int, int]
 
 
 def free_problem(
-    model: Model,
+    model: SearchModel,
     free: Sequence[int],
     pinned_at: Mapping[int, int],
     stretch_waste: bool | None = None,
@@ -145,7 +145,7 @@ def free_problem(
 
 
 def _conflicts(
-    model: Model,
+    model: SearchModel,
     index: Mapping[int, int],
     spans: Sequence[tuple[int, int]],
     pinned_at: Mapping[int, int],
@@ -276,7 +276,7 @@ def _starts(first: Sequence[int], nsec: int) -> Rows:
 
 
 def _forbidden(
-    mine: Side, other: Side, pinned_at: Mapping[int, int], model: Model
+    mine: Side, other: Side, pinned_at: Mapping[int, int], model: SearchModel
 ) -> tuple[int, int]:
     """Bases of ``mine``'s block at which its side touches an element of pinned ``other``."""
     first, last = model.side_elements(other, pinned_at[other.block])

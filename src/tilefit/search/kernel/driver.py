@@ -125,7 +125,7 @@ class Run:
             _lengthen(search.cand, _doubled(len(search.cand), need))
 
     def bases(self) -> dict[int, int]:
-        """Model block index -> base, once FOUND."""
+        """SearchModel block index -> base, once FOUND."""
         off = self.state.off
         return {k: int(off[i]) for i, k in enumerate(self.problem.blocks)}
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.search.blocks import Model
+from tilefit.search.blocks import SearchModel
 from tilefit.search.kernel.arrays import Array
 from tilefit.search.local.anneal_loop import iterate, settle
 from tilefit.search.local.meets import pair_tables
@@ -84,7 +84,7 @@ class Buffers(NamedTuple):
 class Annealer:
     """One annealing search of a model, resumable: ``run`` continues where it stopped."""
 
-    def __init__(self, model: Model, start: dict[int, int], seed: int) -> None:
+    def __init__(self, model: SearchModel, start: dict[int, int], seed: int) -> None:
         self.model = model
         self.pairs = pair_tables(model)
         n = max(len(model.blocks), 1)

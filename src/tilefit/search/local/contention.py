@@ -19,7 +19,7 @@ from tilefit.engine.fits import BEST_FIT, FIRST_FIT
 from tilefit.engine.orders import Order
 from tilefit.engine.strategy import Strategy
 from tilefit.model.units import Unit
-from tilefit.search.blocks import Model
+from tilefit.search.blocks import SearchModel
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Features:
     horizon: int
 
     @classmethod
-    def of(cls, model: Model, prepared: Prepared) -> Features:
+    def of(cls, model: SearchModel, prepared: Prepared) -> Features:
         room = tuple(sum(hi - lo + 1 for lo, hi in b.bases) + b.size for b in model.blocks)
         partners = [0] * len(model.blocks)
         for edge in model.edges:

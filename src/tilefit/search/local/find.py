@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Model, build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import budget_for, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
@@ -169,7 +169,7 @@ class _Finder:
 
 
 def fresh_annealer(
-    model: Model, prepared: Prepared, features: Features, k: int, rng: random.Random
+    model: SearchModel, prepared: Prepared, features: Features, k: int, rng: random.Random
 ) -> Annealer:
     """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
     attempt = run_strategy(prepared, features.strategy(k, rng))
@@ -177,7 +177,7 @@ def fresh_annealer(
 
 
 def _complete(
-    model: Model, fixed: dict[int, int], deadline: float, nodes: int, routes: Routes
+    model: SearchModel, fixed: dict[int, int], deadline: float, nodes: int, routes: Routes
 ) -> dict[int, int] | None:
     """Bases for every block, with ``fixed`` kept where they are and the rest searched.
 
@@ -190,7 +190,7 @@ def _complete(
     return outcome.bases if outcome.status == SOLVED else None
 
 
-def _window(model: Model, attempt: Attempt, at: dict[int, int], size: int) -> set[int]:
+def _window(model: SearchModel, attempt: Attempt, at: dict[int, int], size: int) -> set[int]:
     """The unplaced blocks and those alive beside the failing unit, nearest its hole first."""
     failure = attempt.failure
     if failure is None:

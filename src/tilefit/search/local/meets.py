@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tilefit.search.blocks import Model
+from tilefit.search.blocks import SearchModel
 from tilefit.search.kernel.arrays import Array
 
 PAIR_LIMIT = 4_000_000
@@ -55,7 +55,7 @@ class Pairs(NamedTuple):
     room: Array  # bytes its valid bases reach
 
 
-def pair_tables(model: Model, limit: int = PAIR_LIMIT) -> Pairs | None:
+def pair_tables(model: SearchModel, limit: int = PAIR_LIMIT) -> Pairs | None:
     """The tables of ``model``, or None when it has more than ``limit`` piece pairs."""
     blocks = model.blocks
     owner = np.array([k for k, b in enumerate(blocks) for _ in b.pieces], dtype=np.int64)

@@ -17,7 +17,7 @@ import numpy as np
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import Block, Model, build_model
+from tilefit.search.blocks import Block, SearchModel, build_model
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Partial:
     offsets: Mapping[str, int]  # request id -> offset, for the blocks placed
 
 
-def partial_of(model: Model, bases: Mapping[int, int], left_out: int) -> Partial:
+def partial_of(model: SearchModel, bases: Mapping[int, int], left_out: int) -> Partial:
     """The partial placement of the blocks numbered in ``bases``."""
     return Partial(left_out, model.offsets(bases))
 
@@ -65,7 +65,7 @@ def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | Non
 
 
 def _lowest(
-    model: Model,
+    model: SearchModel,
     k: int,
     floor: int,
     at: Mapping[int, int],
@@ -100,7 +100,7 @@ def _lowest(
 
 
 def _ruled_out(
-    model: Model, k: int, at: Mapping[int, int], stacked: Sequence[int]
+    model: SearchModel, k: int, at: Mapping[int, int], stacked: Sequence[int]
 ) -> list[tuple[int, int]]:
     """Bases [lo, hi) of block ``k`` at which a piece shares a step and a byte with a piece
     of a block of ``stacked`` (those alive beside it)."""
@@ -127,7 +127,7 @@ def _valid_from(block: Block, x: int) -> int | None:
     return None
 
 
-def _partner_clash(model: Model, k: int, base: int, at: Mapping[int, int]) -> int | None:
+def _partner_clash(model: SearchModel, k: int, base: int, at: Mapping[int, int]) -> int | None:
     """A base above the first element block ``k`` at ``base`` shares with a placed
     conflict partner, or None if it shares none."""
     for mine, theirs in model.partners(k):

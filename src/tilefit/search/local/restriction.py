@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from tilefit.search.blocks import Edge, Model, Side
+from tilefit.search.blocks import Edge, SearchModel, Side
 
 
-def rigid_restriction(model: Model, exact: Collection[int] = ()) -> Model:
+def rigid_restriction(model: SearchModel, exact: Collection[int] = ()) -> SearchModel:
     """The model with every block rigid over its hull and every conflict side whole,
     except the blocks numbered in ``exact`` and the edges touching them, kept as they are
     (blocks standing at fixed bases, around which the others are searched)."""

@@ -12,12 +12,12 @@ only by trying every assignment.
 
 from __future__ import annotations
 
-from tilefit.search.blocks import Model, Side
+from tilefit.search.blocks import SearchModel, Side
 
 SideKey = tuple[int, int, int]  # block, offset, size
 
 
-def clique_core(model: Model) -> frozenset[int] | None:
+def clique_core(model: SearchModel) -> frozenset[int] | None:
     """Blocks whose conflicting sides need more memory elements than they can reach, or None."""
     neighbours: dict[SideKey, set[SideKey]] = {}
     for edge in model.edges:
@@ -53,7 +53,7 @@ def _grow(seed: SideKey, neighbours: dict[SideKey, set[SideKey]]) -> list[SideKe
     return clique
 
 
-def _reach(model: Model, side: SideKey) -> set[int]:
+def _reach(model: SearchModel, side: SideKey) -> set[int]:
     """The memory elements a side can touch at some valid base of its block."""
     block, offset, size = side
     out: set[int] = set()
@@ -64,7 +64,7 @@ def _reach(model: Model, side: SideKey) -> set[int]:
     return out
 
 
-def _need(model: Model, side: SideKey, reach: set[int]) -> int:
+def _need(model: SearchModel, side: SideKey, reach: set[int]) -> int:
     """Elements the side touches at least: one, or two when no element it reaches holds it."""
     size = side[2]
     if not reach:  # no valid base at all: it still needs one

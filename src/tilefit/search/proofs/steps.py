@@ -27,15 +27,15 @@ import time
 from dataclasses import replace
 
 from tilefit.model.live import live_steps
-from tilefit.search.blocks import Block, Model, Piece
-from tilefit.search.exact.solve import Budget, search
+from tilefit.search.blocks import Block, Piece, SearchModel
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED
 
 FIRST_NODES = 500
 """Node allowance per step in the first round; it doubles every round."""
 
 
-def step_model(model: Model, step: int) -> Model:
+def step_model(model: SearchModel, step: int) -> SearchModel:
     """The step relaxation of ``model`` at ``step`` (blocks renumbered in model order)."""
     keep: list[int] = []
     shift: dict[int, int] = {}
@@ -72,7 +72,7 @@ def step_model(model: Model, step: int) -> Model:
         and e.a.offset == shift[e.a.block]
         and e.b.offset == shift[e.b.block]
     )
-    return Model(model.name, tuple(blocks), edges, model.elements, model.top)
+    return SearchModel(model.name, tuple(blocks), edges, model.elements, model.top)
 
 
 def _longest_run(pieces: list[Piece]) -> list[Piece]:
@@ -93,13 +93,13 @@ def _longest_run(pieces: list[Piece]) -> list[Piece]:
     return best
 
 
-def loaded_steps(model: Model) -> list[int]:
+def loaded_steps(model: SearchModel) -> list[int]:
     """One step per distinct set of live pieces, most bytes alive first (ties: earlier)."""
     swept = live_steps((p.start, p.end, p.size) for b in model.blocks for p in b.pieces)
     return [t for _, t in sorted((-live, t) for t, live in swept[:-1])]
 
 
-def groups(model: Model) -> list[frozenset[int]]:
+def groups(model: SearchModel) -> list[frozenset[int]]:
     """Small subsets of a step model's blocks where a core hides, smallest first.
 
     A subset of an infeasible-to-place set need not be infeasible, but when a
@@ -123,7 +123,7 @@ def groups(model: Model) -> list[frozenset[int]]:
     return sorted(unique, key=lambda g: (len(g), sorted(g)))
 
 
-def prove_by_steps(model: Model, deadline: float) -> Model | None:
+def prove_by_steps(model: SearchModel, deadline: float) -> SearchModel | None:
     """A step relaxation (or a part of one) proven infeasible before ``deadline``, or None.
 
     The candidates are the usual suspects of every loaded step (``groups``),
@@ -132,9 +132,9 @@ def prove_by_steps(model: Model, deadline: float) -> Model | None:
     are a subset of a solved one's is not asked (a subset of a placeable set
     is placeable: the same bases keep fewer pieces apart).
     """
-    pending: list[Model] = []
+    pending: list[SearchModel] = []
     seen: set[frozenset[tuple[str, tuple[str, ...]]]] = set()
-    wholes: list[Model] = []
+    wholes: list[SearchModel] = []
     for step in loaded_steps(model):
         if time.monotonic() >= deadline:  # thousands of steps of a large capture take long
             break
@@ -149,13 +149,13 @@ def prove_by_steps(model: Model, deadline: float) -> Model | None:
     solved: list[frozenset[tuple[str, tuple[str, ...]]]] = []
     nodes = FIRST_NODES
     while pending and time.monotonic() < deadline:
-        left: list[Model] = []
+        left: list[SearchModel] = []
         for candidate in pending:
             signature = _signature(candidate)
             if any(signature <= done for done in solved):
                 continue
             budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
-            status = search(candidate, budget).status
+            status = search_model(candidate, budget).status
             if status == INFEASIBLE:
                 return candidate
             if status == SOLVED:
@@ -169,6 +169,6 @@ def prove_by_steps(model: Model, deadline: float) -> Model | None:
     return None
 
 
-def _signature(model: Model) -> frozenset[tuple[str, tuple[str, ...]]]:
+def _signature(model: SearchModel) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The blocks and the live pieces they keep (the same recur from step to step)."""
     return frozenset((b.id, tuple(p.request for p in b.pieces)) for b in model.blocks)
