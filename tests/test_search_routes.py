@@ -42,6 +42,13 @@ def test_each_route_belongs_to_one_member_and_every_name_is_unique() -> None:
     assert [r.name for r in routes.REGISTRY if r.member == routes.BOUND] == [routes.PIECES]
 
 
+def test_the_find_member_runs_each_of_its_routes_from_the_registry() -> None:
+    from tilefit.search.local.find import STEPS
+
+    assert list(STEPS) == list(FIND_ROUTES)
+    assert [name for name, step in STEPS.items() if not step.needs_time] == ["greedy"]
+
+
 def test_the_registry_refuses_what_it_does_not_know() -> None:
     # ValueError, not assert: python -O keeps these checks.
     assert routes.route("steps").proves and not routes.route("steps").places

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
@@ -119,33 +119,20 @@ class _Finder:
         return None if self.annealing is None else better(*(a.partial() for a in self.annealing))
 
     def round(self, r: int) -> tuple[Placement, str] | None:
-        """Round ``r`` of the routes, in the module text's order: a placement and its route."""
-        started = time.monotonic()
-        nodes = FIRST_NODES << min(r, 20)
-        on = self.routes.on
+        """Round ``r``: one greedy pass, then each route of ``FIND_ROUTES`` that is on, in
+        that order (``STEPS``), until one places every request: the placement and its route."""
+        started = time.monotonic()  # the pass is part of the round's time
         attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng))
-        if attempt.fits and attempt.placement is not None and on("greedy"):
-            return attempt.placement, "greedy"
-        at = self.model.bases_of(attempt.offsets)
-        fixed = {k: at[k] for k in self.pinned if k in at}
-        if self.pinned and on("completion") and not self.over():
-            bases = _complete(self.model, fixed, self.deadline, nodes, self.routes)
-            if bases is not None:
-                return self._placed(bases, "completion")
-        if on("repair") and not self.over():
-            window = _window(self.model, attempt, at, WINDOW << min(r // 2, 8))
-            kept = {k: b for k, b in at.items() if k not in window}
-            bases = _complete(self.model, kept, self.deadline, nodes, self.routes)
-            if bases is not None:
-                return self._placed(bases, "repair")
-        if on("anneal") and not self.over():
-            bases = self._anneal(at, r, time.monotonic() - started)
-            if bases is not None:
-                return self._placed(bases, "anneal")
+        this = _Round(r, started, FIRST_NODES << min(r, 20), attempt)
+        this.at = self.model.bases_of(attempt.offsets)
+        for name in FIND_ROUTES:
+            step = STEPS[name]
+            if not self.routes.on(name) or (step.needs_time and self.over()):
+                continue
+            placed = step.run(self, this)
+            if placed is not None:
+                return placed, name
         return None
-
-    def _placed(self, bases: dict[int, int], route: str) -> tuple[Placement, str]:
-        return self.model.placement(self.capture, bases), route
 
     def _anneal(self, at: dict[int, int], r: int, spent: float) -> dict[int, int] | None:
         """Two annealing searches share the round's slice: one long search from the first
@@ -166,6 +153,65 @@ class _Finder:
             if bases is not None:
                 return bases
         return None
+
+
+@dataclass
+class _Round:
+    """What one round's routes share: its number, when it began, the kernel's node
+    allowance per call, the greedy pass and the bases it gave the blocks it placed."""
+
+    r: int
+    started: float
+    nodes: int
+    attempt: Attempt
+    at: dict[int, int] = field(default_factory=dict)
+
+
+def _greedy(finder: _Finder, this: _Round) -> Placement | None:
+    """The pass itself, when it placed every request."""
+    return this.attempt.placement if this.attempt.fits else None
+
+
+def _completion(finder: _Finder, this: _Round) -> Placement | None:
+    """The pinned blocks where the pass put them, every other block searched exactly."""
+    if not finder.pinned:
+        return None
+    fixed = {k: this.at[k] for k in finder.pinned if k in this.at}
+    bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.routes)
+    return None if bases is None else finder.model.placement(finder.capture, bases)
+
+
+def _repair(finder: _Finder, this: _Round) -> Placement | None:
+    """The pass but a window around its failure, re-placed by the kernel."""
+    window = _window(finder.model, this.attempt, this.at, WINDOW << min(this.r // 2, 8))
+    kept = {k: b for k, b in this.at.items() if k not in window}
+    bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.routes)
+    return None if bases is None else finder.model.placement(finder.capture, bases)
+
+
+def _anneal(finder: _Finder, this: _Round) -> Placement | None:
+    """The two annealing searches, for a share of the round's time so far."""
+    bases = finder._anneal(this.at, this.r, time.monotonic() - this.started)
+    return None if bases is None else finder.model.placement(finder.capture, bases)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One find route as the member runs it: ``run`` gives a placement or None, and
+    ``needs_time`` says it is skipped once the member's time is up (the greedy pass is
+    made whatever the time, since every route starts from it)."""
+
+    run: Callable[[_Finder, _Round], Placement | None]
+    needs_time: bool = True
+
+
+STEPS: dict[str, Step] = {
+    "greedy": Step(_greedy, needs_time=False),
+    "completion": Step(_completion),
+    "repair": Step(_repair),
+    "anneal": Step(_anneal),
+}
+"""Each route of ``FIND_ROUTES`` (the registry) and how it runs; a test ties the two."""
 
 
 def fresh_annealer(
