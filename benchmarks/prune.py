@@ -11,7 +11,7 @@ stands at its planted base, and ``search_free`` re-places the window around
 them (irregular free space: the fixed blocks are obstacles, the classes'
 ranges have gaps). Each window is searched as planted (feasible) and with
 its largest single-piece block one alignment step larger (feasible or not),
-once with the stretch bound (``tilefit.search.kernel.arrays.STRETCH_WASTE``)
+once with the stretch bound (``Budget(..., stretch_waste=True)``)
 and once without. The table gives, per setting, the instances decided, the
 nodes and seconds over all of them and over those both settings decide, and the
 placements the bound failed; every placement is refereed, and the two settings

@@ -81,9 +81,9 @@ CASES: dict[str, tuple[Capture, int]] = {
 """name -> (capture, node limit)"""
 
 
-def outcome(capture: Capture, node_limit: int) -> list[object]:
+def outcome(capture: Capture, node_limit: int, stretch_waste: bool = False) -> list[object]:
     """Status, nodes and a digest of the placement (None when there is none)."""
-    result = solve(capture, time_limit=600, node_limit=node_limit)
+    result = solve(capture, time_limit=600, node_limit=node_limit, stretch_waste=stretch_waste)
     digest = None
     if result.placement is not None:
         text = json.dumps(sorted(result.placement.offsets.items()))
@@ -91,12 +91,14 @@ def outcome(capture: Capture, node_limit: int) -> list[object]:
     return [result.status, result.nodes, digest]
 
 
-def trajectory(capture: Capture, nodes: int, step: int = 97) -> list[object]:
+def trajectory(
+    capture: Capture, nodes: int, step: int = 97, stretch_waste: bool = False
+) -> list[object]:
     """Per ordering, the run's status and partial placement every ``step`` nodes, digested:
     two searches with the same digests went through the same tree in the same order."""
     model = build_model(capture)
     free = [k for k in range(len(model.blocks)) if k not in set(model.pinned)]
-    problem = free_problem(model, free, {})
+    problem = free_problem(model, free, {}, stretch_waste)
     out: list[object] = []
     for key in ORDERINGS:
         run = Run(problem, [KEYS.index(c) for c in key])

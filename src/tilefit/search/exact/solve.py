@@ -51,12 +51,12 @@ class SolveResult:
 class Budget:
     """What a search may still spend: a wall-clock deadline and, optionally, nodes.
 
-    ``stretch_waste`` switches the kernel's stretch bound for the searches this budget
-    pays for (None: ``tilefit.search.kernel.arrays.STRETCH_WASTE``); ``stretch_prunes``
-    counts the placements it failed."""
+    ``stretch_waste`` switches the kernel's stretch bound (``free_problem``) for the
+    searches this budget pays for, off unless asked for; ``stretch_prunes`` counts the
+    placements it failed."""
 
     def __init__(
-        self, time_limit: float, node_limit: int | None = None, stretch_waste: bool | None = None
+        self, time_limit: float, node_limit: int | None = None, stretch_waste: bool = False
     ) -> None:
         self.deadline = time.monotonic() + time_limit
         self.node_limit = node_limit
@@ -98,14 +98,21 @@ class Outcome:
     bases: dict[int, int] | None  # model block index -> base, when SOLVED
 
 
-def solve(capture: Capture, time_limit: float, node_limit: int | None = None) -> SolveResult:
+def solve(
+    capture: Capture,
+    time_limit: float,
+    node_limit: int | None = None,
+    *,
+    stretch_waste: bool = False,
+) -> SolveResult:
     """A placement of every request of ``capture``, a proof that none exists, or a time-out.
 
     With ``node_limit`` the answer depends only on the capture (not on the
-    machine's speed) as long as the time limit is not reached first.
+    machine's speed) as long as the time limit is not reached first. ``stretch_waste``
+    switches the kernel's stretch bound (``Budget``).
     """
     started = time.monotonic()
-    budget = Budget(time_limit, node_limit)
+    budget = Budget(time_limit, node_limit, stretch_waste)
     model = build_model(capture)
     outcome = search_model(model, budget)
     placement = None

@@ -24,14 +24,6 @@ from tilefit.search.kernel.sections import sweep
 
 Array = NDArray[np.int64]
 
-STRETCH_WASTE = False
-"""Whether the kernel checks the stretch bound (``tilefit.search.kernel.place.stretches_fit``)
-in sections whose region has more than one stretch; a free problem built with
-``stretch_waste=None`` reads it then. The bound only prunes nodes without a placement;
-``benchmarks/prune.py`` measures what it saves. Off unless asked for: in the portfolio
-it decided no tile more and, by making the prove member's exact turns slower, lost one
-that the annealing between them decides (benchmarks/README.md, "Issue 20")."""
-
 
 @dataclass(frozen=True)
 class Obstacle:
@@ -73,13 +65,17 @@ def free_problem(
     model: SearchModel,
     free: Sequence[int],
     pinned_at: Mapping[int, int],
-    stretch_waste: bool | None = None,
+    stretch_waste: bool = False,
 ) -> FreeProblem:
     """The kernel's inputs for the blocks numbered in ``free``, those in ``pinned_at``
-    standing at their bases; ``stretch_waste`` (None: ``STRETCH_WASTE``) switches the
-    stretch bound."""
-    if stretch_waste is None:
-        stretch_waste = STRETCH_WASTE
+    standing at their bases.
+
+    ``stretch_waste`` switches the stretch bound (``tilefit.search.kernel.place.stretches_fit``)
+    in sections whose region has more than one stretch. The bound only prunes nodes
+    without a placement; ``benchmarks/prune.py`` measures what it saves. Off unless asked
+    for: in the portfolio it decided no tile more and, by making the prove member's exact
+    turns slower, lost one that the annealing between them decides (benchmarks/README.md,
+    "Issue 20")."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
     sections = sweep([(b.start, b.end) for b in blocks])

@@ -21,8 +21,8 @@ lowered into one. Pruning, each sound under every capture constraint:
 - section inference: in each time section the unplaced blocks must fit into the
   space above the section's floor that their allowed sets (less pinned
   obstacles) really offer;
-- the stretch bound (``place.stretches_fit``, off unless
-  ``tilefit.search.kernel.arrays.STRETCH_WASTE`` or a budget asks): where that space is cut into
+- the stretch bound (``place.stretches_fit``, off unless the search's budget asks:
+  ``Budget(..., stretch_waste=True)``): where that space is cut into
   stretches (gaps between ranges, pinned obstacles), a block lies inside one,
   so for every length L the blocks larger than L must fit in the stretches
   longer than L; the bytes of stretches too short for every block are wasted;

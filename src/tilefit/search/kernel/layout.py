@@ -129,7 +129,7 @@ class Tables(NamedTuple):
     regions: Regions
     twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.kernel.arrays)
     # The stretch bound's tables, all four empty where it is checked in no section:
-    stretch: Any  # per section: 1 where the stretch bound is checked (arrays.STRETCH_WASTE)
+    stretch: Any  # per section: 1 where the stretch bound is checked (free_problem's switch)
     longest: (
         Any  # per section s, for k in regions.ptr[s] : ptr[s + 1]: its intervals, longest first
     )
