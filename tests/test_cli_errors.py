@@ -97,6 +97,7 @@ def test_version() -> None:
 def test_every_command_has_help_with_an_example() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
+    assert sub.choices  # every command, not none
     for name, command in sub.choices.items():  # type: ignore[union-attr]
         assert "example" in command.format_help(), name
 

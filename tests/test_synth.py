@@ -117,6 +117,7 @@ def test_request_kinds_follow_the_seed() -> None:
 def test_conflicts_join_a_layers_weights_and_its_input() -> None:
     tile = _tile()
     pairs = {(c.a, c.b) for c in tile.conflicts}
+    assert tile.sequences and tile.conflicts  # the loops below check something
     for seq in tile.sequences:
         layer = seq.id.split(".")[0]
         assert (seq.id, f"{layer}.act") in pairs
