@@ -54,9 +54,11 @@ REGISTRY = (
     Route("exact", PROVE, proves=True, places=True),
     Route("anneal-turns", PROVE, proves=False, places=True),
 )
-"""Every route, in the order each member takes them: the one list the names below, the
-schema's ``search_route`` enum, the CLI's sentences for proofs and the docs are read from
-or tested against (``tests/test_search_routes.py``)."""
+"""Every route, in the order of docs/search.md's tables (the find member takes its routes
+in this order, ``tilefit.search.local.find.STEPS``; the prove member gives ``exact`` a
+first look before ``steps``): the one list the names below, the schema's ``search_route``
+enum, the CLI's sentences for proofs and the docs are read from or tested against
+(``tests/test_search_routes.py``)."""
 
 DECIDING_ROUTES = tuple(r.name for r in REGISTRY)
 """Every name a verdict may give as the route that decided (``diagnose``'s
