@@ -49,6 +49,14 @@ def test_the_find_member_runs_each_of_its_routes_from_the_registry() -> None:
     assert [name for name, step in STEPS.items() if not step.needs_time] == ["greedy"]
 
 
+def test_the_prove_member_runs_each_of_its_routes() -> None:
+    from tilefit.search.portfolio import FIRST_PROOFS
+
+    first = [name for name, _ in FIRST_PROOFS]
+    assert first == ["elements", "exact", "steps"]  # then the turns: exact and anneal-turns
+    assert set(first) | {"exact", "anneal-turns"} == set(PROVE_ROUTES)
+
+
 def test_the_registry_refuses_what_it_does_not_know() -> None:
     # ValueError, not assert: python -O keeps these checks.
     assert routes.route("steps").proves and not routes.route("steps").places

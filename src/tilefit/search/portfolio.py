@@ -243,20 +243,59 @@ def _proofs(
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
-    clique = clique_core(model) if routes.on("elements") else None
-    if clique is not None:
-        return _infeasible(model.restricted(clique), "elements", started, deadline)
-    if not model.pinned and routes.on("exact"):  # complete without enumeration: often at once
-        budget = _budget(budgets, routes, time_limit * EXACT_FIRST_SHARE)
-        first = _exact(capture, model, started, budget, deadline)
-        if first is not None:
-            return first
-    core = None
-    if routes.on("steps"):
-        core = prove_by_steps(model, time.monotonic() + time_limit * STEP_SHARE)
-    if core is not None:
-        return _infeasible(core, "steps", started, deadline)
+    this = _Proving(capture, model, time_limit, started, deadline, routes, budgets)
+    for name, proof in FIRST_PROOFS:
+        if routes.on(name):
+            decided = proof(this)
+            if decided is not None:
+                return decided
     return _anneal_and_exact(capture, model, seed, routes, started, deadline, budgets)
+
+
+@dataclass(frozen=True)
+class _Proving:
+    """What the prove member's first proofs share."""
+
+    capture: Capture
+    model: SearchModel
+    time_limit: float
+    started: float
+    deadline: float
+    routes: Routes
+    budgets: list[Budget]
+
+
+def _elements(p: _Proving) -> Decision | None:
+    """A clique of conflicting requests needing more memory elements than they reach."""
+    clique = clique_core(p.model)
+    if clique is None:
+        return None
+    return _infeasible(p.model.restricted(clique), "elements", p.started, p.deadline)
+
+
+def _first_look(p: _Proving) -> Decision | None:
+    """The exact search for a share of the time, where no block is pinned (complete
+    without enumeration, it often decides such tiles at once, as MiniMalloc's)."""
+    if p.model.pinned:
+        return None
+    budget = _budget(p.budgets, p.routes, p.time_limit * EXACT_FIRST_SHARE)
+    return _exact(p.capture, p.model, p.started, budget, p.deadline)
+
+
+def _steps(p: _Proving) -> Decision | None:
+    """The step relaxations: the requests alive at one step must fit on their own."""
+    core = prove_by_steps(p.model, time.monotonic() + p.time_limit * STEP_SHARE)
+    return None if core is None else _infeasible(core, "steps", p.started, p.deadline)
+
+
+FIRST_PROOFS: tuple[tuple[str, Callable[[_Proving], Decision | None]], ...] = (
+    ("elements", _elements),
+    ("exact", _first_look),
+    ("steps", _steps),
+)
+"""The prove member's routes before its turns, in order, each run when its route is on;
+the turns (``_anneal_and_exact``) then take ``exact`` and ``anneal-turns``. A test ties
+these to ``PROVE_ROUTES``."""
 
 
 def _budget(
