@@ -509,3 +509,13 @@ def test_what_no_edit_undoes_is_listed(tmp_path: Path, capsys: pytest.CaptureFix
     start = lines.index("no edit undoes 2 changes (--edits-out skips):")
     assert [line.split()[0] for line in lines[start + 1 : start + 3]] == ["a", "gone"]
     assert json.loads(edits.read_text())["edits"] == [{"lifetime": "a", "start": 0, "end": 2}]
+
+
+def test_capacity_of_two_json_captures_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    examples = Path(__file__).parent.parent / "examples"
+    base, other = str(examples / "1-0-baseline.json"), str(examples / "1-0.json")
+    assert main(["diff", base, other, "--capacity", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--capacity" in err[0] and "minimalloc CSV" in err[0]

@@ -7,6 +7,7 @@ from math import floor
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.model.errors import InputError
 from tilefit.model.words import counted
 
 if TYPE_CHECKING:
@@ -62,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tilefit.verdicts.diff import diff
 
+    if args.capacity is not None and not any(
+        p.lower().endswith(".csv") for p in (args.base, args.other)
+    ):
+        raise InputError(
+            "--capacity",
+            "applies to a minimalloc CSV among BASE and OTHER; a JSON capture says its own "
+            "memory (ask another with tilefit whatif --capacity-add)",
+        )
     d = diff(_read(args.base, args.capacity), _read(args.other, args.capacity))
     if args.edits_out:
         from tilefit.formats.edits import edits_text
