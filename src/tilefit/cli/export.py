@@ -10,7 +10,7 @@ from tilefit.cli import common
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
-    from tilefit.toolchains.base import Exported, Toolchain
+    from tilefit.toolchains.base import Exported, RuntimeCheck, Toolchain
 
 NAME = "export"
 HELP = (
@@ -79,17 +79,21 @@ def _lines(chain: Toolchain, e: Exported, out: dict[str, Any]) -> list[str]:
         f"{e.after:,} B ({-out['saved']:,} B more)",
         f"  the referee accepts all {e.requests} offsets on the model's own capture",
     ]
-    r = e.runtime
-    if r is not None:
-        lines.append(
-            f"  {chain.tool}'s runtime: {chain.plan} {r.head_before:,} -> {r.head_after:,} B, "
-            f"whole arena {r.total_before:,} -> {r.total_after:,} B"
-        )
-        same = "identical, bit for bit" if r.identical else "DIFFERENT"
-        vary = "" if r.varies else " (they do not vary on these inputs: a weak comparison)"
-        lines.append(f"  outputs over {r.invocations} invocations: {same}{vary}")
+    if e.runtime is not None:
+        lines += runtime_lines(chain, e.runtime)
     if out["output"]:
         lines.append(f"  wrote {out['output']}")
     else:
         lines.append("  nothing written: the runtime's outputs differ")
     return lines
+
+
+def runtime_lines(chain: Toolchain, r: RuntimeCheck) -> list[str]:
+    """The toolchain's runtime on both plans: what it needed, and the outputs compared."""
+    same = "identical, bit for bit" if r.identical else "DIFFERENT"
+    vary = "" if r.varies else " (they do not vary on these inputs: a weak comparison)"
+    return [
+        f"  {chain.tool}'s runtime: {chain.plan} {r.head_before:,} -> {r.head_after:,} B, "
+        f"whole arena {r.total_before:,} -> {r.total_after:,} B",
+        f"  outputs over {r.invocations} invocations: {same}{vary}",
+    ]

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
+from tilefit.cli.export import runtime_lines
 from tilefit.model.errors import InputError
+
+if TYPE_CHECKING:
+    from tilefit.toolchains.base import Exported, Toolchain
 
 NAME = "replan"
 HELP = (
@@ -76,11 +80,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(_lines(chain.tool, chain.plan, out, better, agreed)))
+        print("\n".join(_lines(chain, exported, out, better)))
     return common.EXIT_OK if written else common.EXIT_NO
 
 
-def _lines(tool: str, plan: str, out: dict[str, Any], better: bool, agreed: bool) -> list[str]:
+def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bool) -> list[str]:
+    tool, plan = chain.tool, chain.plan
     before, after = out["head_before"], out["head_after"]
     proof = "proven minimal" if out["proven_minimal"] else "not proven minimal"
     if out["proven_minimal"] and not better:
@@ -95,14 +100,10 @@ def _lines(tool: str, plan: str, out: dict[str, Any], better: bool, agreed: bool
             f"{tool}'s {plan}: {before:,} B -> {after:,} B, {out['saved']:,} B "
             f"({out['saved_percent']:.1f}%) less, {proof}"
         ]
-    runtime = out["runtime"]
-    if runtime is not None:
-        lines.append(
-            f"  the runtime needs a whole arena of {runtime['arena_before']:,} B with {tool}'s "
-            f"plan, {runtime['arena_after']:,} B with this one"
-        )
-        same = "identical, bit for bit" if agreed else "DIFFERENT: nothing written"
-        lines.append(f"  outputs over {runtime['invocations']} invocations: {same}")
+    if exported.runtime is not None:
+        lines += runtime_lines(chain, exported.runtime)
     if out["output"]:
         lines.append(f"  wrote {out['output']}")
+    elif better:
+        lines.append("  nothing written: the runtime's outputs differ")
     return lines
