@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.capture import Capture
+from tilefit.model.edits import with_capacity
 from tilefit.model.placement import Placement
 from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import CheckResult, check
@@ -28,8 +29,9 @@ def at_own_heap(capture: Capture) -> Capture:
     """The capture in exactly the memory its toolchain used (``--capacity`` undone)."""
     if capture.origin is None or capture.memory.size == capture.origin.heap:
         return capture
-    heap = capture.origin.heap
-    return replace(capture, memory=Memory(heap, (Range(0, heap, capture.memory.ranges[0].name),)))
+    return replace(
+        capture, memory=with_capacity(capture.memory, capture.origin.heap, "origin.heap")
+    )
 
 
 def review(capture: Capture, placement: Placement) -> ImportReview:
