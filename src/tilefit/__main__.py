@@ -77,6 +77,8 @@ if getsignal(SIGINT) is default_int_handler:
     if sys.unraisablehook is sys.__unraisablehook__:
         sys.unraisablehook = _unraisable
 
+from tilefit.interrupts import by_interrupt  # noqa: E402 (after the handler, on purpose)
+
 
 def entry() -> None:
     try:
@@ -87,7 +89,9 @@ def entry() -> None:
         from tilefit.cli import entry as cli_entry
 
         cli_entry(STARTED)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        if not by_interrupt(error):
+            raise
         _say_interrupted()
         sys.exit(EXIT_INTERRUPTED)
 

@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from tilefit import __version__
 from tilefit.cli import common
+from tilefit.interrupts import by_interrupt
 from tilefit.model.errors import InputError
 
 # In the order a user meets them: replay and explain one tile, then see it,
@@ -117,7 +118,9 @@ def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None
             file=sys.stderr,
         )
         return common.EXIT_USAGE
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        if not by_interrupt(error):
+            raise
         print("tilefit: interrupted", file=sys.stderr)
         return common.EXIT_INTERRUPTED
     return code
