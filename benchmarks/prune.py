@@ -11,7 +11,7 @@ stands at its planted base, and ``search_free`` re-places the window around
 them (irregular free space: the fixed blocks are obstacles, the classes'
 ranges have gaps). Each window is searched as planted (feasible) and with
 its largest single-piece block one alignment step larger (feasible or not),
-once with the stretch bound (``Budget(..., stretch_waste=True)``)
+once with the stretch bound (``Prunings(stretch=True)``)
 and once without. The table gives, per setting, the instances decided, the
 nodes and seconds over all of them and over those both settings decide, and the
 placements the bound failed; every placement is refereed, and the two settings
@@ -29,6 +29,7 @@ from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_free
+from tilefit.search.params import Prunings, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.search.warm import ensure_compiled
 from tilefit.verdicts.check import check
@@ -66,7 +67,8 @@ def run(
 ) -> tuple[str, int, float, int]:
     """One search: status, nodes, seconds, placements the stretch bound failed."""
     model = build_model(capture)
-    budget = Budget(args.time_limit, args.node_limit, stretch_waste=on)
+    params = SearchParams(prunings=Prunings(stretch=on))
+    budget = Budget(args.time_limit, args.node_limit, params)
     began = time.monotonic()
     outcome = search_free(model, free, fixed, budget)
     seconds = time.monotonic() - began

@@ -1,4 +1,5 @@
-"""Route ablation: what each route of the search portfolio decides that the others do not.
+"""Route and pruning ablation: what each route of the search portfolio, and each pruning
+of its exact kernel, decides that the search without it does not.
 
 Run from the repository root (after `pip install -e '.[test,bench]'`):
 
@@ -10,7 +11,9 @@ same seeds) and `hard_regimes.py` (every shape), and the infeasible set of
 `tilefit.generate.infeasible`. Each goes to the portfolio
 (`tilefit.search.portfolio.decide`, S seconds, as `diagnose` and `solve` run
 it) first with every route on, then once with each route of
-`tilefit.search.routes.ROUTES` switched off. Every placement is refereed; a
+`tilefit.search.routes.ROUTES` switched off, then once with each pruning of
+`tilefit.search.params.Prunings` switched (dominance, decomposition and twin off;
+the stretch bound, off by default, on). Every placement is refereed; a
 placement of an infeasible tile, or a proof on a feasible one, is a wrong
 verdict.
 
@@ -18,8 +21,8 @@ With a route off, only the tiles decided with every route on are run again
 (what the route may lose); the tiles nobody decided take S seconds each and
 are run again only with `--all` (what switching a route off may free time
 for). A route whose line loses nothing decides nothing the others do not;
-`--off a+b` switches two off together, to see whether they stand in for
-each other.
+`--off a+b` switches two together, to see whether they stand in for
+each other (route and pruning names mix: `--off twin+dominance,exact`).
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from hard_regimes import regime_tiles
 from hard_tiles import FAMILIES, density_tiles, warm_up
 
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.model.capture import Capture
+from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.portfolio import decide
 from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, TIMEOUT, Routes
 from tilefit.verdicts.check import check
@@ -72,9 +76,26 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
     return out
 
 
-def answer(tile: Tile, limit: float, routes: Routes) -> Answer:
+PRUNINGS = tuple(f.name for f in fields(DEFAULT.prunings))
+"""The kernel's switchable prunings, each switched from its default by name."""
+
+
+def switched(names: list[str]) -> SearchParams:
+    """The default parameters with the routes among ``names`` off and the prunings among
+    them switched from their default (ValueError for a name that is neither)."""
+    unknown = sorted(set(names) - set(ROUTES) - set(PRUNINGS))
+    if unknown:
+        raise ValueError(f"neither a route nor a pruning: {', '.join(unknown)}")
+    flipped = {n: not getattr(DEFAULT.prunings, n) for n in names if n in PRUNINGS}
+    return SearchParams(
+        routes=Routes.without(n for n in names if n in ROUTES),
+        prunings=replace(DEFAULT.prunings, **flipped),
+    )
+
+
+def answer(tile: Tile, limit: float, params: SearchParams) -> Answer:
     started = time.monotonic()
-    d = decide(tile.capture, limit, routes=routes)
+    d = decide(tile.capture, limit, params=params)
     seconds = time.monotonic() - started
     wrong = False
     if d.status == SOLVED:
@@ -105,8 +126,8 @@ def main() -> int:
     parser.add_argument(
         "--off",
         default="",
-        help="the runs to make, comma-separated, each the routes it switches off joined by '+' "
-        "(e.g. greedy+repair,anneal-turns); default: each route alone",
+        help="the runs to make, comma-separated, each the routes and prunings it switches "
+        "joined by '+' (e.g. greedy+repair,twin); default: each route alone, then each pruning",
     )
     args = parser.parse_args()
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
@@ -120,7 +141,7 @@ def main() -> int:
     every = tiles(per_density, per_shape, args.seed, args.densest)
     base = {}
     for tile in every:
-        base[tile.name] = answer(tile, limit, Routes())
+        base[tile.name] = answer(tile, limit, DEFAULT)
     decided = [t for t in every if base[t.name].decided]
     wins: dict[str, int] = {}
     for a in base.values():
@@ -130,18 +151,19 @@ def main() -> int:
     print("  decided by: " + ", ".join(f"{r} {n}" for r, n in sorted(wins.items())))
     rerun = every if args.all else decided
     print(
-        f"\n{'switched off':14} {'decided':>9} {'lost':>5} {'gained':>6} "
+        f"\n{'switched':14} {'decided':>9} {'lost':>5} {'gained':>6} "
         f"{'median s':>8} {'max s':>6}  tiles lost (and who decided them with every route)"
     )
     configurations = [
         [r.strip() for r in run.split("+") if r.strip()]
         for run in args.off.split(",")
         if run.strip()
-    ] or [[name] for name in ROUTES]
+    ] or [[name] for name in (*ROUTES, *PRUNINGS)]
+    runs = [switched(off) for off in configurations]  # a wrong name stops before any run
     wrong = sum(a.wrong for a in base.values())
-    for off in configurations:
+    for off, params in zip(configurations, runs, strict=True):
         route = "+".join(off)
-        answers = {t.name: answer(t, limit, Routes.without(off)) for t in rerun}
+        answers = {t.name: answer(t, limit, params) for t in rerun}
         wrong += sum(a.wrong for a in answers.values())
         lost = [n for n, a in answers.items() if base[n].decided and not a.decided]
         gained = [n for n, a in answers.items() if a.decided and not base[n].decided]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -101,3 +102,51 @@ def count_answers(
 
     each()
     return answered[0], answered[1]
+
+
+@st.composite
+def captures_with_twins(draw: st.DrawFn) -> Capture:
+    """A tiny capture with a request copied once or twice (its conflicts too)."""
+    capture = draw(tiny_captures(max_requests=3))
+    in_seq = {m for seq in capture.sequences for m in seq.members}
+    plain = [r for r in capture.requests if r.id not in in_seq]
+    if not plain:
+        return capture
+    request = draw(st.sampled_from(plain))
+    copies = [replace(request, id=f"{request.id}c{k}") for k in range(draw(st.integers(1, 2)))]
+    conflicts = list(capture.conflicts)
+    for c in capture.conflicts:
+        for copy in copies:
+            if c.a == request.id:
+                conflicts.append(Conflict(copy.id, c.b))
+            if c.b == request.id:
+                conflicts.append(Conflict(c.a, copy.id))
+    return replace(capture, requests=(*capture.requests, *copies), conflicts=tuple(conflicts))
+
+
+@st.composite
+def branching_captures(draw: st.DrawFn) -> Capture:
+    """4-9 requests over six steps in 8-14 bytes (one range, or two around a byte's gap),
+    a request copied once or twice (twins) in half of them, at most one conflict: more
+    blocks per section than ``tiny_captures``, still few enough for brute force."""
+    size = draw(st.integers(8, 14))
+    gap = draw(st.one_of(st.none(), st.integers(2, size - 3)))
+    ranges = (Range(0, size),) if gap is None else (Range(0, gap), Range(gap + 1, size))
+    elements = (0, *sorted(draw(st.sets(st.integers(1, size - 1), max_size=3))))
+    requests: list[Request] = []
+    for k in range(draw(st.integers(4, 7))):
+        start = draw(st.integers(0, 4))
+        end = draw(st.integers(start + 1, 6))
+        alignment = draw(st.sampled_from([1, 1, 2]))
+        requests.append(Request(f"r{k}", draw(st.integers(1, 5)), start, end, alignment))
+    if draw(st.booleans()):
+        twin = draw(st.sampled_from(requests))
+        requests += [replace(twin, id=f"{twin.id}c{j}") for j in range(draw(st.integers(1, 2)))]
+    ids = [r.id for r in requests]
+    conflicts = []
+    if draw(st.booleans()):
+        a, b = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+        if a != b:
+            conflicts.append(Conflict(a, b))
+    memory = Memory(size, ranges, elements)
+    return Capture("branching", 6, memory, tuple(requests), conflicts=tuple(conflicts))

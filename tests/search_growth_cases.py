@@ -11,9 +11,10 @@ from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
 from tilefit.search.blocks import build_model
-from tilefit.search.exact.solve import KEYS, ORDERINGS
+from tilefit.search.exact.solve import KEYS
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
+from tilefit.search.params import DEFAULT, ExactParams, Prunings, SearchParams
 
 
 def _kernel_case(seed: int) -> Capture:
@@ -81,9 +82,9 @@ CASES: dict[str, tuple[Capture, int]] = {
 """name -> (capture, node limit)"""
 
 
-def outcome(capture: Capture, node_limit: int, stretch_waste: bool = False) -> list[object]:
+def outcome(capture: Capture, node_limit: int, params: SearchParams = DEFAULT) -> list[object]:
     """Status, nodes and a digest of the placement (None when there is none)."""
-    result = solve(capture, time_limit=600, node_limit=node_limit, stretch_waste=stretch_waste)
+    result = solve(capture, time_limit=600, node_limit=node_limit, params=params)
     digest = None
     if result.placement is not None:
         text = json.dumps(sorted(result.placement.offsets.items()))
@@ -92,16 +93,16 @@ def outcome(capture: Capture, node_limit: int, stretch_waste: bool = False) -> l
 
 
 def trajectory(
-    capture: Capture, nodes: int, step: int = 97, stretch_waste: bool = False
+    capture: Capture, nodes: int, step: int = 97, params: SearchParams = DEFAULT
 ) -> list[object]:
     """Per ordering, the run's status and partial placement every ``step`` nodes, digested:
     two searches with the same digests went through the same tree in the same order."""
     model = build_model(capture)
     free = [k for k in range(len(model.blocks)) if k not in set(model.pinned)]
-    problem = free_problem(model, free, {}, stretch_waste)
+    problem = free_problem(model, free, {}, params.prunings)
     out: list[object] = []
-    for key in ORDERINGS:
-        run = Run(problem, [KEYS.index(c) for c in key])
+    for key in params.exact.orderings:
+        run = Run(problem, [KEYS.index(c) for c in key], params.exact)
         seen = hashlib.sha256()
         budget = 0
         status = run.status
@@ -122,3 +123,10 @@ if __name__ == "__main__":  # print the outcomes, to pin them in test_search_gro
         if not build_model(c).pinned
     }
     print(json.dumps(pinned))
+
+
+STRETCH = SearchParams(prunings=Prunings(stretch=True))
+"""The kernel with the stretch bound on."""
+
+LEAST_ROOM = SearchParams(exact=ExactParams(copy_limit=0, trail_start=0))
+"""Every child list built in place; the trail starts at one step's room."""

@@ -80,13 +80,14 @@ def test_imports_never_run_upward() -> None:
 SEARCH_ROLES = {
     "routes": 0,
     "blocks": 0,
-    "kernel": 1,
-    "exact": 2,
-    "proofs": 3,
-    "local": 3,
-    "warm": 4,  # compiles the kernel's and the annealing's entry points before a limit
-    "closest": 4,
-    "portfolio": 5,
+    "params": 1,  # every tuning value and switch; it names the routes
+    "kernel": 2,
+    "exact": 3,
+    "proofs": 4,
+    "local": 4,
+    "warm": 5,  # compiles the kernel's and the annealing's entry points before a limit
+    "closest": 5,
+    "portfolio": 6,
 }
 
 

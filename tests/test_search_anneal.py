@@ -20,6 +20,7 @@ from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.local.anneal import Annealer, Restarts, luby
 from tilefit.search.local.meets import Pairs, pair_tables
 from tilefit.search.local.ruin import cheapest_base, displaced, free_runs
+from tilefit.search.params import DEFAULT
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
 # The counted tests assert shares measured on the 150 default cases (seed 0) and checked
@@ -93,7 +94,7 @@ def _cost(
 def _moves_agree_with_brute_force(capture: Capture, seed: int, checked: Counter[str]) -> bool:
     """Whether some block was left out of the partial placement (and so its moves checked)."""
     model = build_model(capture)
-    p = pair_tables(model)
+    p = pair_tables(model, DEFAULT.anneal.pair_limit)
     assert p is not None
     rng = random.Random(seed)
     bases = _partial(capture, model, rng)
@@ -209,7 +210,7 @@ def test_too_many_pairs_skip_the_route() -> None:
     requests = tuple(Request(f"r{k}", 1, 0, 2) for k in range(30))
     model = build_model(Capture("c", 2, Memory(64, (Range(0, 64),)), requests))
     assert pair_tables(model, limit=100) is None
-    assert pair_tables(model) is not None
+    assert pair_tables(model, DEFAULT.anneal.pair_limit) is not None
 
 
 SCRIPT = """

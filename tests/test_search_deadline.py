@@ -27,7 +27,7 @@ def _capture() -> Capture:
 def _problem() -> FreeProblem:
     model = build_model(_capture())
     # Without the stretch bound: a search long enough for the deadline to cut it.
-    return free_problem(model, range(len(model.blocks)), {}, stretch_waste=False)
+    return free_problem(model, range(len(model.blocks)), {})
 
 
 def _uninterrupted(problem: FreeProblem) -> tuple[int, int, dict[int, int] | None]:

@@ -1,7 +1,7 @@
 """The search's state grows on demand: the same tree, node for node, from any starting room.
 
 The kernel's trail and candidate lists start short and grow when it reports
-GROW; past ``driver.COPY_LIMIT`` entries a child's candidate list is written over
+GROW; past ``ExactParams.copy_limit`` entries a child's candidate list is written over
 its parent's and rebuilt on backing up. None of it may change the search:
 these pin the outcomes and trajectories of the search as it was before
 (commit 697a1c9, state sized by the square of the blocks), with the default
@@ -18,8 +18,6 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from search_captures import tiny_captures
-from search_growth_cases import CASES, outcome, trajectory
+from search_growth_cases import CASES, LEAST_ROOM, STRETCH, outcome, trajectory
 
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search import solve
@@ -35,6 +33,7 @@ from tilefit.search.blocks import build_model
 from tilefit.search.kernel import driver
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.jit import COMPILED
+from tilefit.search.params import DEFAULT, SearchParams
 
 # name -> [solve's (status, nodes, placement digest), per ordering (status,
 # nodes, trajectory digest) or None with pinned blocks], recorded before.
@@ -138,22 +137,11 @@ WITHOUT_STRETCH: dict[str, list[Any]] = {
 """The cases the stretch bound changed, as recorded before it (commit 1813fb7)."""
 
 
-@contextmanager
-def least_room() -> Iterator[None]:
-    """Every child list built in place; the trail starts at one step's room."""
-    saved = driver.COPY_LIMIT, driver.TRAIL_START
-    driver.COPY_LIMIT, driver.TRAIL_START = 0, 0
-    try:
-        yield
-    finally:
-        driver.COPY_LIMIT, driver.TRAIL_START = saved
-
-
-def _now(name: str, stretch_waste: bool = False) -> list[Any]:
+def _now(name: str, params: SearchParams = DEFAULT) -> list[Any]:
     capture, nodes = CASES[name]
     pinned = build_model(capture).pinned
-    path = None if pinned else trajectory(capture, nodes, stretch_waste=stretch_waste)
-    return [outcome(capture, nodes, stretch_waste), path]
+    path = None if pinned else trajectory(capture, nodes, params=params)
+    return [outcome(capture, nodes, params), path]
 
 
 def test_every_case_is_pinned() -> None:
@@ -172,13 +160,12 @@ def test_same_search_as_before(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_with_the_stretch_bound_the_search_recorded_with_it(name: str) -> None:
-    assert _now(name, stretch_waste=True) == BEFORE[name]
+    assert _now(name, STRETCH) == BEFORE[name]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_search_from_the_least_room(name: str) -> None:
-    with least_room():
-        assert _now(name) == _before(name)
+    assert _now(name, LEAST_ROOM) == _before(name)
 
 
 SHORT = [name for name, (_, nodes) in CASES.items() if nodes <= 3000 or "slack" in name]
@@ -187,9 +174,8 @@ SHORT = [name for name, (_, nodes) in CASES.items() if nodes <= 3000 or "slack" 
 PLAIN = """
 import json, sys
 sys.path.insert(0, {tests!r})
-from test_search_growth import SHORT, _now, least_room
-with least_room():
-    print(json.dumps({{name: _now(name) for name in SHORT}}))
+from test_search_growth import LEAST_ROOM, SHORT, _now
+print(json.dumps({{name: _now(name, LEAST_ROOM) for name in SHORT}}))
 """
 
 
@@ -209,8 +195,7 @@ def test_the_least_room_grows() -> None:
     capture, _ = CASES["synth-1-0.98"]
     model = build_model(capture)
     problem = free_problem(model, range(len(model.blocks)), {})
-    with least_room():
-        search = driver.Run(problem, [2, 1, 0])  # TAW: found after 1,225 nodes
+    search = driver.Run(problem, [2, 1, 0], LEAST_ROOM.exact)  # TAW: found after 1,225 nodes
     start = len(search.state.trail.tag)
     assert search.advance(10**6) == 1  # FOUND
     assert len(search.state.trail.tag) > start
@@ -220,8 +205,7 @@ def test_the_least_room_grows() -> None:
 @given(tiny_captures(max_requests=6))
 def test_any_room_gives_the_same_answer(capture: Capture) -> None:
     roomy = solve(capture, time_limit=60, node_limit=50_000)
-    with least_room():
-        tight = solve(capture, time_limit=60, node_limit=50_000)
+    tight = solve(capture, time_limit=60, node_limit=50_000, params=LEAST_ROOM)
     assert (tight.status, tight.nodes, tight.placement) == (
         roomy.status,
         roomy.nodes,

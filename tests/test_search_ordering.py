@@ -8,10 +8,11 @@ import pytest
 
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search.blocks import build_model
-from tilefit.search.exact.solve import KEYS, ORDERINGS
+from tilefit.search.exact.solve import KEYS
 from tilefit.search.kernel import ordering
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
+from tilefit.search.params import ExactParams
 
 
 def _capture(seed: int) -> Capture:
@@ -38,7 +39,7 @@ def _expected(capture: Capture, key: str) -> list[int]:
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("key", ORDERINGS)
+@pytest.mark.parametrize("key", ExactParams().orderings)
 def test_rank_all_follows_the_ordering_keys(seed: int, key: str) -> None:
     capture = _capture(seed)
     model = build_model(capture)

@@ -3,12 +3,14 @@ texts and docs/json.md say the same names, and the members refuse to emit anothe
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
 from tilefit.search import routes
+from tilefit.search.params import Prunings, SearchParams
 from tilefit.search.routes import (
     FIND_ROUTES,
     PLACING_ROUTES,
@@ -127,19 +129,19 @@ def test_routes_switch_by_name_and_refuse_unknown_ones() -> None:
         Routes.only(["greedy", "nonsense"])
 
 
-def test_switches_are_not_routes_and_reach_the_budgets() -> None:
-    from tilefit.search.portfolio import _budget
+def test_prunings_are_not_routes_and_reach_the_budgets() -> None:
+    from tilefit.search.portfolio import _Proving
 
-    assert not set(routes.SWITCHES) & set(ROUTES)
-    assert not any(Routes().on(s) for s in routes.SWITCHES)  # off unless asked for
+    names = {f.name for f in dataclasses.fields(Prunings)}
+    assert not names & set(ROUTES)
+    assert Prunings().stretch is False  # off unless asked for
+    assert all(getattr(Prunings(), n) for n in names - {"stretch"})
     with pytest.raises(ValueError, match="unknown search route"):
-        Routes.only(["stretch-waste"])  # only() names routes
-    with pytest.raises(ValueError, match="unknown search route"):
-        Routes().use(["greedy"])  # use() names switches
-    on = Routes.only(["exact"]).use(["stretch-waste"])
-    assert on.on("stretch-waste") and on.on("exact") and not on.on("greedy")
-    assert _budget([], on, 1.0).stretch_waste is True
-    assert _budget([], Routes(), 1.0).stretch_waste is False
+        Routes.only(["stretch-waste"])  # a pruning is not a route
+    on = SearchParams(routes=Routes.only(["exact"]), prunings=Prunings(stretch=True))
+    proving = _Proving(None, None, 1.0, 0.0, 1.0, on, [])  # type: ignore[arg-type]
+    assert proving.budget(1.0).params.prunings.stretch is True
+    assert proving.budgets[0].params is on
 
 
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:

@@ -16,8 +16,9 @@ import pytest
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
-from tilefit.search.routes import INFEASIBLE, PROOF_ROUTES, ROUTES, SOLVED, Routes
+from tilefit.search.routes import INFEASIBLE, PROOF_ROUTES, ROUTES, SOLVED
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
@@ -58,7 +59,7 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
     make = TILES[route]
     assert callable(make)
     capture: Capture = make()
-    decision = decide(capture, LIMIT, routes=Routes.only([route]), workers=1)
+    decision = decide(capture, LIMIT, params=SearchParams.only([route]), workers=1)
     assert decision.member == route
     # each tile's answer is known: a proof route proves its infeasible tile, the others place
     infeasible = capture.name.startswith("infeasible-")
@@ -71,12 +72,12 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
 
 
 def test_with_every_route_off_nothing_is_decided() -> None:
-    decision = decide(_planted(40, 0.95, 3), 1.0, routes=Routes.only([]), workers=1)
+    decision = decide(_planted(40, 0.95, 3), 1.0, params=SearchParams.only([]), workers=1)
     assert decision.status == "timeout" and decision.member is None
 
 
 def test_diagnose_takes_the_routes_too() -> None:
     capture = _planted(40, 0.95, 3)  # greedy decides it alone (above)
-    assert diagnose(capture, time_limit=2.0, routes=Routes.only([])).verdict == "undetermined"
-    only = diagnose(capture, time_limit=LIMIT, routes=Routes.only(["greedy"]))
+    assert diagnose(capture, time_limit=2.0, params=SearchParams.only([])).verdict == "undetermined"
+    only = diagnose(capture, time_limit=LIMIT, params=SearchParams.only(["greedy"]))
     assert only.verdict == "fragmentation" and only.search_route == "greedy"

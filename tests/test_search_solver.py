@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
-from search_captures import count_answers, tiny_captures
+from search_captures import captures_with_twins, count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, solve
@@ -34,26 +34,6 @@ def test_same_verdict_as_brute_force() -> None:
     solved, ran = count_answers(st.tuples(tiny_captures()), 250, _same_verdict_as_brute_force)
     # Measured on these 250 cases (2026-12-02): 90 solved, 160 infeasible; both branches run.
     assert ran // 5 <= solved <= ran * 4 // 5
-
-
-@st.composite
-def captures_with_twins(draw: st.DrawFn) -> Capture:
-    """A tiny capture with a request copied once or twice (its conflicts too)."""
-    capture = draw(tiny_captures(max_requests=3))
-    in_seq = {m for seq in capture.sequences for m in seq.members}
-    plain = [r for r in capture.requests if r.id not in in_seq]
-    if not plain:
-        return capture
-    request = draw(st.sampled_from(plain))
-    copies = [replace(request, id=f"{request.id}c{k}") for k in range(draw(st.integers(1, 2)))]
-    conflicts = list(capture.conflicts)
-    for c in capture.conflicts:
-        for copy in copies:
-            if c.a == request.id:
-                conflicts.append(Conflict(copy.id, c.b))
-            if c.b == request.id:
-                conflicts.append(Conflict(c.a, copy.id))
-    return replace(capture, requests=(*capture.requests, *copies), conflicts=tuple(conflicts))
 
 
 def _twins_same_verdict_as_brute_force(capture: Capture) -> bool:

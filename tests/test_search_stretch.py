@@ -21,6 +21,7 @@ from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.kernel import arrays
 from tilefit.search.kernel.layout import Regions, Rows
 from tilefit.search.kernel.place import stretches_fit
+from tilefit.search.params import Prunings, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED
 from tilefit.verdicts.check import check
 
@@ -110,7 +111,9 @@ def _same_verdict(
     a part of the nodes the search without it does, in the same order); returns
     whether it fired."""
     expected = brute_force(capture, model.offsets(at))
-    budgets = {on: Budget(60, 200_000, stretch_waste=on) for on in (True, False)}
+    budgets = {
+        on: Budget(60, 200_000, SearchParams(prunings=Prunings(stretch=on))) for on in (True, False)
+    }
     for on, budget in budgets.items():
         outcome = search_free(model, free, at, budget)
         assert outcome.status in (SOLVED, INFEASIBLE)

@@ -90,7 +90,7 @@ def test_ctrl_c_wrapped_by_a_class_definition_is_still_ctrl_c(tmp_path: Path) ->
 
 
 def test_a_runtime_error_not_from_ctrl_c_is_not_taken_for_one() -> None:
-    from tilefit.interrupts import by_interrupt
+    from tilefit.model.errors import by_interrupt
 
     wrapped = RuntimeError("Error calling __set_name__")
     wrapped.__cause__ = KeyboardInterrupt()

@@ -77,7 +77,7 @@ if getsignal(SIGINT) is default_int_handler:
     if sys.unraisablehook is sys.__unraisablehook__:
         sys.unraisablehook = _unraisable
 
-from tilefit.interrupts import by_interrupt  # noqa: E402 (after the handler, on purpose)
+from tilefit.model.errors import by_interrupt  # noqa: E402 (after the handler: it imports)
 
 
 def entry() -> None:

@@ -14,8 +14,7 @@ from typing import NoReturn
 
 from tilefit import __version__
 from tilefit.cli import common
-from tilefit.interrupts import by_interrupt
-from tilefit.model.errors import InputError
+from tilefit.model.errors import InputError, by_interrupt
 
 # In the order a user meets them: replay and explain one tile, then see it,
 # then whole models, then tools.

@@ -1,4 +1,5 @@
-"""The one error type for bad input: a place and the rule it breaks."""
+"""The one error type for bad input (a place and the rule it breaks), and how to tell
+an exception that Ctrl-C caused."""
 
 from __future__ import annotations
 
@@ -25,3 +26,16 @@ class InputError(Exception):
     def located(self, source: str) -> InputError:
         """The same error, naming the file it came from."""
         return InputError(self.place, self.rule, source)
+
+
+def by_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` is a KeyboardInterrupt or caused by one: Python 3.11 wraps an
+    exception raised while a class sets its attributes' names (``__set_name__``, as
+    ``functools.cached_property`` has in the standard library's ``ipaddress``) in a
+    RuntimeError, so a Ctrl-C landing in such an import arrives as that."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        cause = cause.__cause__
+    return False

@@ -29,14 +29,14 @@ from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import build_model
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import Partial, finish
+from tilefit.search.params import DEFAULT, ClosestParams
 from tilefit.search.routes import SEARCH_PARTIAL
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
-"""Memory elements in the overflow, at most about (plus one per request)."""
-
-GREEDY_ROUNDS = 8
-"""Constraint-aware greedy passes tried beside the 16 strategies."""
+"""Memory elements in the overflow, at most about (plus one per request): a rule of the
+extended capture, which the referee must see as the placement saw it, not a tuning
+value (``SearchParams`` holds those)."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,16 @@ def wide_enough(capture: Capture) -> Capture | None:
 
 
 def closest(
-    capture: Capture, time_limit: float = 2.0, seed: int = 0, partial: Partial | None = None
+    capture: Capture,
+    time_limit: float = 2.0,
+    seed: int = 0,
+    partial: Partial | None = None,
+    params: ClosestParams = DEFAULT.closest,
 ) -> Closest | None:
     """The placement reaching least far above the top, or None if none fits even so: the
     search's best ``partial`` placement finished above it (``tilefit.search.local.partial``),
-    or a greedy pass."""
+    or a greedy pass (the 16 strategies, then ``params.greedy_rounds`` constraint-aware
+    ones)."""
     deadline = time.monotonic() + time_limit
     wide = wide_enough(capture)
     if wide is None:
@@ -103,7 +108,7 @@ def closest(
     prepared = Prepared.of(wide)
     features = Features.of(build_model(wide), prepared)
     rng = random.Random(seed)
-    strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(GREEDY_ROUNDS))]
+    strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(params.greedy_rounds))]
     for strategy in strategies:
         if best is not None and (best.overflow == 0 or time.monotonic() >= deadline):
             break

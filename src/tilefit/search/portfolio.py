@@ -39,46 +39,17 @@ from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel, build_model
-from tilefit.search.exact.solve import Budget, budget_for, search_model
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.local.partial import Partial, better
+from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
-from tilefit.search.routes import ALL, INFEASIBLE, SOLVED, TIMEOUT, Routes, check_answer
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, check_answer
 from tilefit.search.warm import ensure_compiled
-
-EXACT_FIRST_SHARE = 0.4
-"""Of the prove member's time, what the exact search may take first."""
-
-STEP_SHARE = 0.2
-"""Of the prove member's time, what the step relaxations may take first."""
-
-
-EXACT_FIRST_NODES = 20_000
-"""The exact search's node allowance in the first turn after the proofs; it doubles."""
-
-ANNEAL_RATIO = 4.0
-"""After the proofs, the annealing slice per turn, in times the exact turn before it."""
-
-LONG_STALL_UNIT = 100_000
-"""Iterations without a better state before the prove member's annealing may begin again
-(the find member's restart a hundred times sooner: the two cover both kinds of tile)."""
-
-ANNEAL_FLOOR = 0.05
-"""Seconds an annealing slice takes at least."""
-
-ANNEAL_SEED = 7919
-"""Added to the seed, so that the prove member's annealing search is not the find member's."""
-
-SUBSET_TRIAL_NODES = 20_000
-"""Nodes one trial of the deletion filter may take; past them its blocks stay in."""
-
-
-GRACE = 0.2
-"""Seconds past the deadline after which the parent stops a member that has not answered."""
 
 
 @dataclass(frozen=True)
@@ -108,28 +79,28 @@ def decide(
     *,
     workers: int | None = None,
     seed: int = 0,
-    routes: Routes = ALL,
+    params: SearchParams = DEFAULT,
 ) -> Decision:
     """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
 
-    ``routes`` switches routes off (and the parts of routes in ``routes.SWITCHES``).
+    ``params`` switches routes and prunings off and tunes every part (``SearchParams``).
 
     The limit bounds the whole call, down to stopping the members' processes (within
-    ``GRACE``), except the one-time compilation of the kernels (``tilefit.search.warm``),
-    which happens before it starts.
+    ``params.portfolio.grace``), except the one-time compilation of the kernels
+    (``tilefit.search.warm``), which happens before it starts.
     """
     started = time.monotonic()
     # Here once, not in every member; a compilation is given back, loading a cache is not.
     started += ensure_compiled()
     deadline = started + time_limit
     members: list[Member] = [
-        lambda c, t: _find(c, t, seed, routes),
-        lambda c, t: _prove(c, t, seed, routes),
+        lambda c, t: _find(c, t, seed, params),
+        lambda c, t: _prove(c, t, seed, params),
     ]
     if _parallel(workers):
-        decision = _race(capture, deadline, members)
+        decision = _race(capture, deadline, members, params.portfolio.grace)
     else:
-        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, routes)
+        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, params)
     return replace(decision, seconds=time.monotonic() - started)
 
 
@@ -143,16 +114,16 @@ def _parallel(workers: int | None) -> bool:
     )
 
 
-def _turns(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
+def _turns(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
-    first = _prove(capture, time_limit * 0.25, seed, routes)
+    first = _prove(capture, time_limit * 0.25, seed, params)
     if first.status != TIMEOUT:
         return first
-    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, routes)
+    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, params)
     if found.status != TIMEOUT:
         return found
-    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, routes)
+    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, params)
     return _closer(_closer(first, found), last)
 
 
@@ -163,7 +134,10 @@ def _closer(first: Decision, second: Decision) -> Decision:
     return replace(second, partial=better(first.partial, second.partial))
 
 
-def _race(capture: Capture, deadline: float, members: list[Member]) -> Decision:
+def _race(capture: Capture, deadline: float, members: list[Member], grace: float) -> Decision:
+    """The members in forked processes, each keeping ``deadline`` (one still busy
+    ``grace`` seconds past it is stopped): the first decisive answer, else the closer
+    of their time-outs."""
     context = multiprocessing.get_context("fork")
     pipes: list[Connection] = []
     processes = []
@@ -174,8 +148,8 @@ def _race(capture: Capture, deadline: float, members: list[Member]) -> Decision:
         ours.close()
         pipes.append(theirs)
         processes.append(process)
-    # Members keep the deadline themselves; one still busy GRACE after it is stopped.
-    deadline += GRACE
+    # Members keep the deadline themselves; one still busy past the grace is stopped.
+    deadline += grace
     answer = Decision(TIMEOUT, None, None, None, False, 0.0)
     try:
         waiting = list(pipes)
@@ -217,22 +191,24 @@ def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) 
         pipe.close()
 
 
-def _find(capture: Capture, time_limit: float, seed: int, routes: Routes) -> Decision:
-    found = find_placement(capture, time_limit, seed=seed, routes=routes)
+def _find(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
+    found = find_placement(capture, time_limit, seed=seed, params=params)
     if found.placement is None:
         return Decision(TIMEOUT, None, None, None, False, found.seconds, found.partial)
     return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
 
 
-def _prove(capture: Capture, time_limit: float, seed: int = 0, routes: Routes = ALL) -> Decision:
+def _prove(
+    capture: Capture, time_limit: float, seed: int = 0, params: SearchParams = DEFAULT
+) -> Decision:
     """``_proofs``, with the nodes its exact searches visited."""
     budgets: list[Budget] = []
-    decision = _proofs(capture, time_limit, seed, routes, budgets)
+    decision = _proofs(capture, time_limit, seed, params, budgets)
     return replace(decision, nodes=sum(b.nodes for b in budgets))
 
 
 def _proofs(
-    capture: Capture, time_limit: float, seed: int, routes: Routes, budgets: list[Budget]
+    capture: Capture, time_limit: float, seed: int, params: SearchParams, budgets: list[Budget]
 ) -> Decision:
     """The proofs in turn: memory elements, a first look by the exact search when no
     block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
@@ -243,13 +219,13 @@ def _proofs(
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
-    this = _Proving(capture, model, time_limit, started, deadline, routes, budgets)
+    this = _Proving(capture, model, time_limit, started, deadline, params, budgets)
     for name, proof in FIRST_PROOFS:
-        if routes.on(name):
+        if params.routes.on(name):
             decided = proof(this)
             if decided is not None:
                 return decided
-    return _anneal_and_exact(capture, model, seed, routes, started, deadline, budgets)
+    return _anneal_and_exact(this, seed)
 
 
 @dataclass(frozen=True)
@@ -261,8 +237,33 @@ class _Proving:
     time_limit: float
     started: float
     deadline: float
-    routes: Routes
+    params: SearchParams
     budgets: list[Budget]
+
+    def budget(self, time_limit: float, node_limit: int | None = None) -> Budget:
+        """A new budget for one exact search, counted among the member's."""
+        self.budgets.append(Budget(time_limit, node_limit, self.params))
+        return self.budgets[-1]
+
+    def infeasible(self, core: SearchModel, route: str) -> Decision:
+        """A proof by ``route``, with an infeasible subset of the model proven infeasible,
+        shrunk in the time left (none past the deadline: the limit bounds the subset too)."""
+        trial = self.params.portfolio.subset_trial_nodes
+        ids, irreducible = shrink(core, self.deadline, trial, self.params)
+        return Decision(INFEASIBLE, None, route, ids, irreducible, self.seconds())
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def exact(self, budget: Budget) -> Decision | None:
+        """The exact search within ``budget``: a decision, or None when it ran out."""
+        outcome = search_model(self.model, budget)
+        if outcome.status == INFEASIBLE:
+            return self.infeasible(self.model, "exact")
+        if outcome.bases is not None:
+            found = self.model.placement(self.capture, outcome.bases)
+            return Decision(SOLVED, found, "exact", None, False, self.seconds())
+        return None
 
 
 def _elements(p: _Proving) -> Decision | None:
@@ -270,7 +271,7 @@ def _elements(p: _Proving) -> Decision | None:
     clique = clique_core(p.model)
     if clique is None:
         return None
-    return _infeasible(p.model.restricted(clique), "elements", p.started, p.deadline)
+    return p.infeasible(p.model.restricted(clique), "elements")
 
 
 def _first_look(p: _Proving) -> Decision | None:
@@ -278,14 +279,14 @@ def _first_look(p: _Proving) -> Decision | None:
     without enumeration, it often decides such tiles at once, as MiniMalloc's)."""
     if p.model.pinned:
         return None
-    budget = _budget(p.budgets, p.routes, p.time_limit * EXACT_FIRST_SHARE)
-    return _exact(p.capture, p.model, p.started, budget, p.deadline)
+    return p.exact(p.budget(p.time_limit * p.params.portfolio.exact_first_share))
 
 
 def _steps(p: _Proving) -> Decision | None:
     """The step relaxations: the requests alive at one step must fit on their own."""
-    core = prove_by_steps(p.model, time.monotonic() + p.time_limit * STEP_SHARE)
-    return None if core is None else _infeasible(core, "steps", p.started, p.deadline)
+    share = p.params.portfolio.step_share
+    core = prove_by_steps(p.model, time.monotonic() + p.time_limit * share, p.params)
+    return None if core is None else p.infeasible(core, "steps")
 
 
 FIRST_PROOFS: tuple[tuple[str, Callable[[_Proving], Decision | None]], ...] = (
@@ -298,72 +299,36 @@ the turns (``_anneal_and_exact``) then take ``exact`` and ``anneal-turns``. A te
 these to ``PROVE_ROUTES``."""
 
 
-def _budget(
-    budgets: list[Budget], routes: Routes, time_limit: float, node_limit: int | None = None
-) -> Budget:
-    """A new budget (``budget_for``), counted among the member's."""
-    budgets.append(budget_for(routes, time_limit, node_limit))
-    return budgets[-1]
-
-
-def _anneal_and_exact(
-    capture: Capture,
-    model: SearchModel,
-    seed: int,
-    routes: Routes,
-    started: float,
-    deadline: float,
-    budgets: list[Budget],
-) -> Decision:
+def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
     """The exact search with a node allowance that doubles, each turn followed by an
-    annealing slice ``ANNEAL_RATIO`` times as long (``Restarts``, continued from turn to
+    annealing slice ``anneal_ratio`` times as long (``Restarts``, continued from turn to
     turn, from passes the find member's first round does not make): a small infeasible
     tile is proven in the first turns, a dense feasible one gives most of the time to
     annealing, and neither waits for the other's share to run out."""
-    prepared = Prepared.of(capture)
+    tuned, routes, model = p.params.portfolio, p.params.routes, p.model
+    prepared = Prepared.of(p.capture)
     features = Features.of(model, prepared)
-    rng = random.Random(seed + ANNEAL_SEED)
+    rng = random.Random(seed + tuned.anneal_seed)
     # Passes from order 1 on (the find member's first round makes pass 0), and restarts far
     # rarer than the find member's: some tiles need one long search.
     annealer = Restarts(
-        lambda k: fresh_annealer(model, prepared, features, k + 1, rng), LONG_STALL_UNIT
+        lambda k: fresh_annealer(model, prepared, features, k + 1, rng, p.params.anneal),
+        tuned.long_stall_unit,
     )
     exact, anneal = routes.on("exact"), routes.on("anneal-turns")
-    nodes = EXACT_FIRST_NODES
-    while (exact or anneal) and time.monotonic() < deadline:
+    nodes = tuned.exact_first_nodes
+    while (exact or anneal) and time.monotonic() < p.deadline:
         turn = time.monotonic()
         if exact:
-            budget = _budget(budgets, routes, max(0.0, deadline - turn), nodes)
-            decided = _exact(capture, model, started, budget, deadline)
+            decided = p.exact(p.budget(p.deadline - turn, nodes))
             if decided is not None:
                 return decided
         now = time.monotonic()
-        slice_end = min(deadline, now + max(ANNEAL_FLOOR, ANNEAL_RATIO * (now - turn)))
-        bases = annealer.run(slice_end if exact else deadline) if anneal else None
+        slice_length = max(tuned.anneal_floor, tuned.anneal_ratio * (now - turn))
+        slice_end = min(p.deadline, now + slice_length)
+        bases = annealer.run(slice_end if exact else p.deadline) if anneal else None
         if bases is not None:
-            placed = model.placement(capture, bases)
-            seconds = time.monotonic() - started
-            return Decision(SOLVED, placed, "anneal-turns", None, False, seconds)
+            placed = model.placement(p.capture, bases)
+            return Decision(SOLVED, placed, "anneal-turns", None, False, p.seconds())
         nodes *= 2
-    seconds = time.monotonic() - started
-    return Decision(TIMEOUT, None, None, None, False, seconds, annealer.partial())
-
-
-def _exact(
-    capture: Capture, model: SearchModel, started: float, budget: Budget, deadline: float
-) -> Decision | None:
-    """The exact search within ``budget``: a decision, or None when it ran out."""
-    outcome = search_model(model, budget)
-    if outcome.status == INFEASIBLE:
-        return _infeasible(model, "exact", started, deadline)
-    if outcome.bases is not None:
-        found = model.placement(capture, outcome.bases)
-        return Decision(SOLVED, found, "exact", None, False, time.monotonic() - started)
-    return None
-
-
-def _infeasible(core: SearchModel, member: str, started: float, deadline: float) -> Decision:
-    """A proof, with an infeasible subset of the model proven infeasible, shrunk in the time
-    left (none past the deadline: the limit bounds the subset too)."""
-    ids, irreducible = shrink(core, deadline, SUBSET_TRIAL_NODES)
-    return Decision(INFEASIBLE, None, member, ids, irreducible, time.monotonic() - started)
+    return Decision(TIMEOUT, None, None, None, False, p.seconds(), annealer.partial())

@@ -75,12 +75,6 @@ between its turns, which finds."""
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
 
-SWITCHES = ("stretch-waste",)
-"""Parts of routes that a run may switch on (they are off unless asked for), though they
-are not routes themselves and never name an answer: ``stretch-waste``, the exact kernel's
-stretch bound (``tilefit.search.kernel.place.stretches_fit``) in every search the
-portfolio makes."""
-
 PROOF_ROUTES = tuple(r.name for r in REGISTRY if r.member != BOUND and r.proves)
 """The portfolio's routes that prove infeasibility."""
 
@@ -128,40 +122,34 @@ def _known(names: Iterable[str], among: tuple[str, ...] = ROUTES) -> frozenset[s
     given = frozenset(names)
     unknown = sorted(given - set(among))
     if unknown:
-        raise ValueError(f"unknown search route(s) or switch(es): {', '.join(unknown)}")
+        raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
     return given
 
 
 @dataclass(frozen=True)
 class Routes:
-    """Which routes a run may take, and which of the ``SWITCHES`` it uses: every route
-    unless switched off (for an ablation, or a test that shows one route deciding alone),
-    and the switches in ``using``."""
+    """Which routes a run may take: every route unless switched off (for an ablation, or
+    a test that shows one route deciding alone). The kernel's prunings are switched in
+    ``tilefit.search.params.Prunings``."""
 
     off: frozenset[str] = frozenset()
-    using: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         _known(self.off)
-        _known(self.using, SWITCHES)
 
     @classmethod
     def without(cls, names: Iterable[str]) -> Routes:
         """Every route but ``names``."""
         return cls(frozenset(names))
 
-    def use(self, names: Iterable[str]) -> Routes:
-        """These routes, and the switches ``names`` on as well."""
-        return Routes(self.off, self.using | frozenset(names))
-
     @classmethod
     def only(cls, names: Iterable[str]) -> Routes:
-        """``names`` and no other route (and no switch: each is off unless asked for)."""
+        """``names`` and no other route."""
         return cls(frozenset(ROUTES) - _known(names))
 
     def on(self, route: str) -> bool:
-        """Whether a run may take ``route`` (or uses the switch of that name)."""
-        return route in self.using if route in SWITCHES else route not in self.off
+        """Whether a run may take ``route``."""
+        return route not in self.off
 
     def any_on(self, routes: Iterable[str]) -> bool:
         """Whether a run may take one of ``routes`` at least."""

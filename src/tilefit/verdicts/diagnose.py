@@ -20,15 +20,8 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.routes import (
-    ALL,
-    DECIDING_ROUTES,
-    INFEASIBLE,
-    PIECES,
-    SOLVED,
-    Routes,
-    strategy_of,
-)
+from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.routes import DECIDING_ROUTES, INFEASIBLE, PIECES, SOLVED, strategy_of
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -127,7 +120,7 @@ def diagnose(
     search: bool = True,
     fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS,
     workers: int | None = None,
-    routes: Routes = ALL,
+    params: SearchParams = DEFAULT,
     watch: Watch = QUIET,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence.
@@ -140,8 +133,9 @@ def diagnose(
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
     among the strategies, so the retry chain's choice is the one reported.
     ``workers`` caps the processes the search races on (default: up to 2 of
-    the machine's cores; 1 runs its members in turn, in this process). ``routes``
-    switches search routes off, for an ablation (``tilefit.search.routes.Routes``).
+    the machine's cores; 1 runs its members in turn, in this process). ``params``
+    switches search routes and prunings off, for an ablation, and tunes the search
+    (``tilefit.search.params.SearchParams``).
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
     """
     began = started = time.monotonic()
@@ -170,11 +164,11 @@ def diagnose(
             # run: keep that much of the limit for it.
             reserve = min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
             watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
-            outcome = _search(capture, remaining - reserve, workers, routes)
+            outcome = _search(capture, remaining - reserve, workers, params)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
             watch.stage("the closest placement, in more memory", started + time_limit)
-            found = _closest(capture, left, outcome.partial)
+            found = _closest(capture, left, outcome.partial, params)
             outcome = replace(outcome, verdict="undetermined", closest=found)
     return Diagnosis(
         capture=capture.name,
@@ -243,10 +237,12 @@ def _compile() -> float:
     return ensure_compiled()
 
 
-def _search(capture: Capture, time_limit: float, workers: int | None, routes: Routes) -> _Outcome:
+def _search(
+    capture: Capture, time_limit: float, workers: int | None, params: SearchParams
+) -> _Outcome:
     from tilefit.search.portfolio import decide  # compiles the search kernel on first use
 
-    decision = decide(capture, time_limit, workers=workers, routes=routes)
+    decision = decide(capture, time_limit, workers=workers, params=params)
     route = decision.member
     if decision.status == SOLVED and decision.placement is not None and route is not None:
         name = strategy_of(route)
@@ -277,10 +273,13 @@ CLOSEST_SECONDS = 2.0
 its deadline once one greedy pass has fitted, so one pass may run past it)."""
 
 
-def _closest(capture: Capture, time_limit: float, partial: Partial | None) -> Closest | None:
+def _closest(
+    capture: Capture, time_limit: float, partial: Partial | None, params: SearchParams
+) -> Closest | None:
     from tilefit.search.closest import closest, extended
 
-    found = closest(capture, min(CLOSEST_SECONDS, max(time_limit, 0.1)), partial=partial)
+    limit = min(CLOSEST_SECONDS, max(time_limit, 0.1))
+    found = closest(capture, limit, partial=partial, params=params.closest)
     if found is not None:
         referee(extended(capture, found.overflow), found.placement, "the closest placement")
     return found

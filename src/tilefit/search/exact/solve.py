@@ -21,23 +21,10 @@ from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes
+from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
-ORDERINGS = ("WAT", "TAW", "TWA")
-"""Static orderings, keys descending: W lifetime width, A width x size, T largest section total."""
-
-KEYS = "WAT"  # the kernel's key codes: 0 width, 1 area, 2 section total
-
-CHUNK = 4096
-"""Nodes between deadline checks, at most."""
-
-FIRST_CHUNK = 64
-"""Nodes of the first kernel call, before the pace of this search is known."""
-
-SLICE = 0.05
-"""Seconds a kernel call may take at the measured pace: on a large capture one node can
-cost milliseconds, and a whole CHUNK then runs long past the deadline. Where the pace
-changes within a call, the kernel stops at the deadline itself (``kernel.CLOCK_EVERY``)."""
+KEYS = KEY_LETTERS  # the kernel's key codes: 0 width, 1 area, 2 section total
 
 
 @dataclass(frozen=True)
@@ -49,18 +36,17 @@ class SolveResult:
 
 
 class Budget:
-    """What a search may still spend: a wall-clock deadline and, optionally, nodes.
-
-    ``stretch_waste`` switches the kernel's stretch bound (``free_problem``) for the
-    searches this budget pays for, off unless asked for; ``stretch_prunes`` counts the
-    placements it failed."""
+    """What a search may still spend: a wall-clock deadline (none left when the limit is
+    negative) and, optionally, nodes; with the parameters of the searches it pays for
+    (``params.exact`` paces them, ``params.prunings`` switches the kernel's prunings).
+    ``stretch_prunes`` counts the placements the stretch bound failed."""
 
     def __init__(
-        self, time_limit: float, node_limit: int | None = None, stretch_waste: bool = False
+        self, time_limit: float, node_limit: int | None = None, params: SearchParams = DEFAULT
     ) -> None:
-        self.deadline = time.monotonic() + time_limit
+        self.deadline = time.monotonic() + max(0.0, time_limit)
         self.node_limit = node_limit
-        self.stretch_waste = stretch_waste
+        self.params = params
         self.stretch_prunes = 0
         self.nodes = 0
         self.pace = 0.0  # seconds per kernel node, from the last call (0: not known yet)
@@ -71,10 +57,13 @@ class Budget:
         return time.monotonic() >= self.deadline
 
     def allowance(self) -> int:
-        """How many more nodes the next kernel call may visit: about SLICE seconds' worth
-        at the pace measured, so that the deadline is checked in time."""
-        step = int(SLICE / self.pace) if self.pace > 0 else FIRST_CHUNK
-        step = max(1, min(CHUNK, step))
+        """How many more nodes the next kernel call may visit: about ``slice`` seconds'
+        worth at the pace measured (on a large capture one node can cost milliseconds,
+        and a whole ``chunk`` then runs long past the deadline; where the pace changes
+        within a call, the kernel stops at the deadline itself, ``kernel.CLOCK_EVERY``)."""
+        exact = self.params.exact
+        step = int(exact.slice / self.pace) if self.pace > 0 else exact.first_chunk
+        step = max(1, min(exact.chunk, step))
         if self.node_limit is None:
             return step
         return max(0, min(step, self.node_limit - self.nodes))
@@ -83,13 +72,6 @@ class Budget:
         """A kernel call visited ``nodes`` in ``seconds``."""
         if nodes > 0:
             self.pace = seconds / nodes
-
-
-def budget_for(routes: Routes, time_limit: float, node_limit: int | None = None) -> Budget:
-    """A budget for one search the portfolio makes (either member): ``time_limit`` seconds
-    from now (none when negative), ``node_limit`` nodes, the kernel's stretch bound as
-    ``routes`` switch it."""
-    return Budget(max(0.0, time_limit), node_limit, routes.on("stretch-waste"))
 
 
 @dataclass(frozen=True)
@@ -103,16 +85,16 @@ def solve(
     time_limit: float,
     node_limit: int | None = None,
     *,
-    stretch_waste: bool = False,
+    params: SearchParams = DEFAULT,
 ) -> SolveResult:
     """A placement of every request of ``capture``, a proof that none exists, or a time-out.
 
     With ``node_limit`` the answer depends only on the capture (not on the
-    machine's speed) as long as the time limit is not reached first. ``stretch_waste``
-    switches the kernel's stretch bound (``Budget``).
+    machine's speed) as long as the time limit is not reached first. ``params`` pace the
+    search and switch the kernel's prunings (``Budget``).
     """
     started = time.monotonic()
-    budget = Budget(time_limit, node_limit, stretch_waste)
+    budget = Budget(time_limit, node_limit, params)
     model = build_model(capture)
     outcome = search_model(model, budget)
     placement = None
@@ -186,17 +168,18 @@ def _fits_pinned(model: SearchModel, k: int, base: int, at: dict[int, int]) -> b
 def search_free(
     model: SearchModel, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
 ) -> Outcome:
-    problem = free_problem(model, free, pinned_at, budget.stretch_waste)
+    params = budget.params
+    problem = free_problem(model, free, pinned_at, params.prunings)
     if problem.infeasible:
         return Outcome(INFEASIBLE, None)
     if not free:
         return Outcome(SOLVED, dict(pinned_at))
-    keyorders = [[KEYS.index(c) for c in key] for key in ORDERINGS]
+    keyorders = [[KEYS.index(c) for c in key] for key in params.exact.orderings]
     allowance = max(len(free), 1)
     while True:
         allowance *= 2
         for keyorder in keyorders:
-            run = Run(problem, keyorder)
+            run = Run(problem, keyorder, params.exact)
             status = _drive(run, allowance, budget)
             budget.stretch_prunes += run.stretch_prunes
             if status == layout.FOUND:

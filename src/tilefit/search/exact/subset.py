@@ -16,6 +16,7 @@ import time
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_model
+from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED
 
 
@@ -34,7 +35,10 @@ def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] |
 
 
 def shrink(
-    model: SearchModel, deadline: float, trial_nodes: int | None = None
+    model: SearchModel,
+    deadline: float,
+    trial_nodes: int | None = None,
+    params: SearchParams = DEFAULT,
 ) -> tuple[tuple[str, ...], bool]:
     """The block ids of an infeasible subset of a model proven infeasible, and whether
     it is irreducible.
@@ -50,7 +54,7 @@ def shrink(
         i = 0
         while i < len(keep):
             trial = keep[:i] + keep[i + chunk :]
-            budget = Budget(max(0.0, deadline - time.monotonic()), trial_nodes)
+            budget = Budget(deadline - time.monotonic(), trial_nodes, params)
             status = search_model(model.restricted(frozenset(trial)), budget).status
             if status == INFEASIBLE:
                 keep = trial

@@ -21,6 +21,7 @@ from tilefit.model.intervals import merge
 from tilefit.search.blocks import Bases, Block, SearchModel, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
 from tilefit.search.kernel.sections import sweep
+from tilefit.search.params import DEFAULT, Prunings
 
 Array = NDArray[np.int64]
 
@@ -65,17 +66,18 @@ def free_problem(
     model: SearchModel,
     free: Sequence[int],
     pinned_at: Mapping[int, int],
-    stretch_waste: bool = False,
+    prunings: Prunings = DEFAULT.prunings,
 ) -> FreeProblem:
     """The kernel's inputs for the blocks numbered in ``free``, those in ``pinned_at``
-    standing at their bases.
+    standing at their bases, with the kernel's prunings switched as ``prunings`` says.
 
-    ``stretch_waste`` switches the stretch bound (``tilefit.search.kernel.place.stretches_fit``)
-    in sections whose region has more than one stretch. The bound only prunes nodes
-    without a placement; ``benchmarks/prune.py`` measures what it saves. Off unless asked
-    for: in the portfolio it decided no tile more and, by making the prove member's exact
-    turns slower, lost one that the annealing between them decides (benchmarks/README.md,
-    "Issue 20")."""
+    Each switch is a table, not a branch in the kernel's hot loops: without
+    ``twin`` no block has a twin; without ``decomposition`` every section boundary
+    counts one crossing that never leaves, so none frees; ``dominance`` is one flag
+    the frames read; ``stretch`` fills the stretch bound's tables
+    (``tilefit.search.kernel.place.stretches_fit``) in sections whose region has more
+    than one stretch. ``benchmarks/prune.py`` measures what the stretch bound saves,
+    ``benchmarks/routes.py --prunings`` what each pruning earns."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
     sections = sweep([(b.start, b.end) for b in blocks])
@@ -95,6 +97,8 @@ def free_problem(
         cuts[first + 1 : last] += 1
     for lo, hi in edge_spans:
         cuts[lo + 1 : hi] += 1
+    if not prunings.decomposition:
+        cuts[1:nsec] += 1
     tables = Tables(
         size=_ints([b.size for b in blocks]),
         s0=_ints([s[0] for s in sections.spans]),
@@ -125,8 +129,11 @@ def free_problem(
             hi=_ints([hi for rs in regions for _, hi in rs]),
             suf=_ints([n for rs in regions for n in _suffix(rs)]),
         ),
-        twin=_ints(_twins(blocks, sections.spans, bases, partners)),
-        **_stretch_tables(blocks, sections.members, regions, stretch_waste),
+        twin=_ints(
+            _twins(blocks, sections.spans, bases, partners) if prunings.twin else [-1] * len(blocks)
+        ),
+        dominance=_ints([int(prunings.dominance)]),
+        **_stretch_tables(blocks, sections.members, regions, prunings.stretch),
     )
     return FreeProblem(
         blocks=tuple(free),

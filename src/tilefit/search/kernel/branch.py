@@ -12,7 +12,10 @@ the search tree in ``tilefit.search.kernel.frames``, the orderings in
 Blocks are placed one at a time, each at its *lowest feasible offset* (``low``),
 in never-decreasing order of (offset, rank). Canonical placements (every block
 as low as the blocks placed before it allow) are enough: any placement can be
-lowered into one. Pruning, each sound under every capture constraint:
+lowered into one. Pruning, each sound under every capture constraint and in any
+combination (dominance, decomposition, the twin rule and the stretch bound are
+switched by ``tilefit.search.params.Prunings``, through the tables
+``free_problem`` builds):
 
 - a block that can no longer be placed anywhere fails the node;
 - dominance: a candidate at or above some unplaced block's lowest top (or, for
@@ -22,7 +25,7 @@ lowered into one. Pruning, each sound under every capture constraint:
   space above the section's floor that their allowed sets (less pinned
   obstacles) really offer;
 - the stretch bound (``place.stretches_fit``, off unless the search's budget asks:
-  ``Budget(..., stretch_waste=True)``): where that space is cut into
+  ``Prunings(stretch=True)``): where that space is cut into
   stretches (gaps between ranges, pinned obstacles), a block lies inside one,
   so for every length L the blocks larger than L must fit in the stretches
   longer than L; the bytes of stretches too short for every block are wasted;

@@ -18,20 +18,15 @@ from tilefit.search.kernel import branch, layout
 from tilefit.search.kernel.arrays import Array, FreeProblem
 from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.kernel.layout import State, Trail
-
-COPY_LIMIT = 1 << 20
-"""Candidate-list entries (8 MB) within which each frame gets its own copy of
-its list; beyond, a child's list is built over its parent's (see
-``tilefit.search.kernel.frames.descend``). Small problems never reach it."""
-
-TRAIL_START = 1 << 16
-"""Trail entries a run starts with (at least one step's)."""
+from tilefit.search.params import DEFAULT, ExactParams
 
 
 class Run:
     """One ordering's search over a free problem; resumable by node budget."""
 
-    def __init__(self, problem: FreeProblem, keyorder: Sequence[int]) -> None:
+    def __init__(
+        self, problem: FreeProblem, keyorder: Sequence[int], params: ExactParams = DEFAULT.exact
+    ) -> None:
         m = len(problem.blocks)
         nsec = problem.nsec
 
@@ -39,7 +34,7 @@ class Run:
             return np.zeros(max(n, 1), dtype=np.int64)
 
         # Copying every frame's list needs at most m(m+1)/2 entries on one path.
-        copy = min(COPY_LIMIT, m * (m + 1) // 2 + m + 1)
+        copy = min(params.copy_limit, m * (m + 1) // 2 + m + 1)
         tables = problem.tables
         search = State(
             rank=zeros(m),  # the kernel ranks the blocks when it starts
@@ -50,7 +45,7 @@ class Run:
             total=problem.totals(),
             cuts=problem.cuts.copy(),
             edge_alive=np.ones(max(problem.n_edges, 1), dtype=np.int64),
-            trail=Trail(*(zeros(max(TRAIL_START, problem.trail_size)) for _ in range(2))),
+            trail=Trail(*(zeros(max(params.trail_start, problem.trail_size)) for _ in range(2))),
             placed=zeros(m + 1),
             placed_mark=zeros(m + 1),
             frames=zeros((m + 2) * layout.NF),

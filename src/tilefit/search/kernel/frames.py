@@ -237,7 +237,9 @@ def _open_frame(
     frame that split that part off (-1: none).
     """
     _sort_candidates(st.cand, cs, ce, st.low, st.rank)
-    minh = _min_height(cs, ce, tb, st)
+    minh = INF
+    if tb.dominance[0] == 1:
+        minh = _min_height(cs, ce, tb, st)
     limit = section_limit(lo, hi, st.total, tb.regions)
     if limit < minh:
         minh = limit

@@ -128,6 +128,7 @@ class Tables(NamedTuple):
     elem: Any  # element start addresses, then the memory size
     regions: Regions
     twin: Any  # per block: its twin of next lower rank, or -1 (see tilefit.search.kernel.arrays)
+    dominance: Any  # one entry: 1 where the frames prune by dominance height (a switch)
     # The stretch bound's tables, all four empty where it is checked in no section:
     stretch: Any  # per section: 1 where the stretch bound is checked (free_problem's switch)
     longest: (

@@ -12,8 +12,8 @@ the tightest run from below or from above, or a random run's end). Blocks
 that find no room stay out.
 
 The result is kept when the cost does not grow, else with the annealing
-probability exp(-growth / T); T falls linearly from ``TEMPERATURE`` mean block
-areas to 0 over ``PERIOD`` iterations, then the search starts again, hot,
+probability exp(-growth / T); T falls linearly from ``AnnealParams.temperature``
+mean block areas to 0 over ``period`` iterations, then the search starts again, hot,
 from the best state seen. Every choice is drawn from the seed, so the answer
 depends only on the seed and on how many iterations ran (the deadline only
 decides that). ``Restarts`` begins a stalled search again from a fresh start.
@@ -33,34 +33,7 @@ from tilefit.search.kernel.arrays import Array
 from tilefit.search.local.anneal_loop import iterate, settle
 from tilefit.search.local.meets import pair_tables
 from tilefit.search.local.partial import Partial, better, partial_of
-
-TEMPERATURE = 0.4
-"""The starting temperature, in mean block areas."""
-
-PERIOD = 15_000
-"""Iterations from hot to cold; then the search restarts, hot, from the best state seen."""
-
-EVICT_SHARE = 0.7
-"""Of the iterations, those that evict (the others free a band)."""
-
-CHEAPEST_SHARE = 0.5
-"""Of the iterations, those that send u to the base displacing least (the others: at random)."""
-
-OTHERS = 6.0
-"""About this many other blocks left out are offered a place again in each iteration."""
-
-REACH = 1.0
-"""A band reaches 1-4 times this many of u's sizes on either side of its base."""
-
-WHOLE_SHARE = 0.5
-"""Of the cheapest bases, those that weigh a touched block by its whole area, not by the
-area overlapped (an eviction costs the whole block)."""
-
-CHUNK = 500
-"""Iterations between deadline checks."""
-
-STALL_UNIT = 1_000
-"""Iterations without a better state after which a search may begin again (``Restarts``)."""
+from tilefit.search.params import DEFAULT, AnnealParams
 
 
 class Buffers(NamedTuple):
@@ -84,9 +57,16 @@ class Buffers(NamedTuple):
 class Annealer:
     """One annealing search of a model, resumable: ``run`` continues where it stopped."""
 
-    def __init__(self, model: SearchModel, start: dict[int, int], seed: int) -> None:
+    def __init__(
+        self,
+        model: SearchModel,
+        start: dict[int, int],
+        seed: int,
+        params: AnnealParams = DEFAULT.anneal,
+    ) -> None:
         self.model = model
-        self.pairs = pair_tables(model)
+        self.chunk = params.chunk
+        self.pairs = pair_tables(model, params.pair_limit)
         n = max(len(model.blocks), 1)
         self.y = np.zeros(n, dtype=np.int64)
         self.placed = np.zeros(n, dtype=np.bool_)
@@ -96,10 +76,17 @@ class Annealer:
         self.counters = np.zeros(5, dtype=np.int64)
         self.rng = np.array([seed % (2**31 - 2) + 1], dtype=np.int64)
         self.temperature = 0.0
-        self.period = PERIOD
+        self.period = params.period
         self.pace = 0.0  # seconds one iteration took in the last full chunk (0: not known)
         self.knobs = np.array(
-            [EVICT_SHARE, CHEAPEST_SHARE, OTHERS, REACH, WHOLE_SHARE], dtype=np.float64
+            [
+                params.evict_share,
+                params.cheapest_share,
+                params.others,
+                params.reach,
+                params.whole_share,
+            ],
+            dtype=np.float64,
         )
         p = self.pairs
         if p is None:
@@ -131,7 +118,7 @@ class Annealer:
         settle(p, self.y, self.placed, at, self.buffers, self.counters)
         self.best_y[:] = self.y
         self.best_placed[:] = self.placed
-        self.temperature = TEMPERATURE * float(np.mean(p.area)) if len(model.blocks) else 0.0
+        self.temperature = params.temperature * float(np.mean(p.area)) if len(model.blocks) else 0.0
 
     @property
     def left_out(self) -> int:
@@ -149,8 +136,8 @@ class Annealer:
         """Iterations that fit before the deadline at the last chunk's pace (at least one):
         a whole chunk far from it, fewer near it, so that a run keeps its deadline."""
         remaining = deadline - time.monotonic()
-        if self.pace <= 0.0 or remaining >= CHUNK * self.pace:
-            return CHUNK
+        if self.pace <= 0.0 or remaining >= self.chunk * self.pace:
+            return self.chunk
         return max(1, int(remaining / self.pace))
 
     @property
@@ -176,7 +163,7 @@ class Annealer:
                 break
             if stall is not None and self.stalled >= stall:
                 break
-            step = min(CHUNK, left, self._until(deadline))
+            step = min(self.chunk, left, self._until(deadline))
             chunk_started = time.monotonic()
             iterate(
                 p,
@@ -192,7 +179,7 @@ class Annealer:
                 self.knobs,
                 step,
             )
-            if step == CHUNK:
+            if step == self.chunk:
                 self.pace = (time.monotonic() - chunk_started) / step
             left -= step
         if self.counters[1] > 0:
@@ -212,7 +199,7 @@ class Restarts:
     ``unit=None`` none is: one long search.
     """
 
-    def __init__(self, begin: Callable[[int], Annealer], unit: int | None = STALL_UNIT) -> None:
+    def __init__(self, begin: Callable[[int], Annealer], unit: int | None) -> None:
         self.begin = begin
         self.unit = unit
         self.starts = 0

@@ -16,7 +16,7 @@ others took), the routes of ``FIND_ROUTES`` that are switched on:
    grows with r); the kernel re-places that window with the units left over.
 4. **anneal**: compiled ruin and recreate with simulated annealing
    (``tilefit.search.local.anneal``) with a share of each round's time
-   (``ANNEAL_SHARES``), split between one long search from the first pass and
+   (``FindParams.anneal_shares``), split between one long search from the first pass and
    short searches restarted from fresh passes (``anneal.Restarts``), both
    continued from round to round.
 
@@ -35,23 +35,13 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel, build_model
-from tilefit.search.exact.solve import budget_for, search_free
+from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import Partial, better
 from tilefit.search.local.restriction import rigid_restriction
-from tilefit.search.routes import ALL, FIND_ROUTES, SOLVED, TIMEOUT, Routes, check_answer
-
-FIRST_NODES = 2_000
-"""The kernel's node allowance per call in round 0; it doubles every round."""
-
-ANNEAL_SHARES = (0.5, 0.6, 0.75, 0.85)
-"""Of each round's time, what the annealing route gets, by round (the last for every later
-one): the cheap routes win most tiles of lower density in their first rounds; past them,
-annealing, which needs seconds on the denser ones, wins more."""
-
-WINDOW = 24
-"""Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
+from tilefit.search.params import DEFAULT, AnnealParams, SearchParams
+from tilefit.search.routes import FIND_ROUTES, SOLVED, TIMEOUT, check_answer
 
 
 @dataclass(frozen=True)
@@ -74,14 +64,14 @@ def find_placement(
     *,
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
-    routes: Routes = ALL,
+    params: SearchParams = DEFAULT,
 ) -> Found:
     """A placement of every request, found by the routes above within ``time_limit``
-    (those of them that ``routes`` leaves on)."""
+    (those of them that ``params.routes`` leaves on, tuned by ``params.find``)."""
     started = time.monotonic()
-    finder = _Finder(capture, started + time_limit, random.Random(seed), routes, stop)
+    finder = _Finder(capture, started + time_limit, random.Random(seed), params, stop)
     rounds = 0
-    while routes.any_on(FIND_ROUTES) and not finder.over():
+    while params.routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)
         if answer is not None:
             return Found(answer[0], answer[1], rounds, time.monotonic() - started)
@@ -97,13 +87,13 @@ class _Finder:
         capture: Capture,
         deadline: float,
         rng: random.Random,
-        routes: Routes,
+        params: SearchParams,
         stop: Callable[[], bool] | None,
     ) -> None:
         self.capture = capture
         self.deadline = deadline
         self.rng = rng
-        self.routes = routes
+        self.params = params
         self.stop = stop
         self.model = model = build_model(capture)
         self.prepared = Prepared.of(capture)
@@ -123,11 +113,11 @@ class _Finder:
         that order (``STEPS``), until one places every request: the placement and its route."""
         started = time.monotonic()  # the pass is part of the round's time
         attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng))
-        this = _Round(r, started, FIRST_NODES << min(r, 20), attempt)
+        this = _Round(r, started, self.params.find.first_nodes << min(r, 20), attempt)
         this.at = self.model.bases_of(attempt.offsets)
         for name in FIND_ROUTES:
             step = STEPS[name]
-            if not self.routes.on(name) or (step.needs_time and self.over()):
+            if not self.params.routes.on(name) or (step.needs_time and self.over()):
                 continue
             placed = step.run(self, this)
             if placed is not None:
@@ -139,13 +129,18 @@ class _Finder:
         pass, continued from round to round (some tiles need one), and short searches
         begun again from fresh passes whenever they stall (others are decided from one
         start in a few hundred iterations and never from another)."""
-        model, rng = self.model, self.rng
+        model, rng, tuned = self.model, self.rng, self.params.anneal
+        prepared, features = self.prepared, self.features
         if self.annealing is None:
             self.annealing = (
-                Restarts.one(Annealer(model, at, rng.randrange(1 << 30))),
-                Restarts(lambda k: fresh_annealer(model, self.prepared, self.features, k + 1, rng)),
+                Restarts.one(Annealer(model, at, rng.randrange(1 << 30), tuned)),
+                Restarts(
+                    lambda k: fresh_annealer(model, prepared, features, k + 1, rng, tuned),
+                    tuned.stall_unit,
+                ),
             )
-        share = ANNEAL_SHARES[min(r, len(ANNEAL_SHARES) - 1)]
+        shares = self.params.find.anneal_shares
+        share = shares[min(r, len(shares) - 1)]
         slice_end = min(self.deadline, time.monotonic() + spent * share / (1 - share))
         middle = (time.monotonic() + slice_end) / 2
         for until, annealing in zip((middle, slice_end), self.annealing, strict=True):
@@ -177,15 +172,16 @@ def _completion(finder: _Finder, this: _Round) -> Placement | None:
     if not finder.pinned:
         return None
     fixed = {k: this.at[k] for k in finder.pinned if k in this.at}
-    bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.routes)
+    bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.params)
     return None if bases is None else finder.model.placement(finder.capture, bases)
 
 
 def _repair(finder: _Finder, this: _Round) -> Placement | None:
     """The pass but a window around its failure, re-placed by the kernel."""
-    window = _window(finder.model, this.attempt, this.at, WINDOW << min(this.r // 2, 8))
+    size = finder.params.find.window << min(this.r // 2, 8)
+    window = _window(finder.model, this.attempt, this.at, size)
     kept = {k: b for k, b in this.at.items() if k not in window}
-    bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.routes)
+    bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.params)
     return None if bases is None else finder.model.placement(finder.capture, bases)
 
 
@@ -215,15 +211,20 @@ STEPS: dict[str, Step] = {
 
 
 def fresh_annealer(
-    model: SearchModel, prepared: Prepared, features: Features, k: int, rng: random.Random
+    model: SearchModel,
+    prepared: Prepared,
+    features: Features,
+    k: int,
+    rng: random.Random,
+    params: AnnealParams,
 ) -> Annealer:
     """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
     attempt = run_strategy(prepared, features.strategy(k, rng))
-    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30))
+    return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30), params)
 
 
 def _complete(
-    model: SearchModel, fixed: dict[int, int], deadline: float, nodes: int, routes: Routes
+    model: SearchModel, fixed: dict[int, int], deadline: float, nodes: int, params: SearchParams
 ) -> dict[int, int] | None:
     """Bases for every block, with ``fixed`` kept where they are and the rest searched.
 
@@ -231,7 +232,7 @@ def _complete(
     with the fixed ones exact), which only asks more: every answer is valid.
     """
     free = [k for k in range(len(model.blocks)) if k not in fixed]
-    budget = budget_for(routes, deadline - time.monotonic(), nodes)
+    budget = Budget(deadline - time.monotonic(), nodes, params)
     outcome = search_free(rigid_restriction(model, fixed), free, fixed, budget)
     return outcome.bases if outcome.status == SOLVED else None
 

@@ -23,10 +23,6 @@ import numpy as np
 from tilefit.search.blocks import SearchModel
 from tilefit.search.kernel.arrays import Array
 
-PAIR_LIMIT = 4_000_000
-"""Piece pairs (each direction) beyond which the tables are not built (about 200 MB):
-a capture of many long-lived blocks, for which the route would be slow anyway."""
-
 
 class Pairs(NamedTuple):
     """Rows by block (``*ptr`` are row starts); every field a flat int64 array."""
@@ -55,7 +51,7 @@ class Pairs(NamedTuple):
     room: Array  # bytes its valid bases reach
 
 
-def pair_tables(model: SearchModel, limit: int = PAIR_LIMIT) -> Pairs | None:
+def pair_tables(model: SearchModel, limit: int) -> Pairs | None:
     """The tables of ``model``, or None when it has more than ``limit`` piece pairs."""
     blocks = model.blocks
     owner = np.array([k for k, b in enumerate(blocks) for _ in b.pieces], dtype=np.int64)

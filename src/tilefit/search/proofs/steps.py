@@ -29,10 +29,8 @@ from dataclasses import replace
 from tilefit.model.live import live_steps
 from tilefit.search.blocks import Block, Piece, SearchModel
 from tilefit.search.exact.solve import Budget, search_model
+from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED
-
-FIRST_NODES = 500
-"""Node allowance per step in the first round; it doubles every round."""
 
 
 def step_model(model: SearchModel, step: int) -> SearchModel:
@@ -123,12 +121,15 @@ def groups(model: SearchModel) -> list[frozenset[int]]:
     return sorted(unique, key=lambda g: (len(g), sorted(g)))
 
 
-def prove_by_steps(model: SearchModel, deadline: float) -> SearchModel | None:
+def prove_by_steps(
+    model: SearchModel, deadline: float, params: SearchParams = DEFAULT
+) -> SearchModel | None:
     """A step relaxation (or a part of one) proven infeasible before ``deadline``, or None.
 
     The candidates are the usual suspects of every loaded step (``groups``),
     then the whole steps, most loaded first; rounds go over those still
-    undecided with node allowances that double. A candidate whose live pieces
+    undecided with node allowances that double (from
+    ``params.portfolio.step_first_nodes``). A candidate whose live pieces
     are a subset of a solved one's is not asked (a subset of a placeable set
     is placeable: the same bases keep fewer pieces apart).
     """
@@ -147,14 +148,14 @@ def prove_by_steps(model: SearchModel, deadline: float) -> SearchModel | None:
                 pending.append(part)
     pending += wholes
     solved: list[frozenset[tuple[str, tuple[str, ...]]]] = []
-    nodes = FIRST_NODES
+    nodes = params.portfolio.step_first_nodes
     while pending and time.monotonic() < deadline:
         left: list[SearchModel] = []
         for candidate in pending:
             signature = _signature(candidate)
             if any(signature <= done for done in solved):
                 continue
-            budget = Budget(max(0.0, deadline - time.monotonic()), nodes)
+            budget = Budget(deadline - time.monotonic(), nodes, params)
             status = search_model(candidate, budget).status
             if status == INFEASIBLE:
                 return candidate

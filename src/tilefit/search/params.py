@@ -1,0 +1,246 @@
+"""Every tuning constant of the search and a switch for every pruning: ``SearchParams``.
+
+One frozen object, validated when it is made (ValueError naming the field and the
+rule), passed down from ``decide`` to the members, the routes and the kernel's
+tables; nothing in ``tilefit.search`` reads a tuning value from a module global.
+An experiment changes a field (``dataclasses.replace``), never a module. The
+defaults are the values the benchmarks of ``benchmarks/README.md`` measured.
+
+The groups follow the search's parts: ``routes`` (which may run), ``prunings``
+(the exact kernel's, each switchable, as MiniMalloc's ``SolverParams``), ``exact``
+(the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
+``find`` (the find member's rounds), ``anneal`` (the annealing search) and
+``closest`` (the closest placement when nothing decides). Importing this module
+loads neither numba nor the search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from tilefit.search.routes import ALL, Routes
+
+KEY_LETTERS = "WAT"
+"""The exact search's ordering keys: W lifetime width, A width x size, T largest section total."""
+
+
+def _check(group: object, rules: dict[str, str]) -> None:
+    """Each field of ``group`` named in ``rules`` obeys its rule: ``positive`` (> 0),
+    ``share`` (in (0, 1]), ``fraction`` (in [0, 1]) or ``count`` (an int >= 0)."""
+    for name, rule in rules.items():
+        value = getattr(group, name)
+        values = value if isinstance(value, tuple) else (value,)
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ValueError(f"{type(group).__name__}.{name}: {v!r} is not a number")
+            if rule == "count" and (not isinstance(v, int) or v < 0):
+                raise ValueError(f"{type(group).__name__}.{name}: {v!r} is not a count")
+            if rule == "positive" and not v > 0:
+                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be above 0")
+            if rule == "share" and not 0 < v <= 1:
+                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be in (0, 1]")
+            if rule == "fraction" and not 0 <= v <= 1:
+                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be in [0, 1]")
+
+
+@dataclass(frozen=True)
+class Prunings:
+    """The exact kernel's prunings that can be switched off (each is sound alone and in
+    any combination: ``tests/test_search_prunings.py`` runs every one against brute
+    force). Where each acts: ``tilefit.search.kernel.branch``'s module text."""
+
+    dominance: bool = True
+    """Skip a candidate at or above some unplaced block's lowest top."""
+    decomposition: bool = True
+    """Solve apart the sides of a section boundary that nothing unplaced crosses."""
+    twin: bool = True
+    """Of interchangeable blocks, choose one only once its twin of lower rank is placed."""
+    stretch: bool = False
+    """The stretch bound (``tilefit.search.kernel.place.stretches_fit``): off unless asked
+    for; in the portfolio it decided no tile more (benchmarks/README.md, "Issue 20")."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if not isinstance(getattr(self, f.name), bool):
+                raise ValueError(f"Prunings.{f.name}: {getattr(self, f.name)!r} is not a bool")
+
+    @classmethod
+    def none(cls) -> Prunings:
+        """Every switchable pruning off."""
+        return cls(dominance=False, decomposition=False, twin=False, stretch=False)
+
+
+@dataclass(frozen=True)
+class ExactParams:
+    """The exact search's pacing (``tilefit.search.exact.solve``, ``kernel.driver``)."""
+
+    orderings: tuple[str, ...] = ("WAT", "TAW", "TWA")
+    """Static orderings it restarts over, keys descending (letters of ``KEY_LETTERS``)."""
+    chunk: int = 4096
+    """Nodes between deadline checks, at most."""
+    first_chunk: int = 64
+    """Nodes of the first kernel call, before the pace of the search is known."""
+    slice: float = 0.05
+    """Seconds a kernel call may take at the measured pace (one node can cost
+    milliseconds on a large capture)."""
+    copy_limit: int = 1 << 20
+    """Candidate-list entries (8 MB) within which each frame copies its list; beyond, a
+    child's list is built over its parent's (``kernel.frames.descend``)."""
+    trail_start: int = 1 << 16
+    """Trail entries a run starts with (at least one step's); it grows on demand."""
+
+    def __post_init__(self) -> None:
+        if not self.orderings:
+            raise ValueError("ExactParams.orderings: at least one ordering")
+        for key in self.orderings:
+            if sorted(key) != sorted(KEY_LETTERS):
+                raise ValueError(
+                    f"ExactParams.orderings: {key!r} is not an order of the letters {KEY_LETTERS}"
+                )
+        _check(
+            self,
+            {"chunk": "positive", "first_chunk": "positive", "slice": "positive"}
+            | {"copy_limit": "count", "trail_start": "count"},
+        )
+
+
+@dataclass(frozen=True)
+class PortfolioParams:
+    """The prove member's shares and turns (``tilefit.search.portfolio``)."""
+
+    exact_first_share: float = 0.4
+    """Of the prove member's time, what the exact search may take first."""
+    step_share: float = 0.2
+    """Of the prove member's time, what the step relaxations may take first."""
+    step_first_nodes: int = 500
+    """Nodes the step relaxations' first exact search of a step may take; it doubles."""
+    exact_first_nodes: int = 20_000
+    """The exact search's node allowance in the first turn after the proofs; it doubles."""
+    anneal_ratio: float = 4.0
+    """After the proofs, the annealing slice per turn, in times the exact turn before it."""
+    anneal_floor: float = 0.05
+    """Seconds an annealing slice takes at least."""
+    long_stall_unit: int = 100_000
+    """Iterations without a better state before the prove member's annealing may begin
+    again (the find member's restart a hundred times sooner)."""
+    anneal_seed: int = 7919
+    """Added to the seed, so that the prove member's annealing is not the find member's."""
+    subset_trial_nodes: int = 20_000
+    """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
+    grace: float = 0.2
+    """Seconds past the deadline after which the parent stops a member still working."""
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            {"exact_first_share": "share", "step_share": "share", "anneal_ratio": "positive"}
+            | {"anneal_floor": "positive", "grace": "positive", "anneal_seed": "count"}
+            | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "positive")
+            | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "positive"),
+        )
+
+
+@dataclass(frozen=True)
+class FindParams:
+    """The find member's rounds (``tilefit.search.local.find``)."""
+
+    first_nodes: int = 2_000
+    """The kernel's node allowance per call in round 0; it doubles every round."""
+    anneal_shares: tuple[float, ...] = (0.5, 0.6, 0.75, 0.85)
+    """Of each round's time, what the annealing route gets, by round (the last for every
+    later one): the cheap routes win most tiles of lower density in their first rounds."""
+    window: int = 24
+    """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
+
+    def __post_init__(self) -> None:
+        if not self.anneal_shares:
+            raise ValueError("FindParams.anneal_shares: at least one share")
+        _check(self, {"first_nodes": "positive", "anneal_shares": "fraction", "window": "positive"})
+
+
+@dataclass(frozen=True)
+class AnnealParams:
+    """The annealing search (``tilefit.search.local.anneal``): ruin and recreate."""
+
+    temperature: float = 0.4
+    """The starting temperature, in mean block areas."""
+    period: int = 15_000
+    """Iterations from hot to cold; then the search restarts, hot, from the best state seen."""
+    evict_share: float = 0.7
+    """Of the iterations, those that evict (the others free a band)."""
+    cheapest_share: float = 0.5
+    """Of the iterations, those that send u to the base displacing least (the others: at
+    random)."""
+    others: float = 6.0
+    """About this many other blocks left out are offered a place again in each iteration."""
+    reach: float = 1.0
+    """A band reaches 1-4 times this many of u's sizes on either side of its base."""
+    whole_share: float = 0.5
+    """Of the cheapest bases, those that weigh a touched block by its whole area, not by
+    the area overlapped (an eviction costs the whole block)."""
+    chunk: int = 500
+    """Iterations between deadline checks."""
+    stall_unit: int = 1_000
+    """Iterations without a better state after which the find member's search may begin
+    again (``Restarts``, times Luby's sequence)."""
+    pair_limit: int = 4_000_000
+    """Piece pairs (each direction) beyond which the route's tables are not built (about
+    200 MB): a capture of many long-lived blocks, for which the route would be slow anyway."""
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            {"temperature": "positive", "period": "positive", "others": "positive"}
+            | {"evict_share": "fraction", "cheapest_share": "fraction", "reach": "positive"}
+            | {"whole_share": "fraction", "chunk": "positive", "stall_unit": "positive"}
+            | {"pair_limit": "positive"},
+        )
+
+
+@dataclass(frozen=True)
+class ClosestParams:
+    """The closest placement when nothing decides (``tilefit.search.closest``)."""
+
+    greedy_rounds: int = 8
+    """Random constraint-aware greedy orders tried besides the fixed strategies."""
+
+    def __post_init__(self) -> None:
+        _check(self, {"greedy_rounds": "count"})
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Every parameter of one search: which routes run, which prunings prune, and the
+    tuning of each part (see the module text)."""
+
+    routes: Routes = ALL
+    prunings: Prunings = field(default_factory=Prunings)
+    exact: ExactParams = field(default_factory=ExactParams)
+    portfolio: PortfolioParams = field(default_factory=PortfolioParams)
+    find: FindParams = field(default_factory=FindParams)
+    anneal: AnnealParams = field(default_factory=AnnealParams)
+    closest: ClosestParams = field(default_factory=ClosestParams)
+
+    def __post_init__(self) -> None:
+        kinds: dict[str, type] = {
+            "routes": Routes,
+            "prunings": Prunings,
+            "exact": ExactParams,
+            "portfolio": PortfolioParams,
+            "find": FindParams,
+            "anneal": AnnealParams,
+            "closest": ClosestParams,
+        }
+        for name, kind in kinds.items():
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                raise ValueError(f"SearchParams.{name}: {value!r} is not a {kind.__name__}")
+
+    @classmethod
+    def only(cls, routes: list[str] | tuple[str, ...]) -> SearchParams:
+        """These routes and no other, everything else by default."""
+        return cls(routes=Routes.only(routes))
+
+
+DEFAULT = SearchParams()
+"""The parameters ``solve``, ``diagnose`` and ``batch`` run with."""
