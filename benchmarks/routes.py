@@ -104,8 +104,8 @@ def answer(tile: Tile, limit: float, params: SearchParams) -> Answer:
     elif d.status == INFEASIBLE:
         wrong = tile.feasible
     if wrong:
-        print(f"  !!! WRONG: {d.status} by {d.member} on {tile.name}", flush=True)
-    return Answer(d.status != TIMEOUT and not wrong, d.member, seconds, wrong)
+        print(f"  !!! WRONG: {d.status} by {d.route} on {tile.name}", flush=True)
+    return Answer(d.status != TIMEOUT and not wrong, d.route, seconds, wrong)
 
 
 def main() -> int:

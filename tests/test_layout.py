@@ -81,6 +81,7 @@ SEARCH_ROLES = {
     "routes": 0,
     "blocks": 0,
     "params": 1,  # every tuning value and switch; it names the routes
+    "decision": 1,  # the one result type (and the partial placement it may carry)
     "kernel": 2,
     "exact": 3,
     "proofs": 4,

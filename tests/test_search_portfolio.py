@@ -204,7 +204,7 @@ def test_clique_proof_and_its_subset() -> None:
     capture = Capture("apart", 3, memory, requests, conflicts=conflicts)
     assert clique_core(build_model(capture)) == frozenset({0, 1, 2})
     decision = decide(capture, 5, workers=1)
-    assert decision.member == "elements"
+    assert decision.route == "elements"
     assert decision.subset == ("r0", "r1", "r2") and decision.irreducible
 
 

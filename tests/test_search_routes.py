@@ -145,10 +145,15 @@ def test_prunings_are_not_routes_and_reach_the_budgets() -> None:
 
 
 def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:
-    from tilefit.search.portfolio import Decision
+    from tilefit.model.placement import Placement
+    from tilefit.search.decision import Decision
 
-    with pytest.raises(ValueError):
-        Decision("solved", None, "search:anneal", None, False, 0.0)
-    with pytest.raises(ValueError):
-        Decision("timed out", None, None, None, False, 0.0)
-    assert Decision(TIMEOUT, None, None, None, False, 0.0).member is None
+    placed = Placement("c", {})
+    with pytest.raises(ValueError, match="is not one of"):
+        Decision("solved", placed, "search:anneal")
+    with pytest.raises(ValueError, match="unknown search status"):
+        Decision("timed out", None, None)
+    with pytest.raises(ValueError, match="with placement"):
+        Decision("solved", None, "exact")
+    assert Decision(TIMEOUT, None, None).route is None
+    assert Decision.undecided(1.5).status == TIMEOUT

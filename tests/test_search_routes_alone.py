@@ -60,7 +60,7 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
     assert callable(make)
     capture: Capture = make()
     decision = decide(capture, LIMIT, params=SearchParams.only([route]), workers=1)
-    assert decision.member == route
+    assert decision.route == route
     # each tile's answer is known: a proof route proves its infeasible tile, the others place
     infeasible = capture.name.startswith("infeasible-")
     assert infeasible == (route in ("elements", "steps"))
@@ -73,7 +73,7 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
 
 def test_with_every_route_off_nothing_is_decided() -> None:
     decision = decide(_planted(40, 0.95, 3), 1.0, params=SearchParams.only([]), workers=1)
-    assert decision.status == "timeout" and decision.member is None
+    assert decision.status == "timeout" and decision.route is None
 
 
 def test_diagnose_takes_the_routes_too() -> None:

@@ -1,6 +1,6 @@
 """The search: find a placement or prove that none exists.
 
-- ``solve(capture, time_limit, node_limit=None) -> SolveResult``: the exact search alone
+- ``solve(capture, time_limit, node_limit=None) -> Decision``: the exact search alone
 - ``minimize(capture, time_limit) -> MinimizeResult``: the lowest memory top
 - ``irreducible_subset(capture, time_limit)``: a minimal set of units that
   still cannot be placed together
@@ -21,8 +21,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tilefit.search.decision import Decision
     from tilefit.search.exact.minimize import MinimizeResult, minimize
-    from tilefit.search.exact.solve import SolveResult, solve
+    from tilefit.search.exact.solve import solve
     from tilefit.search.exact.subset import irreducible_subset
     from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -32,7 +33,7 @@ _WHERE = {
     "TIMEOUT": "tilefit.search.routes",
     "MinimizeResult": "tilefit.search.exact.minimize",
     "minimize": "tilefit.search.exact.minimize",
-    "SolveResult": "tilefit.search.exact.solve",
+    "Decision": "tilefit.search.decision",
     "solve": "tilefit.search.exact.solve",
     "irreducible_subset": "tilefit.search.exact.subset",
 }
@@ -41,8 +42,8 @@ __all__ = [
     "INFEASIBLE",
     "SOLVED",
     "TIMEOUT",
+    "Decision",
     "MinimizeResult",
-    "SolveResult",
     "irreducible_subset",
     "minimize",
     "solve",

@@ -27,8 +27,9 @@ from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import build_model
+from tilefit.search.decision import Partial
 from tilefit.search.local.contention import Features
-from tilefit.search.local.partial import Partial, finish
+from tilefit.search.local.partial import finish
 from tilefit.search.params import DEFAULT, ClosestParams
 from tilefit.search.routes import SEARCH_PARTIAL
 

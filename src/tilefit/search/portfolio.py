@@ -37,38 +37,18 @@ from multiprocessing.connection import Connection, wait
 
 from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
-from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.decision import Decision, better
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
-from tilefit.search.local.partial import Partial, better
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, check_answer
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.search.warm import ensure_compiled
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The portfolio's answer."""
-
-    status: str  # SOLVED, INFEASIBLE or TIMEOUT
-    placement: Placement | None  # when SOLVED (the caller's referee checks it: diagnose does)
-    member: str | None  # the route that decided (one of ``routes.ROUTES``)
-    subset: tuple[str, ...] | None  # when INFEASIBLE: unit or request ids that cannot fit together
-    irreducible: bool  # the subset loses its infeasibility without any one of its ids
-    seconds: float
-    partial: Partial | None = None  # when TIMEOUT: the best partial placement seen, if any
-    nodes: int = 0  # the exact search's nodes in the member that answered (0 for find)
-
-    def __post_init__(self) -> None:
-        # The vocabulary is checked where it is emitted: a name not in the lists is a bug.
-        check_answer(self.status, self.member)
-
 
 Member = Callable[[Capture, float], Decision]
 
@@ -150,7 +130,7 @@ def _race(capture: Capture, deadline: float, members: list[Member], grace: float
         processes.append(process)
     # Members keep the deadline themselves; one still busy past the grace is stopped.
     deadline += grace
-    answer = Decision(TIMEOUT, None, None, None, False, 0.0)
+    answer = Decision.undecided(0.0)
     try:
         waiting = list(pipes)
         while waiting:
@@ -192,10 +172,7 @@ def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) 
 
 
 def _find(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
-    found = find_placement(capture, time_limit, seed=seed, params=params)
-    if found.placement is None:
-        return Decision(TIMEOUT, None, None, None, False, found.seconds, found.partial)
-    return Decision(SOLVED, found.placement, found.route, None, False, found.seconds)
+    return find_placement(capture, time_limit, seed=seed, params=params)
 
 
 def _prove(
@@ -262,7 +239,7 @@ class _Proving:
             return self.infeasible(self.model, "exact")
         if outcome.bases is not None:
             found = self.model.placement(self.capture, outcome.bases)
-            return Decision(SOLVED, found, "exact", None, False, self.seconds())
+            return Decision(SOLVED, found, "exact", seconds=self.seconds())
         return None
 
 
@@ -329,6 +306,6 @@ def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
         bases = annealer.run(slice_end if exact else p.deadline) if anneal else None
         if bases is not None:
             placed = model.placement(p.capture, bases)
-            return Decision(SOLVED, placed, "anneal-turns", None, False, p.seconds())
+            return Decision(SOLVED, placed, "anneal-turns", seconds=p.seconds())
         nodes *= 2
-    return Decision(TIMEOUT, None, None, None, False, p.seconds(), annealer.partial())
+    return Decision.undecided(p.seconds(), annealer.partial())

@@ -32,7 +32,7 @@ from tilefit.verdicts.watch import QUIET, Watch, search_stage
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
-    from tilefit.search.local.partial import Partial
+    from tilefit.search.decision import Partial
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
 
@@ -243,7 +243,7 @@ def _search(
     from tilefit.search.portfolio import decide  # compiles the search kernel on first use
 
     decision = decide(capture, time_limit, workers=workers, params=params)
-    route = decision.member
+    route = decision.route
     if decision.status == SOLVED and decision.placement is not None and route is not None:
         name = strategy_of(route)
         return _Outcome(

@@ -37,14 +37,14 @@ from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.watch import QUIET, Watch, search_stage
 
 if TYPE_CHECKING:
-    from tilefit.search import MinimizeResult, SolveResult
+    from tilefit.search import Decision, MinimizeResult
 
 
 @dataclass(frozen=True, slots=True)
 class ExactResult:
     """The search's answer and, for an infeasible capture, its explanation."""
 
-    result: SolveResult | MinimizeResult
+    result: Decision | MinimizeResult
     irreducible_subset: tuple[str, ...] | None  # when infeasible and found within the time
     route: str | None = None  # the portfolio's route that decided (see diagnose.SEARCH_ROUTES)
     heap: HeapStanding | None = None  # an imported capture's own heap beside the lowest top
@@ -135,7 +135,7 @@ def _greedy_at_bound(capture: Capture, began: float) -> ExactResult | None:
     return ExactResult(found, None, "greedy")
 
 
-def _standing(capture: Capture, result: SolveResult | MinimizeResult) -> HeapStanding | None:
+def _standing(capture: Capture, result: Decision | MinimizeResult) -> HeapStanding | None:
     """For an imported capture: its toolchain's heap beside the lowest top found."""
     if capture.origin is None:
         return None
@@ -160,7 +160,7 @@ def _bare(
     from tilefit import search
 
     if minimize:
-        result: SolveResult | MinimizeResult = search.minimize(
+        result: Decision | MinimizeResult = search.minimize(
             capture, time_limit, node_limit=node_limit, on_probe=_bisection(watch, deadline)
         )
     else:
@@ -193,27 +193,24 @@ def _portfolio(
     decision = decide(capture, time_limit, workers=workers)
     subset = decision.subset if decision.irreducible else None
     if not minimize:
-        solved = search.SolveResult(
-            decision.status, decision.seconds, decision.nodes, decision.placement
-        )
-        return ExactResult(solved, subset, decision.member)
+        return ExactResult(decision, subset, decision.route)
     if decision.placement is None:
         lowest = undecided(capture, decision.status, decision.seconds, decision.nodes)
-        return ExactResult(lowest, subset, decision.member)
+        return ExactResult(lowest, subset, decision.route)
     referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
     probing = _bisection(watch, started + time_limit)
     lowest = search.minimize(capture, left, first=decision.placement, on_probe=probing)
-    return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.member)
+    return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.route)
 
 
-def solve(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> SolveResult:
+def solve(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> Decision:
     """``tilefit solve``: a placement (refereed), a proof that none exists, or a time-out,
     decided by the portfolio; with ``node_limit``, by the bare exact kernel alone."""
-    from tilefit.search.exact.solve import SolveResult
+    from tilefit.search.decision import Decision
 
     result = search_exact(capture, time_limit, node_limit=node_limit).result
-    assert isinstance(result, SolveResult)
+    assert isinstance(result, Decision)
     return result
 
 

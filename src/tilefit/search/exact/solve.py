@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
-from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.decision import Decision
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
@@ -25,14 +25,6 @@ from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 KEYS = KEY_LETTERS  # the kernel's key codes: 0 width, 1 area, 2 section total
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    status: str  # SOLVED, INFEASIBLE or TIMEOUT
-    seconds: float
-    nodes: int
-    placement: Placement | None
 
 
 class Budget:
@@ -86,7 +78,7 @@ def solve(
     node_limit: int | None = None,
     *,
     params: SearchParams = DEFAULT,
-) -> SolveResult:
+) -> Decision:
     """A placement of every request of ``capture``, a proof that none exists, or a time-out.
 
     With ``node_limit`` the answer depends only on the capture (not on the
@@ -100,7 +92,9 @@ def solve(
     placement = None
     if outcome.bases is not None:
         placement = model.placement(capture, outcome.bases)
-    return SolveResult(outcome.status, time.monotonic() - started, budget.nodes, placement)
+    route = None if outcome.status == TIMEOUT else "exact"
+    seconds = time.monotonic() - started
+    return Decision(outcome.status, placement, route, seconds=seconds, nodes=budget.nodes)
 
 
 def search_model(model: SearchModel, budget: Budget) -> Outcome:

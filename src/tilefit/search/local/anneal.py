@@ -29,10 +29,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.search.blocks import SearchModel
+from tilefit.search.decision import Partial, better
 from tilefit.search.kernel.arrays import Array
 from tilefit.search.local.anneal_loop import iterate, settle
 from tilefit.search.local.meets import pair_tables
-from tilefit.search.local.partial import Partial, better, partial_of
+from tilefit.search.local.partial import partial_of
 from tilefit.search.params import DEFAULT, AnnealParams
 
 

@@ -35,27 +35,13 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.decision import Decision, Partial, better
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
-from tilefit.search.local.partial import Partial, better
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.params import DEFAULT, AnnealParams, SearchParams
-from tilefit.search.routes import FIND_ROUTES, SOLVED, TIMEOUT, check_answer
-
-
-@dataclass(frozen=True)
-class Found:
-    """What the find member found, and how."""
-
-    placement: Placement | None
-    route: str | None  # the route that found it: see the module text
-    rounds: int
-    seconds: float
-    partial: Partial | None = None  # without a placement: the annealing's best partial one
-
-    def __post_init__(self) -> None:
-        check_answer(TIMEOUT if self.placement is None else SOLVED, self.route, FIND_ROUTES)
+from tilefit.search.routes import FIND_ROUTES, SOLVED
 
 
 def find_placement(
@@ -65,18 +51,20 @@ def find_placement(
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     params: SearchParams = DEFAULT,
-) -> Found:
+) -> Decision:
     """A placement of every request, found by the routes above within ``time_limit``
-    (those of them that ``params.routes`` leaves on, tuned by ``params.find``)."""
+    (those of them that ``params.routes`` leaves on, tuned by ``params.find``), or a
+    time-out with the annealing's best partial placement: never a proof."""
     started = time.monotonic()
     finder = _Finder(capture, started + time_limit, random.Random(seed), params, stop)
     rounds = 0
     while params.routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)
         if answer is not None:
-            return Found(answer[0], answer[1], rounds, time.monotonic() - started)
+            placement, route = answer
+            return Decision(SOLVED, placement, route, seconds=time.monotonic() - started)
         rounds += 1
-    return Found(None, None, rounds, time.monotonic() - started, finder.partial())
+    return Decision.undecided(time.monotonic() - started, finder.partial())
 
 
 class _Finder:

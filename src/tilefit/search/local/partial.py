@@ -11,33 +11,18 @@ which may leave a tenth of the tile above the top.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Block, SearchModel, build_model
-
-
-@dataclass(frozen=True)
-class Partial:
-    """Offsets for the requests of every block but those left out."""
-
-    left_out: int  # area (bytes x steps) of the blocks left out
-    offsets: Mapping[str, int]  # request id -> offset, for the blocks placed
+from tilefit.search.decision import Partial
 
 
 def partial_of(model: SearchModel, bases: Mapping[int, int], left_out: int) -> Partial:
     """The partial placement of the blocks numbered in ``bases``."""
     return Partial(left_out, model.offsets(bases))
-
-
-def better(first: Partial | None, second: Partial | None) -> Partial | None:
-    """The one leaving out less (the first on a tie)."""
-    if first is None or (second is not None and second.left_out < first.left_out):
-        return second
-    return first
 
 
 def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | None:
