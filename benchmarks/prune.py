@@ -28,10 +28,10 @@ from dataclasses import replace
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.compiling import ensure_compiled
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.params import Prunings, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
-from tilefit.search.warm import ensure_compiled
 from tilefit.verdicts.check import check
 
 WINDOWS = (20, 40, 60, 90)

@@ -68,7 +68,7 @@ def measure(name: str, path: Path, time_limit: float) -> Row:
     from tilefit.toolchains.tflm import read_model
     from tilefit.toolchains.tflm.export import export_plan
     from tilefit.verdicts.bounds import bound
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     started = time.monotonic()
     item = read_model(path)
@@ -156,7 +156,7 @@ def main() -> int:
         print("tflite-micro is not installed: pip install 'tilefit[tflm]'")
         return 0
     from tilefit.generate.tflm import control_flow_model, streaming_model
-    from tilefit.search.warm import ensure_compiled
+    from tilefit.search.compiling import ensure_compiled
 
     machine = platform.processor() or platform.machine()
     print(

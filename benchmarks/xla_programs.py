@@ -412,8 +412,8 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
     from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
-    from tilefit.verdicts.exact import search_exact
     from tilefit.verdicts.imported import at_own_heap
+    from tilefit.verdicts.solving import search_exact
 
     folder = Path(tempfile.mkdtemp(prefix="tilefit-xla-"))
     try:
@@ -617,7 +617,7 @@ def import_speed() -> bool:
 def warm_up() -> float:
     """Compile the search's kernel once, so that no solve below pays for it."""
     from tilefit.model.capture import Capture, Memory, Range, Request
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     started = time.monotonic()
     capture = Capture(

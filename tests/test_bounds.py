@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.verdicts import live
+from tilefit.verdicts import columns
 from tilefit.verdicts.bounds import MAX_EXHAUSTIVE_SETS, bound, live_profile
 
 MEMORY = Memory(
@@ -241,7 +241,7 @@ def test_demand_in_chunks_gives_the_same_bound(monkeypatch: pytest.MonkeyPatch) 
         Request("b", 40, 6, 9),
     )
     whole = bound(capture)
-    monkeypatch.setattr(live, "_CHUNK_CELLS", 1)
+    monkeypatch.setattr(columns, "_CHUNK_CELLS", 1)
     assert bound(capture) == whole
     assert whole.support_deficit == 25  # all 125 B live at step 3 in 100 B
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_search_warm import hard_small_tile
+from test_search_compiling import hard_small_tile
 
 from tilefit.cli import main
 from tilefit.formats.load import read_capture, read_placement
@@ -169,14 +169,14 @@ def test_minimize_at_the_bound_by_greedy_compiles_nothing(
 ) -> None:
     """A greedy pass whose top is the aligned lower bound is proven least: no kernel needed
     (the first search after install compiles them for about a minute)."""
-    import tilefit.search.warm as warm
+    import tilefit.search.compiling as compiling
     from tilefit.model.capture import Capture, Memory, Range, Request
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     def refuse() -> float:
         raise AssertionError("compiled the kernels for a capture greedy decides")
 
-    monkeypatch.setattr(warm, "ensure_compiled", refuse)
+    monkeypatch.setattr(compiling, "ensure_compiled", refuse)
     requests = (Request("a", 64, 0, 2, 16), Request("b", 32, 1, 3, 16), Request("c", 48, 2, 4, 16))
     capture = Capture("easy", 4, Memory(512, (Range(0, 512),)), requests)
     found = search_exact(capture, 5.0, minimize=True)

@@ -86,7 +86,7 @@ SEARCH_ROLES = {
     "exact": 3,
     "proofs": 4,
     "local": 4,
-    "warm": 5,  # compiles the kernel's and the annealing's entry points before a limit
+    "compiling": 5,  # compiles the kernel's and the annealing's entry points before a limit
     "closest": 5,
     "portfolio": 6,
 }

@@ -398,7 +398,7 @@ def test_ctrl_c_during_the_in_process_search(command: list[str], tmp_path: Path)
     (12 s here): the signal lands inside the compiled kernel."""
     from tilefit.formats.save import write_capture
     from tilefit.generate.planted import PlantedRecipe, planted_tile
-    from tilefit.search.warm import ensure_compiled
+    from tilefit.search.compiling import ensure_compiled
 
     ensure_compiled()  # the kernels load from the cache in the command: no compiling there
     recipe = PlantedRecipe(density=0.97, seed=1, requests=400, sequence_share=0, conflict_share=0)

@@ -44,10 +44,10 @@ _FACE = {
     "place": "tilefit.verdicts.retry",
     "experiment": "tilefit.verdicts.experiment",
     "diagnose": "tilefit.verdicts.diagnose",
-    "solve": "tilefit.verdicts.exact",
-    "minimize": "tilefit.verdicts.exact",
-    "irreducible_subset": "tilefit.verdicts.exact",
-    "search_exact": "tilefit.verdicts.exact",
+    "solve": "tilefit.verdicts.solving",
+    "minimize": "tilefit.verdicts.solving",
+    "irreducible_subset": "tilefit.verdicts.solving",
+    "search_exact": "tilefit.verdicts.solving",
 }
 
 __all__ = [
@@ -86,10 +86,10 @@ if TYPE_CHECKING:
     from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.diagnose import diagnose
-    from tilefit.verdicts.exact import irreducible_subset, minimize, search_exact, solve
     from tilefit.verdicts.experiment import experiment
     from tilefit.verdicts.replay import replay
     from tilefit.verdicts.retry import place
+    from tilefit.verdicts.solving import irreducible_subset, minimize, search_exact, solve
 del TYPE_CHECKING  # not a name of the package face
 
 

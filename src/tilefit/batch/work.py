@@ -181,7 +181,7 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``."""
     from tilefit.search.routes import strategy_of
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     # One process per capture: the batch runs captures side by side already.
     result = search_exact(capture, settings.time_limit, workers=1)
@@ -193,9 +193,9 @@ def _solve(capture: Capture, settings: Settings) -> ModeResult:
 def warm_up(settings: Settings) -> None:
     """Compile the search kernels here, before any worker starts, when the mode searches:
     the workers then load them from the cache instead of each compiling them in a
-    capture's time (``tilefit.search.warm``)."""
+    capture's time (``tilefit.search.compiling``)."""
     if settings.mode == "solve" or (settings.mode == "diagnose" and settings.search):
-        from tilefit.search.warm import ensure_compiled
+        from tilefit.search.compiling import ensure_compiled
 
         ensure_compiled()
 

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.formats.save import atomic_path, write_placement
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)

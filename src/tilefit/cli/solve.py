@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import solve_json
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.node_limit, "--node-limit", 1)

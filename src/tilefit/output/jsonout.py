@@ -34,13 +34,13 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.verdicts.check import CheckResult, Violation
     from tilefit.verdicts.diagnose import Diagnosis
     from tilefit.verdicts.diff import CaptureDiff, RequestChange
-    from tilefit.verdicts.exact import ExactResult
     from tilefit.verdicts.experiment import ExperimentRow
     from tilefit.verdicts.heap import HeapStanding
     from tilefit.verdicts.overload import Window
     from tilefit.verdicts.pieces import PiecesShort
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
+    from tilefit.verdicts.solving import ExactResult
     from tilefit.verdicts.whatif import WhatIf
 
 Json = dict[str, Any]

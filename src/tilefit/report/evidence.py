@@ -11,7 +11,7 @@ from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture
 from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
-from tilefit.report.windows import shared_line, steps_text
+from tilefit.report.window_table import shared_line, steps_text
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
 from tilefit.verdicts.overload import Window

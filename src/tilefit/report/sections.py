@@ -13,7 +13,7 @@ from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
 from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
-from tilefit.report.windows import windows_html
+from tilefit.report.window_table import windows_html
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
 

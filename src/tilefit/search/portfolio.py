@@ -38,6 +38,7 @@ from multiprocessing.connection import Connection, wait
 from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.compiling import ensure_compiled
 from tilefit.search.decision import Decision, better
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
@@ -48,7 +49,6 @@ from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
-from tilefit.search.warm import ensure_compiled
 
 Member = Callable[[Capture, float], Decision]
 
@@ -67,7 +67,7 @@ def decide(
 
     The limit bounds the whole call, down to stopping the members' processes (within
     ``params.portfolio.grace``), except the one-time compilation of the kernels
-    (``tilefit.search.warm``), which happens before it starts.
+    (``tilefit.search.compiling``), which happens before it starts.
     """
     started = time.monotonic()
     # Here once, not in every member; a compilation is given back, loading a cache is not.

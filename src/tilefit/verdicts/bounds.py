@@ -18,7 +18,7 @@ the live bound) and the lowest memory top any placement can reach; its
 deficit proves that no placement exists, as the other two do.
 
 Both come from one sweep over the steps where something starts or ends
-(``tilefit.verdicts.live``), which also gives every overloaded step and window
+(``tilefit.verdicts.columns``), which also gives every overloaded step and window
 (``tilefit.verdicts.overload``): the bound names the worst step, the windows
 name all of them.
 """
@@ -31,7 +31,7 @@ import numpy as np
 
 from tilefit.model.aligned import AlignedBound, aligned_bound
 from tilefit.model.capture import Capture, Interval
-from tilefit.verdicts.live import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
+from tilefit.verdicts.columns import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
 from tilefit.verdicts.overload import Window, overloaded_windows
 from tilefit.verdicts.pieces import PiecesShort, pieces_short
 

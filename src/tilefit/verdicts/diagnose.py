@@ -127,7 +127,7 @@ def diagnose(
 
     ``time_limit`` bounds the whole (the bounds and the strategies are cheap; the search
     leaves time for the closest placement when it ends undecided), except the one-time
-    compilation of the search kernels when no cache holds them (``tilefit.search.warm``:
+    compilation of the search kernels when no cache holds them (``tilefit.search.compiling``:
     it happens before the search starts, with a line on stderr);
     ``search=False`` stops after the strategies (verdict ``undetermined`` when
     they all fail and no bound proves a deficit). ``fallbacks`` are tried first
@@ -229,10 +229,10 @@ def _other_strategies(
 
 def _compile() -> float:
     """Compile the search kernels if no cache holds them: the seconds it took (see
-    ``tilefit.search.warm``). The search's modules are imported here too, so that the
+    ``tilefit.search.compiling``). The search's modules are imported here too, so that the
     time they take is counted before the search's share of the limit is."""
     import tilefit.search.portfolio  # noqa: F401
-    from tilefit.search.warm import ensure_compiled
+    from tilefit.search.compiling import ensure_compiled
 
     return ensure_compiled()
 

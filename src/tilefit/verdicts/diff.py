@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.edits import Drop, Edit, Lifetime, Resize
 from tilefit.verdicts.bounds import bound
-from tilefit.verdicts.live import live_by
+from tilefit.verdicts.columns import live_by
 from tilefit.verdicts.overload import Window
 
 # Every way a request can change, in the order they are reported.

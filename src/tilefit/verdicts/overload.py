@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Request
-from tilefit.verdicts.live import UnionTable, chunk_rows
+from tilefit.verdicts.columns import UnionTable, chunk_rows
 
 
 @dataclass(frozen=True, slots=True)

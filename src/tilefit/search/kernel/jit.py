@@ -10,7 +10,7 @@ modules numba compiles (``KERNEL_MODULES``, ``kernel_digest``): editing any of
 them recompiles the kernels, and the stale entries are overwritten; editing
 the rest of the package (the portfolio, the proofs, the find routes) does not.
 
-This module is imported only when a search runs (``tilefit.verdicts.exact``, and
+This module is imported only when a search runs (``tilefit.verdicts.solving``, and
 ``tilefit.verdicts.diagnose`` once no strategy or bound has decided), so the
 commands that never search never load numba.
 """

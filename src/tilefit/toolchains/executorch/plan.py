@@ -2,7 +2,7 @@
 
 For every arena of a ``Program``: its capture (``capture.arena_capture``),
 ExecuTorch's greedy plan refereed on it, then tilefit's search
-(``verdicts.exact.search_exact`` with ``minimize``) in a memory of greedy's
+(``verdicts.solving.search_exact`` with ``minimize``) in a memory of greedy's
 top, so that whatever it finds is no larger. A plan the referee
 (``verdicts.check``) does not accept is never used. The arena keeps
 greedy's plan when the search finds nothing lower, when a spec cannot be
@@ -115,7 +115,7 @@ def plan_arena(
     if arena.greedy is not None and not check(capture, arena.greedy).valid:
         why = "greedy's plan fails tilefit's referee on the capture (the capture misreads it)"
         return _greedy(arena, specs, base, began, why, True)
-    from tilefit.verdicts.exact import search_exact
+    from tilefit.verdicts.solving import search_exact
 
     report = bound(capture)
     floor = max(report.lower_bound, report.aligned.top)

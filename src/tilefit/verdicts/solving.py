@@ -81,7 +81,7 @@ def search_exact(
 
     Without ``node_limit``, the portfolio decides (``workers`` as for ``diagnose``);
     with it, the bare exact kernel, deterministically. The one-time compilation of
-    the kernels happens before the limit starts (``tilefit.search.warm``). ``watch``
+    the kernels happens before the limit starts (``tilefit.search.compiling``). ``watch``
     hears the stages, their deadlines and the bracket of the lowest top
     (``tilefit.verdicts.watch``).
     """
@@ -90,7 +90,7 @@ def search_exact(
         quick = _greedy_at_bound(capture, began)
         if quick is not None:  # proven least without the kernels: nothing to compile
             return replace(quick, heap=_standing(capture, quick.result))
-    from tilefit.search.warm import ensure_compiled  # compiles the kernels on first use
+    from tilefit.search.compiling import ensure_compiled  # compiles the kernels on first use
 
     watch.pause()  # a compilation says so itself, on stderr
     deadline = began + ensure_compiled() + time_limit
@@ -231,8 +231,8 @@ def irreducible_subset(capture: Capture, time_limit: float = 10.0) -> tuple[str,
     placeable (None when not proven infeasible within ``time_limit``); the kernels
     compile before the limit starts."""
     began = time.monotonic()
+    from tilefit.search.compiling import ensure_compiled
     from tilefit.search.exact.subset import irreducible_subset as subset
-    from tilefit.search.warm import ensure_compiled
 
     left = max(0.0, began + ensure_compiled() + time_limit - time.monotonic())
     return subset(capture, left)
