@@ -16,7 +16,9 @@ loads neither numba nor the search.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from tilefit.search.routes import ALL, Routes
 
@@ -24,23 +26,39 @@ KEY_LETTERS = "WAT"
 """The exact search's ordering keys: W lifetime width, A width x size, T largest section total."""
 
 
+def _number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "whole": (lambda v: isinstance(v, int) and _number(v) and v > 0, "a whole number above 0"),
+    "count": (lambda v: isinstance(v, int) and _number(v) and v >= 0, "a whole number, 0 or more"),
+    "positive": (lambda v: _number(v) and v > 0, "a number above 0"),
+    "share": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "fraction": (lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "ordering": (
+        lambda v: isinstance(v, str) and sorted(v) == sorted(KEY_LETTERS),
+        f"an order of the letters {KEY_LETTERS}",
+    ),
+}
+"""What each rule of ``_check`` asks of a value, and how an error says it."""
+
+
 def _check(group: object, rules: dict[str, str]) -> None:
-    """Each field of ``group`` named in ``rules`` obeys its rule: ``positive`` (> 0),
-    ``share`` (in (0, 1]), ``fraction`` (in [0, 1]) or ``count`` (an int >= 0)."""
+    """Each field of ``group`` obeys its rule of ``_RULES`` (a tuple: it is not empty,
+    and each of its values does); a field without a rule is a bug here."""
+    kind = type(group).__name__
+    unruled = {f.name for f in fields(group)} - set(rules)  # type: ignore[arg-type]
+    if unruled:
+        raise TypeError(f"{kind}: no rule for {', '.join(sorted(unruled))}")
     for name, rule in rules.items():
         value = getattr(group, name)
-        values = value if isinstance(value, tuple) else (value,)
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise ValueError(f"{type(group).__name__}.{name}: {v!r} is not a number")
-            if rule == "count" and (not isinstance(v, int) or v < 0):
-                raise ValueError(f"{type(group).__name__}.{name}: {v!r} is not a count")
-            if rule == "positive" and not v > 0:
-                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be above 0")
-            if rule == "share" and not 0 < v <= 1:
-                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be in (0, 1]")
-            if rule == "fraction" and not 0 <= v <= 1:
-                raise ValueError(f"{type(group).__name__}.{name}: {v!r} must be in [0, 1]")
+        if value == ():
+            raise ValueError(f"{kind}.{name}: give at least one value")
+        holds, wanted = _RULES[rule]
+        for v in value if isinstance(value, tuple) else (value,):
+            if not holds(v):
+                raise ValueError(f"{kind}.{name}: {v!r} is not {wanted}")
 
 
 @dataclass(frozen=True)
@@ -90,18 +108,8 @@ class ExactParams:
     """Trail entries a run starts with (at least one step's); it grows on demand."""
 
     def __post_init__(self) -> None:
-        if not self.orderings:
-            raise ValueError("ExactParams.orderings: at least one ordering")
-        for key in self.orderings:
-            if sorted(key) != sorted(KEY_LETTERS):
-                raise ValueError(
-                    f"ExactParams.orderings: {key!r} is not an order of the letters {KEY_LETTERS}"
-                )
-        _check(
-            self,
-            {"chunk": "positive", "first_chunk": "positive", "slice": "positive"}
-            | {"copy_limit": "count", "trail_start": "count"},
-        )
+        rules = {"orderings": "ordering", "chunk": "whole", "first_chunk": "whole"}
+        _check(self, {**rules, "slice": "positive", "copy_limit": "count", "trail_start": "count"})
 
 
 @dataclass(frozen=True)
@@ -135,8 +143,8 @@ class PortfolioParams:
             self,
             {"exact_first_share": "share", "step_share": "share", "anneal_ratio": "positive"}
             | {"anneal_floor": "positive", "grace": "positive", "anneal_seed": "count"}
-            | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "positive")
-            | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "positive"),
+            | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "whole")
+            | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "whole"),
         )
 
 
@@ -153,9 +161,7 @@ class FindParams:
     """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
 
     def __post_init__(self) -> None:
-        if not self.anneal_shares:
-            raise ValueError("FindParams.anneal_shares: at least one share")
-        _check(self, {"first_nodes": "positive", "anneal_shares": "fraction", "window": "positive"})
+        _check(self, {"first_nodes": "whole", "anneal_shares": "fraction", "window": "whole"})
 
 
 @dataclass(frozen=True)
@@ -190,10 +196,10 @@ class AnnealParams:
     def __post_init__(self) -> None:
         _check(
             self,
-            {"temperature": "positive", "period": "positive", "others": "positive"}
+            {"temperature": "positive", "period": "whole", "others": "positive"}
             | {"evict_share": "fraction", "cheapest_share": "fraction", "reach": "positive"}
-            | {"whole_share": "fraction", "chunk": "positive", "stall_unit": "positive"}
-            | {"pair_limit": "positive"},
+            | {"whole_share": "fraction", "chunk": "whole", "stall_unit": "whole"}
+            | {"pair_limit": "whole"},
         )
 
 
