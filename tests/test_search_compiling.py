@@ -58,3 +58,30 @@ def test_the_first_run_on_an_empty_cache_answers_as_a_warm_one(tmp_path: Path) -
     assert cold["verdict"] == warm["verdict"] == "fragmentation"
     solved, said_solve = _run(["solve", str(path), "--json", "--time-limit", "5"], cache)
     assert COMPILING not in said_solve and solved["status"] == "solved"
+
+
+ASIDE = """
+from tilefit.search import compiling
+from tilefit.search.kernel import branch
+from tilefit.search.local import anneal_loop
+
+child = compiling._compile_aside()
+assert child is not None, "no process aside on this machine"
+child.join()
+assert child.exitcode == 0
+print(compiling._cached(anneal_loop.iterate), compiling._cached(anneal_loop.settle),
+      compiling._cached(branch.run))
+"""
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba is not installed: nothing compiles")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: the annealing compiles in turn")
+def test_the_annealing_compiles_aside_into_the_disk_cache(tmp_path: Path) -> None:
+    """On a cold cache the annealing loop compiles in a forked process while this one
+    compiles the exact kernel: what it leaves in the disk cache is what the parent loads."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("TILEFIT_NO_JIT", None)
+    done = subprocess.run(
+        [sys.executable, "-c", ASIDE], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True", "True", "False"]  # the exact kernel is not its
