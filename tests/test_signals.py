@@ -42,14 +42,16 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(delay: float, tmp_path: Pa
     _assert_answered(proc.returncode, stderr.decode(), out, delay)
 
 
-def test_ctrl_c_during_import_of_the_command_modules(tmp_path: Path) -> None:
-    """A KeyboardInterrupt raised while ``tilefit.cli`` loads is one line, exit 130."""
+def _entry_interrupted_importing_argparse(raising: str, cwd: Path) -> tuple[int, str]:
+    """``tilefit bound x.json`` through ``tilefit.__main__.entry``, with ``raising`` (lines
+    of Python defining ``interrupt()``) run when the command's modules import argparse."""
     script = (
         "import builtins, sys\n"
+        f"{raising}"
         "real = builtins.__import__\n"
         "def fake(name, *a, **k):\n"
         "    if name == 'argparse':\n"
-        "        raise KeyboardInterrupt\n"
+        "        interrupt()\n"
         "    return real(name, *a, **k)\n"
         "sys.modules.pop('argparse', None)\n"
         "builtins.__import__ = fake\n"
@@ -57,36 +59,30 @@ def test_ctrl_c_during_import_of_the_command_modules(tmp_path: Path) -> None:
         "entry()\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script, "bound", "x.json"], capture_output=True, cwd=tmp_path
+        [sys.executable, "-c", script, "bound", "x.json"], capture_output=True, cwd=cwd
     )
-    assert proc.returncode == 130
-    assert proc.stderr.decode() == "tilefit: interrupted\n"
+    return proc.returncode, proc.stderr.decode()
+
+
+def test_ctrl_c_during_import_of_the_command_modules(tmp_path: Path) -> None:
+    """A KeyboardInterrupt raised while ``tilefit.cli`` loads is one line, exit 130."""
+    raising = "def interrupt():\n    raise KeyboardInterrupt\n"
+    code, err = _entry_interrupted_importing_argparse(raising, tmp_path)
+    assert (code, err) == (130, "tilefit: interrupted\n")
 
 
 def test_ctrl_c_wrapped_by_a_class_definition_is_still_ctrl_c(tmp_path: Path) -> None:
     """Python 3.11 wraps a KeyboardInterrupt raised in ``__set_name__`` (a Ctrl-C while
     ``ipaddress`` defines its classes, seen in CI) in a RuntimeError: one line, exit 130."""
-    script = (
-        "import builtins, sys\n"
-        "real = builtins.__import__\n"
+    raising = (
         "class Named:\n"
         "    def __set_name__(self, owner, name):\n"
         "        raise KeyboardInterrupt\n"
-        "def fake(name, *a, **k):\n"
-        "    if name == 'argparse':\n"
-        "        type('Network', (), {'address': Named()})\n"
-        "    return real(name, *a, **k)\n"
-        "sys.modules.pop('argparse', None)\n"
-        "builtins.__import__ = fake\n"
-        "from tilefit.__main__ import entry\n"
-        "entry()\n"
+        "def interrupt():\n"
+        "    type('Network', (), {'address': Named()})\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script, "bound", "x.json"], capture_output=True, cwd=tmp_path
-    )
-    assert "RuntimeError" not in proc.stderr.decode()
-    assert proc.returncode == 130
-    assert proc.stderr.decode() == "tilefit: interrupted\n"
+    code, err = _entry_interrupted_importing_argparse(raising, tmp_path)
+    assert (code, err) == (130, "tilefit: interrupted\n")
 
 
 def test_a_runtime_error_not_from_ctrl_c_is_not_taken_for_one() -> None:
