@@ -137,11 +137,16 @@ class PortfolioParams:
     """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
     grace: float = 0.2
     """Seconds past the deadline after which the parent stops a member still working."""
+    turns_proof_share: float = 0.25
+    """Where the members take turns in one process: the first proof attempt's share."""
+    turns_find_share: float = 0.5
+    """... then the find member's share of what is left (the rest: the full proof)."""
 
     def __post_init__(self) -> None:
         _check(
             self,
             {"exact_first_share": "share", "step_share": "share", "anneal_ratio": "positive"}
+            | {"turns_proof_share": "share", "turns_find_share": "share"}
             | {"anneal_floor": "positive", "grace": "positive", "anneal_seed": "count"}
             | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "whole")
             | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "whole"),

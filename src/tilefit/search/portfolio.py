@@ -97,10 +97,12 @@ def _parallel(workers: int | None) -> bool:
 def _turns(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
-    first = _prove(capture, time_limit * 0.25, seed, params)
+    shares = params.portfolio
+    first = _prove(capture, time_limit * shares.turns_proof_share, seed, params)
     if first.status != TIMEOUT:
         return first
-    found = _find(capture, max(0.0, deadline - time.monotonic()) * 0.5, seed, params)
+    left = max(0.0, deadline - time.monotonic())
+    found = _find(capture, left * shares.turns_find_share, seed, params)
     if found.status != TIMEOUT:
         return found
     last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, params)
