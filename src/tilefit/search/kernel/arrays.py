@@ -77,7 +77,7 @@ def free_problem(
     the frames read; ``stretch`` fills the stretch bound's tables
     (``tilefit.search.kernel.place.stretches_fit``) in sections whose region has more
     than one stretch. ``benchmarks/prune.py`` measures what the stretch bound saves,
-    ``benchmarks/routes.py --prunings`` what each pruning earns."""
+    ``benchmarks/routes.py`` what each pruning earns in the portfolio."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
     sections = sweep([(b.start, b.end) for b in blocks])
@@ -92,43 +92,19 @@ def free_problem(
     rows = rows.reshape(-1, 4)
     bases = [_free_bases(block, rows, forbid[i]) for i, block in enumerate(blocks)]
     regions = _regions(blocks, sections.members, sections.points, obstacles)
-    cuts = np.zeros(nsec + 1, dtype=np.int64)
-    for first, last in sections.spans:
-        cuts[first + 1 : last] += 1
-    for lo, hi in edge_spans:
-        cuts[lo + 1 : hi] += 1
-    if not prunings.decomposition:
-        cuts[1:nsec] += 1
     tables = Tables(
         size=_ints([b.size for b in blocks]),
         s0=_ints([s[0] for s in sections.spans]),
         s1=_ints([s[1] for s in sections.spans]),
         width=_ints([b.end - b.start for b in blocks]),
-        bases=ValidBases(
-            res=_ints([b.residue for b in blocks]),
-            mod=_ints([b.modulus for b in blocks]),
-            ptr=_pointers(bases),
-            lo=_ints([lo for bs in bases for lo, _ in bs]),
-            hi=_ints([hi for bs in bases for _, hi in bs]),
-        ),
+        bases=_valid_bases(blocks, bases),
         members=_rows(sections.members),
         starts=_starts([s[0] for s in sections.spans], nsec),
-        partners=Partners(
-            ptr=_pointers(partners),
-            idx=_ints([p[0] for ps in partners for p in ps]),
-            mine=_ints([p[1] for ps in partners for p in ps]),
-            theirs=_ints([p[2] for ps in partners for p in ps]),
-            edge=_ints([p[3] for ps in partners for p in ps]),
-        ),
+        partners=_partners(partners),
         edge_lo=_ints([s[0] for s in edge_spans]),
         edge_hi=_ints([s[1] for s in edge_spans]),
         elem=_ints(list(model.elements)),
-        regions=Regions(
-            ptr=_pointers(regions),
-            lo=_ints([lo for rs in regions for lo, _ in rs]),
-            hi=_ints([hi for rs in regions for _, hi in rs]),
-            suf=_ints([n for rs in regions for n in _suffix(rs)]),
-        ),
+        regions=_region_table(regions),
         twin=_ints(
             _twins(blocks, sections.spans, bases, partners) if prunings.twin else [-1] * len(blocks)
         ),
@@ -138,13 +114,60 @@ def free_problem(
     return FreeProblem(
         blocks=tuple(free),
         tables=tables,
-        cuts=cuts,
+        cuts=_cuts(sections.spans, edge_spans, nsec, prunings.decomposition),
         nsec=nsec,
         n_edges=len(edge_spans),
         max_cut_points=3 * (nsec + 2),  # cut points, then the parts between them
         trail_size=_step_entries(tables, nsec, len(blocks)) + 16,
         infeasible=any(not bs for bs in bases),
     )
+
+
+def _valid_bases(blocks: Sequence[Block], bases: Sequence[Bases]) -> ValidBases:
+    return ValidBases(
+        res=_ints([b.residue for b in blocks]),
+        mod=_ints([b.modulus for b in blocks]),
+        ptr=_pointers(bases),
+        lo=_ints([lo for bs in bases for lo, _ in bs]),
+        hi=_ints([hi for bs in bases for _, hi in bs]),
+    )
+
+
+def _region_table(regions: Sequence[Sequence[tuple[int, int]]]) -> Regions:
+    return Regions(
+        ptr=_pointers(regions),
+        lo=_ints([lo for rs in regions for lo, _ in rs]),
+        hi=_ints([hi for rs in regions for _, hi in rs]),
+        suf=_ints([n for rs in regions for n in _suffix(rs)]),
+    )
+
+
+def _partners(partners: Sequence[Sequence[Partner]]) -> Partners:
+    return Partners(
+        ptr=_pointers(partners),
+        idx=_ints([p[0] for ps in partners for p in ps]),
+        mine=_ints([p[1] for ps in partners for p in ps]),
+        theirs=_ints([p[2] for ps in partners for p in ps]),
+        edge=_ints([p[3] for ps in partners for p in ps]),
+    )
+
+
+def _cuts(
+    spans: Sequence[tuple[int, int]],
+    edge_spans: Sequence[tuple[int, int]],
+    nsec: int,
+    decomposition: bool,
+) -> Array:
+    """Per section boundary, the free blocks and conflict edges crossing it; without
+    ``decomposition`` one crossing more on every inner boundary, which never leaves."""
+    cuts = np.zeros(nsec + 1, dtype=np.int64)
+    for first, last in spans:
+        cuts[first + 1 : last] += 1
+    for lo, hi in edge_spans:
+        cuts[lo + 1 : hi] += 1
+    if not decomposition:
+        cuts[1:nsec] += 1
+    return cuts
 
 
 def _conflicts(

@@ -32,7 +32,7 @@ from tilefit.search.blocks import SearchModel
 from tilefit.search.decision import Partial, better
 from tilefit.search.kernel.arrays import Array
 from tilefit.search.local.anneal_loop import iterate, settle
-from tilefit.search.local.meets import pair_tables
+from tilefit.search.local.meets import Pairs, pair_tables
 from tilefit.search.local.partial import partial_of
 from tilefit.search.params import DEFAULT, AnnealParams
 
@@ -79,40 +79,13 @@ class Annealer:
         self.temperature = 0.0
         self.period = params.period
         self.pace = 0.0  # seconds one iteration took in the last full chunk (0: not known)
-        self.knobs = np.array(
-            [
-                params.evict_share,
-                params.cheapest_share,
-                params.others,
-                params.reach,
-                params.whole_share,
-            ],
-            dtype=np.float64,
-        )
+        # The compiled loop's knobs, in anneal_loop's order (EVICT .. WHOLE).
+        knobs = (params.evict_share, params.cheapest_share, params.others, params.reach)
+        self.knobs = np.array([*knobs, params.whole_share], dtype=np.float64)
         p = self.pairs
         if p is None:
             return
-        row = int(np.max(np.diff(p.ptr), initial=0)) + int(np.max(np.diff(p.cptr), initial=0))
-        room = row + int(np.max(np.diff(p.dptr), initial=0)) + 2
-
-        def ints(k: int) -> Array:
-            return np.zeros(k, dtype=np.int64)
-
-        self.buffers = Buffers(
-            lo=ints(room),
-            hi=ints(room),
-            runs_lo=ints(room),
-            runs_hi=ints(room),
-            pos=ints(4 * row + 2),
-            slope=ints(4 * row + 2),
-            jump=ints(4 * row + 2),
-            cand=ints(8 * row + 2 * room),
-            mark=ints(n),
-            out=ints(n),
-            queue=ints(n),
-            keys=np.zeros(n, dtype=np.float64),
-            log=ints(3 * (2 * n + 4)),
-        )
+        self.buffers = _buffers(p, n)
         at = np.full(n, -1, dtype=np.int64)
         for k, base in start.items():
             at[k] = base
@@ -186,6 +159,32 @@ class Annealer:
         if self.counters[1] > 0:
             return None
         return {k: int(self.best_y[k]) for k in range(len(self.model.blocks))}
+
+
+def _buffers(p: Pairs, n: int) -> Buffers:
+    """The compiled loop's scratch arrays for ``n`` blocks, sized by the longest rows of
+    the pair tables."""
+    row = int(np.max(np.diff(p.ptr), initial=0)) + int(np.max(np.diff(p.cptr), initial=0))
+    room = row + int(np.max(np.diff(p.dptr), initial=0)) + 2
+
+    def ints(k: int) -> Array:
+        return np.zeros(k, dtype=np.int64)
+
+    return Buffers(
+        lo=ints(room),
+        hi=ints(room),
+        runs_lo=ints(room),
+        runs_hi=ints(room),
+        pos=ints(4 * row + 2),
+        slope=ints(4 * row + 2),
+        jump=ints(4 * row + 2),
+        cand=ints(8 * row + 2 * room),
+        mark=ints(n),
+        out=ints(n),
+        queue=ints(n),
+        keys=np.zeros(n, dtype=np.float64),
+        log=ints(3 * (2 * n + 4)),
+    )
 
 
 class Restarts:
