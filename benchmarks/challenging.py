@@ -3,6 +3,7 @@
 Run from the repository root:
 
     .venv/bin/python benchmarks/challenging.py [--time-limit S] [--only A,B,...]
+    .venv/bin/python benchmarks/challenging.py --without dominance+twin   # prunings off
 
 Per instance it prints the search's status, seconds and nodes, and the lowest
 peak address that the best allocator of the `omnimalloc` package reaches in
@@ -10,7 +11,9 @@ the same run (capacity 1,048,576). Then it proves infeasible some instances
 whose live peak is at or below their capacity: small built ones (alignment,
 bank conflicts, the interleaved region, a contiguous sequence), and the
 challenging instances whose live peak is below 1,048,576, at a capacity equal
-to their live peak (where the live-peak bound proves nothing).
+to their live peak (where the live-peak bound proves nothing). `--without`
+switches prunings of the exact kernel off (`tilefit.search.params.Prunings`,
+joined by '+'), to measure what each earns on these instances.
 
 The instances are read from ../shared/benchmarks/minimalloc/challenging/ next
 to the repository; without that folder the benchmark says so and stops.
@@ -29,6 +32,7 @@ from needs import INSTALL
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
+from tilefit.search.params import Prunings, SearchParams
 from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
@@ -51,6 +55,12 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per search")
     parser.add_argument("--only", default="", help="comma-separated instance names, e.g. A,K")
     parser.add_argument("--no-omnimalloc", action="store_true", help="skip the allocators")
+    parser.add_argument(
+        "--without",
+        default="",
+        help="prunings of the exact kernel switched off, joined by '+' (dominance, "
+        "decomposition, twin)",
+    )
     args = parser.parse_args()
     folder = SHARED / "challenging"
     if not folder.is_dir():
@@ -59,18 +69,23 @@ def main() -> int:
     names = [n for n in args.only.split(",") if n] or sorted(
         p.name[0] for p in folder.glob("*.csv")
     )
+    off = [n for n in args.without.split("+") if n]
+    try:
+        params = SearchParams(prunings=replace(Prunings(), **dict.fromkeys(off, False)))
+    except TypeError:
+        parser.error(f"--without: not a pruning in {args.without!r}")
     started = time.monotonic()
     solve(_capture("warm-up", [Request("a", 1, 0, 1)], Memory(1, (Range(0, 1),))), 60.0)
     kernel = "numba" if _compiled() else "plain Python"
     print(
         f"search: {kernel} (ready in {time.monotonic() - started:.2f} s, not counted below); "
-        f"time limit {args.time_limit:g} s"
+        f"time limit {args.time_limit:g} s; prunings off: {', '.join(off) or 'none'}"
     )
     print()
     print("instance  requests  status      seconds     nodes  omnimalloc best (peak / capacity)")
     for name in names:
         capture = read_capture(folder / f"{name}.{CAPACITY}.csv")
-        result = solve(capture, args.time_limit)
+        result = solve(capture, args.time_limit, params=params)
         if result.placement is not None and not check(capture, result.placement).valid:
             raise SystemExit(f"{name}: the checker rejects the placement found")
         omni = "-" if args.no_omnimalloc else _omnimalloc(capture)
@@ -83,7 +98,7 @@ def main() -> int:
     print("instance             peak  capacity  status      seconds     nodes")
     for label, capture in _infeasible_cases(folder, names):
         peak = bound(capture).lower_bound
-        result = solve(capture, args.time_limit)
+        result = solve(capture, args.time_limit, params=params)
         print(
             f"{label:<16} {peak:>8}  {capture.memory.size:>8}  {result.status:<10}  "
             f"{result.seconds:>7.2f}  {result.nodes:>8}"
