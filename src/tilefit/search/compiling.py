@@ -84,19 +84,27 @@ def _run_once(cold: bool = False) -> None:
     _annealing_once()
 
 
+def fork_is_safe() -> bool:
+    """Whether this process may fork a helper: the platform forks, no other thread runs
+    (a fork copies only this one, with whatever locks the others held), and it is not a
+    daemonic worker itself (``tilefit batch``'s), which may not have children."""
+    import multiprocessing
+    import threading
+
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+        and threading.active_count() == 1
+    )
+
+
 def _compile_aside() -> Any:
     """A forked process compiling the annealing loop into the disk cache, or None where
     forking is unsafe or there is no second core to run it on."""
     import multiprocessing
     import os
-    import threading
 
-    if (
-        (os.cpu_count() or 1) < 2
-        or "fork" not in multiprocessing.get_all_start_methods()
-        or multiprocessing.current_process().daemon
-        or threading.active_count() != 1
-    ):
+    if (os.cpu_count() or 1) < 2 or not fork_is_safe():
         return None
     child = multiprocessing.get_context("fork").Process(target=_annealing_aside, daemon=True)
     child.start()

@@ -29,7 +29,6 @@ import multiprocessing
 import os
 import random
 import signal
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -38,7 +37,7 @@ from multiprocessing.connection import Connection, wait
 from tilefit.engine.attempt import Prepared
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
-from tilefit.search.compiling import ensure_compiled
+from tilefit.search.compiling import ensure_compiled, fork_is_safe
 from tilefit.search.decision import Decision, better
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
@@ -86,12 +85,7 @@ def decide(
 
 def _parallel(workers: int | None) -> bool:
     count = workers if workers is not None else min(2, os.cpu_count() or 1)
-    return (
-        count >= 2
-        and "fork" in multiprocessing.get_all_start_methods()
-        and not multiprocessing.current_process().daemon
-        and threading.active_count() == 1
-    )
+    return count >= 2 and fork_is_safe()
 
 
 def _turns(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
