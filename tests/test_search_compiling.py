@@ -65,8 +65,10 @@ from tilefit.search import compiling
 from tilefit.search.kernel import branch
 from tilefit.search.local import anneal_loop
 
-child = compiling._compile_aside()
-assert child is not None, "no process aside on this machine"
+aside = []
+compiling._compile_aside(aside)
+assert len(aside) == 1, "no process aside on this machine"
+child = aside[0]
 child.join()
 assert child.exitcode == 0
 print(compiling._cached(anneal_loop.iterate), compiling._cached(anneal_loop.settle),

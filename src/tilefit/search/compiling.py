@@ -72,15 +72,18 @@ def _run_once(cold: bool = False) -> None:
     cold cache with two cores free the annealing loop compiles in a forked process at the
     same time (its disk cache is what this process then loads): the two share few
     functions, so the wait is about the longer of the two instead of their sum."""
-    child = _compile_aside() if cold else None
+    aside: list[Any] = []
     try:
+        if cold:
+            _compile_aside(aside)
         _exact_once()
-        if child is not None:
+        for child in aside:
             child.join()
     finally:
-        if child is not None and child.is_alive():  # an exception here, Ctrl-C among them
-            child.terminate()
-            child.join()
+        for child in aside:  # an exception here, Ctrl-C among them: stop it
+            if child.is_alive():
+                child.terminate()
+                child.join()
     _annealing_once()
 
 
@@ -98,24 +101,36 @@ def fork_is_safe() -> bool:
     )
 
 
-def _compile_aside() -> Any:
-    """A forked process compiling the annealing loop into the disk cache, or None where
-    forking is unsafe or there is no second core to run it on."""
+def _compile_aside(aside: list[Any]) -> None:
+    """Start a forked process compiling the annealing loop into the disk cache, and add it
+    to ``aside``; none where forking is unsafe or there is no second core to run it on.
+
+    Ctrl-C is held back from the fork until the process is in ``aside``: delivered in
+    between, it would leave the process unknown to the caller that stops it, or land in
+    the new process before it ignores Ctrl-C, which then unwinds the caller's stack it
+    was forked with."""
     import multiprocessing
     import os
+    import signal
 
     if (os.cpu_count() or 1) < 2 or not fork_is_safe():
-        return None
-    child = multiprocessing.get_context("fork").Process(target=_annealing_aside, daemon=True)
-    child.start()
-    return child
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        child = multiprocessing.get_context("fork").Process(target=_annealing_aside, daemon=True)
+        child.start()
+        aside.append(child)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _annealing_aside() -> None:
     import signal
 
-    # Ctrl-C reaches the process group: the parent answers it and stops this one.
+    # Ctrl-C reaches the process group: the parent answers it and stops this one. The
+    # fork came with Ctrl-C held back: ignore it before letting it through.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _annealing_once()
 
 
