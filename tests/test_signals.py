@@ -95,6 +95,7 @@ def test_a_runtime_error_not_from_ctrl_c_is_not_taken_for_one() -> None:
     other = RuntimeError("something else")
     other.__context__ = KeyboardInterrupt()  # only a cause says "because of Ctrl-C"
     assert not by_interrupt(other)
+    assert by_interrupt(other, context=True)  # numba's object mode: the driver asks so
     assert not by_interrupt(RuntimeError("plain"))
 
 

@@ -28,14 +28,18 @@ class InputError(Exception):
         return InputError(self.place, self.rule, source)
 
 
-def by_interrupt(error: BaseException) -> bool:
+def by_interrupt(error: BaseException, context: bool = False) -> bool:
     """Whether ``error`` is a KeyboardInterrupt or caused by one: Python 3.11 wraps an
     exception raised while a class sets its attributes' names (``__set_name__``, as
     ``functools.cached_property`` has in the standard library's ``ipaddress``) in a
-    RuntimeError, so a Ctrl-C landing in such an import arrives as that."""
+    RuntimeError, so a Ctrl-C landing in such an import arrives as that. With
+    ``context``, an exception raised while one was being handled counts too (numba's
+    object mode ends in a SystemError over the interrupt it did not check for)."""
+    seen: set[int] = set()
     cause: BaseException | None = error
-    while cause is not None:
+    while cause is not None and id(cause) not in seen:
         if isinstance(cause, KeyboardInterrupt):
             return True
-        cause = cause.__cause__
+        seen.add(id(cause))
+        cause = cause.__cause__ or (cause.__context__ if context else None)
     return False

@@ -67,7 +67,7 @@ def _cached(dispatcher: Any) -> bool:
         return False
 
 
-def _run_once(cold: bool = False) -> None:
+def _run_once(cold: bool) -> None:
     """The exact kernel and the annealing loop, each once on a one-request capture. On a
     cold cache with two cores free the annealing loop compiles in a forked process at the
     same time (its disk cache is what this process then loads): the two share few

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from tilefit.model.errors import by_interrupt
 from tilefit.search.kernel import branch, layout
 from tilefit.search.kernel.arrays import Array, FreeProblem
 from tilefit.search.kernel.jit import COMPILED
@@ -102,7 +103,7 @@ class Run:
         try:
             return int(search_kernel(self.tables, self.state, budget, deadline))
         except SystemError as error:
-            if interrupted(error):
+            if by_interrupt(error, context=True):
                 raise KeyboardInterrupt from None
             raise
 
@@ -132,18 +133,6 @@ def _doubled(length: int, need: int) -> int:
     while length < need:
         length *= 2
     return length
-
-
-def interrupted(error: BaseException) -> bool:
-    """Whether ``error`` was caused, directly or not, by a KeyboardInterrupt."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def _lengthen(values: Any, length: int) -> None:
