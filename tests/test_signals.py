@@ -99,6 +99,42 @@ def test_a_runtime_error_not_from_ctrl_c_is_not_taken_for_one() -> None:
     assert not by_interrupt(RuntimeError("plain"))
 
 
+DRIVERS = {
+    # Ctrl-C inside the command (cli.main answers it)
+    "command": (
+        "import tilefit.cli.common as common\n"
+        "def check_outputs(*args):\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "common.check_outputs = check_outputs\n"
+        "from tilefit.__main__ import entry\n"
+    ),
+    # Ctrl-C while the command's modules import (tilefit.__main__.entry answers it)
+    "import": (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def fake(name, *a, **k):\n"
+        "    if name == 'argparse':\n"
+        "        exec('raise KeyboardInterrupt')\n"
+        "    return real(name, *a, **k)\n"
+        "sys.modules.pop('argparse', None)\n"
+        "builtins.__import__ = fake\n"
+        "from tilefit.__main__ import entry\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("where", sorted(DRIVERS))
+def test_ctrl_c_escaping_code_run_from_a_string_under_python_m(where: str, tmp_path: Path) -> None:
+    """numba's compiler runs generated code with ``exec(text)``; a Ctrl-C escaping it made
+    ``python -m tilefit`` print the line and then die by SIGINT (status -2, not 130),
+    because CPython notes such an interrupt as unhandled. Only ``-m`` shows it."""
+    (tmp_path / "drive.py").write_text(DRIVERS[where] + "entry()\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "drive", "bound", "x.json"], capture_output=True, cwd=tmp_path
+    )
+    assert (proc.returncode, proc.stderr.decode()) == (130, "tilefit: interrupted\n")
+
+
 PACKAGE = Path(tilefit.__file__).resolve().parent  # import tilefit takes no signal
 
 

@@ -77,7 +77,7 @@ if getsignal(SIGINT) is default_int_handler:
     if sys.unraisablehook is sys.__unraisablehook__:
         sys.unraisablehook = _unraisable
 
-from tilefit.model.errors import by_interrupt  # noqa: E402 (after the handler: it imports)
+from tilefit.model.errors import answered_interrupt, by_interrupt  # noqa: E402 (after the handler: it imports)
 
 
 def entry() -> None:
@@ -93,6 +93,7 @@ def entry() -> None:
         if not by_interrupt(error):
             raise
         _say_interrupted()
+        answered_interrupt()
         sys.exit(EXIT_INTERRUPTED)
 
 

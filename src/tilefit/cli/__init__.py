@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from tilefit import __version__
 from tilefit.cli import common
-from tilefit.model.errors import InputError, by_interrupt
+from tilefit.model.errors import InputError, answered_interrupt, by_interrupt
 
 # In the order a user meets them: replay and explain one tile, then see it,
 # then whole models, then tools.
@@ -153,4 +153,6 @@ def entry(started: float | None = None) -> None:
         with suppress(OSError, ValueError):
             sys.stderr.flush()
         os._exit(code)
+    if code == common.EXIT_INTERRUPTED:
+        answered_interrupt()
     sys.exit(code)

@@ -43,3 +43,14 @@ def by_interrupt(error: BaseException, context: bool = False) -> bool:
         seen.add(id(cause))
         cause = cause.__cause__ or (cause.__context__ if context else None)
     return False
+
+
+def answered_interrupt() -> None:
+    """Tell Python that the Ctrl-C being answered is handled, before exiting with 130.
+
+    CPython notes a KeyboardInterrupt that escapes code run from a string
+    (``exec(text)``, which numba's compiler does while it builds functions), and at exit
+    of ``python -m`` it then ends the process by SIGINT (status -2) instead of the
+    exit status asked for, though the interrupt was caught and answered. Running an
+    empty string clears that note, as every ``exec`` of a string starts by doing."""
+    exec("")
