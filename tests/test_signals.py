@@ -42,9 +42,12 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(delay: float, tmp_path: Pa
     _assert_answered(proc.returncode, stderr.decode(), out, delay)
 
 
-def _entry_interrupted_importing_argparse(raising: str, cwd: Path) -> tuple[int, str]:
+def _entry_interrupted_importing_argparse(
+    raising: str, cwd: Path, as_module: bool = False
+) -> tuple[int, str]:
     """``tilefit bound x.json`` through ``tilefit.__main__.entry``, with ``raising`` (lines
-    of Python defining ``interrupt()``) run when the command's modules import argparse."""
+    of Python defining ``interrupt()``) run when the command's modules import argparse;
+    run as ``python -c`` or, ``as_module``, as ``python -m``."""
     script = (
         "import builtins, sys\n"
         f"{raising}"
@@ -58,9 +61,12 @@ def _entry_interrupted_importing_argparse(raising: str, cwd: Path) -> tuple[int,
         "from tilefit.__main__ import entry\n"
         "entry()\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script, "bound", "x.json"], capture_output=True, cwd=cwd
-    )
+    if as_module:
+        (cwd / "drive.py").write_text(script)
+        start = ["-m", "drive"]
+    else:
+        start = ["-c", script]
+    proc = subprocess.run([sys.executable, *start, "bound", "x.json"], capture_output=True, cwd=cwd)
     return proc.returncode, proc.stderr.decode()
 
 
@@ -99,40 +105,30 @@ def test_a_runtime_error_not_from_ctrl_c_is_not_taken_for_one() -> None:
     assert not by_interrupt(RuntimeError("plain"))
 
 
-DRIVERS = {
-    # Ctrl-C inside the command (cli.main answers it)
-    "command": (
+def test_ctrl_c_escaping_code_run_from_a_string_under_python_m(tmp_path: Path) -> None:
+    """numba's compiler runs generated code with ``exec(text)``; a Ctrl-C escaping it made
+    ``python -m tilefit`` print the line and then die by SIGINT (status -2, not 130),
+    because CPython notes such an interrupt as unhandled. Only ``-m`` shows it. Here in
+    the command (``cli.main`` answers it), below while its modules import."""
+    (tmp_path / "drive.py").write_text(
         "import tilefit.cli.common as common\n"
         "def check_outputs(*args):\n"
         "    exec('raise KeyboardInterrupt')\n"
         "common.check_outputs = check_outputs\n"
         "from tilefit.__main__ import entry\n"
-    ),
-    # Ctrl-C while the command's modules import (tilefit.__main__.entry answers it)
-    "import": (
-        "import builtins, sys\n"
-        "real = builtins.__import__\n"
-        "def fake(name, *a, **k):\n"
-        "    if name == 'argparse':\n"
-        "        exec('raise KeyboardInterrupt')\n"
-        "    return real(name, *a, **k)\n"
-        "sys.modules.pop('argparse', None)\n"
-        "builtins.__import__ = fake\n"
-        "from tilefit.__main__ import entry\n"
-    ),
-}
-
-
-@pytest.mark.parametrize("where", sorted(DRIVERS))
-def test_ctrl_c_escaping_code_run_from_a_string_under_python_m(where: str, tmp_path: Path) -> None:
-    """numba's compiler runs generated code with ``exec(text)``; a Ctrl-C escaping it made
-    ``python -m tilefit`` print the line and then die by SIGINT (status -2, not 130),
-    because CPython notes such an interrupt as unhandled. Only ``-m`` shows it."""
-    (tmp_path / "drive.py").write_text(DRIVERS[where] + "entry()\n")
+        "entry()\n"
+    )
     proc = subprocess.run(
         [sys.executable, "-m", "drive", "bound", "x.json"], capture_output=True, cwd=tmp_path
     )
     assert (proc.returncode, proc.stderr.decode()) == (130, "tilefit: interrupted\n")
+
+
+def test_ctrl_c_escaping_code_run_from_a_string_while_importing(tmp_path: Path) -> None:
+    """The same while the command's modules import (``tilefit.__main__.entry`` answers it)."""
+    raising = "def interrupt():\n    exec('raise KeyboardInterrupt')\n"
+    code, err = _entry_interrupted_importing_argparse(raising, tmp_path, as_module=True)
+    assert (code, err) == (130, "tilefit: interrupted\n")
 
 
 PACKAGE = Path(tilefit.__file__).resolve().parent  # import tilefit takes no signal
