@@ -60,6 +60,44 @@ def test_the_first_run_on_an_empty_cache_answers_as_a_warm_one(tmp_path: Path) -
     assert COMPILING not in said_solve and solved["status"] == "solved"
 
 
+def _tilefit(args: list[str], cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = dict(os.environ, NUMBA_CACHE_DIR=str(cache), **env)
+    if "TILEFIT_NO_JIT" not in env:
+        environ.pop("TILEFIT_NO_JIT", None)
+    return subprocess.run(
+        [sys.executable, "-m", "tilefit", *args], env=environ, capture_output=True, text=True
+    )
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba is not installed: nothing compiles")
+def test_tilefit_compile_after_install_leaves_the_first_search_nothing_to_wait_for(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    done = _tilefit(["compile"], cache)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "tilefit: compiling the search kernels (about half a minute)..."
+    assert done.stdout.startswith("search kernels compiled in ")
+    assert f"cached in {cache}" in done.stdout
+    again = _tilefit(["compile"], cache)
+    assert again.returncode == 0 and again.stderr == ""
+    assert again.stdout.startswith("search kernels already compiled, cached in ")
+    path = tmp_path / "tile.json"
+    write_capture(hard_small_tile(), path)
+    first, said = _run(["diagnose", str(path), "--json", "--time-limit", "5"], cache)
+    assert said == "" and first["verdict"] == "fragmentation"
+
+
+def test_tilefit_compile_without_the_compiler_says_there_is_nothing_to_compile(
+    tmp_path: Path,
+) -> None:
+    done = _tilefit(["compile"], tmp_path, TILEFIT_NO_JIT="1")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.startswith("nothing to compile: TILEFIT_NO_JIT is set;")
+    assert not any(tmp_path.iterdir())
+
+
 ASIDE = """
 from tilefit.search import compiling
 from tilefit.search.kernel import branch

@@ -36,6 +36,7 @@ COMMANDS = (
     "importing",
     "export",
     "replan",
+    "compiling",
 )
 
 

@@ -29,24 +29,23 @@ ANNOUNCE_AFTER = 2.0
 _done = False
 
 
-def ensure_compiled() -> float:
+def ensure_compiled(quiet: bool = False) -> float:
     """Compile (or load) the kernels in this process if not done yet; the seconds spent
-    compiling, to be given back to the caller's limit (0.0 when the cache was warm)."""
+    compiling, to be given back to the caller's limit (0.0 when the cache was warm).
+    ``quiet``: say nothing on stderr (the caller does)."""
     global _done
     if _done:
         return 0.0
-    from tilefit.search.kernel import branch, jit
-    from tilefit.search.local import anneal_loop
+    from tilefit.search.kernel import jit
 
     _done = True
     if not jit.COMPILED:
         return 0.0
-    entries = (branch.run, anneal_loop.iterate, anneal_loop.settle)
-    cold = not all(_cached(entry) for entry in entries)
-    if cold:
+    cold = not kernels_cached()
+    if cold and not quiet:
         print(
             "tilefit: compiling the search kernels once "
-            "(about half a minute; cached for later runs)...",
+            "(about half a minute, then cached; `tilefit compile` does this after install)...",
             file=sys.stderr,
             flush=True,
         )
@@ -54,9 +53,34 @@ def ensure_compiled() -> float:
     _run_once(cold)
     seconds = time.monotonic() - started
     if cold or seconds > ANNOUNCE_AFTER:
-        print(f"tilefit: search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True)
+        if not quiet:
+            print(
+                f"tilefit: search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True
+            )
         return seconds
     return 0.0
+
+
+def _entries() -> tuple[Any, ...]:
+    """The compiled entry points: each holds everything it calls."""
+    from tilefit.search.kernel import branch
+    from tilefit.search.local import anneal_loop
+
+    return (branch.run, anneal_loop.iterate, anneal_loop.settle)
+
+
+def kernels_cached() -> bool:
+    """Whether numba's disk cache holds every compiled entry point fresh (False if unsure)."""
+    return all(_cached(entry) for entry in _entries())
+
+
+def cache_folder() -> str | None:
+    """Where numba keeps the compiled kernels (beside the installed modules, or under
+    ``NUMBA_CACHE_DIR``); None when that cannot be told."""
+    try:
+        return str(_entries()[0]._cache._cache_path)
+    except Exception:  # plain Python, or numba's internals changed shape
+        return None
 
 
 def _cached(dispatcher: Any) -> bool:

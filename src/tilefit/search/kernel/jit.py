@@ -102,8 +102,13 @@ def _digest_cache(numba: Any) -> Callable[[Any], Any]:
     return compile_cached
 
 
+def disabled_by_user() -> bool:
+    """Whether ``TILEFIT_NO_JIT`` asks for plain Python."""
+    return bool(os.environ.get("TILEFIT_NO_JIT"))
+
+
 def _choose() -> tuple[Callable[[Any], Any], bool]:
-    if os.environ.get("TILEFIT_NO_JIT"):
+    if disabled_by_user():
         return _plain, False
     try:
         numba = importlib.import_module("numba")
