@@ -343,7 +343,8 @@ def test_synth_refuses_an_existing_file_as_folder(
 
 
 def test_readme_says_which_commands_take_json() -> None:
-    """The README claimed every command takes --json; plot, report and convert refuse it."""
+    """The README claimed every command takes --json; plot, report, convert and compile
+    refuse it."""
     from tilefit.cli import build_parser
 
     parser = build_parser()
@@ -357,7 +358,7 @@ def test_readme_says_which_commands_take_json() -> None:
     text = " ".join(readme.split())  # the sentence may be wrapped anywhere
     said = [s for s in text.split(". ") if "take no `--json`" in s or "takes no `--json`" in s]
     named = {word for s in said for word in re.findall(r"`(\w+)`", s)}
-    assert without == {"plot", "report", "convert"}
+    assert without == {"plot", "report", "convert", "compile"}
     assert named == without, said
 
 
