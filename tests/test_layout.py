@@ -82,6 +82,7 @@ SEARCH_ROLES = {
     "blocks": 0,
     "params": 1,  # every tuning value and switch; it names the routes
     "decision": 1,  # the one result type (and the partial placement it may carry)
+    "bracket": 1,  # where the least top lies when nothing decided, and its lower bound
     "kernel": 2,
     "exact": 3,
     "proofs": 4,

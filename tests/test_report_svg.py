@@ -15,8 +15,10 @@ from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.report.html import LABEL_CSS
 from tilefit.report.svg import Frame, num
+from tilefit.report.svgbracket import bracket_html
 from tilefit.report.svgmap import map_svg
 from tilefit.report.svgprofile import columns, profile_frame, profile_svg
+from tilefit.search.bracket import Bracket
 
 CLASSES = {"scratch": 0, "activation": 1, "output": 2, "resident": 3}
 
@@ -152,3 +154,31 @@ def test_box_labels_contrast_with_their_box() -> None:
         ("resident", LIGHT_TEXT),
     }
     assert f".bl{{fill:{DARK_TEXT}}}.bl.lt{{fill:{LIGHT_TEXT}}}" in LABEL_CSS
+
+
+def _svg_of(figure: str) -> ET.Element:
+    return ET.fromstring(re.search(r"<svg.*</svg>", figure, re.S)[0])  # type: ignore[index]
+
+
+def test_the_bracket_band_runs_from_the_lower_bound_to_the_closest_top() -> None:
+    b = Bracket(lower=970, upper=1120, top=1000, available=1000)
+    figure = bracket_html(b)
+    svg = _svg_of(figure)
+    rects = {r.get("class"): r for r in svg.iter("rect")}
+    band, lack = rects["bk-band"], rects["bk-lack"]
+    top = next(line for line in svg.iter("line") if line.get("class") == "bk-top")
+    left, right = float(band.get("x", "")), float(band.get("x", "")) + float(band.get("width", ""))
+    at_top = float(top.get("x1", ""))
+    # The axis is linear: the memory top sits at its share of the band.
+    assert abs((at_top - left) / (right - left) - (1000 - 970) / (1120 - 970)) < 0.01
+    assert float(lack.get("x", "")) == at_top
+    assert abs(float(lack.get("x", "")) + float(lack.get("width", "")) - right) < 0.2
+    texts = [t.text for t in svg.iter("text")]
+    assert texts == ["lower bound 970 B", "closest placement 1,120 B", "memory top 1,000 B"]
+    assert "a band 150&#8239;B wide, 15.00% of the available storage" in figure
+    assert "needs 120&#8239;B more" in figure
+
+
+def test_a_bracket_below_the_top_draws_nothing_lacking() -> None:
+    figure = bracket_html(Bracket(lower=900, upper=1000, top=1000, available=1000))
+    assert 'class="bk-lack"' not in figure and "more." not in figure

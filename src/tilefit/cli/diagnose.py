@@ -10,6 +10,7 @@ from tilefit.cli.bound import window_lines
 from tilefit.model.words import counted
 
 if TYPE_CHECKING:
+    from tilefit.search.bracket import Bracket
     from tilefit.verdicts.diagnose import Diagnosis
 
 NAME = "diagnose"
@@ -253,8 +254,20 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
             f"  closest placement found: fits in {c.storage} B, {c.overflow} B more than "
             f"available ({c.strategy}, checked in memory extended by {c.overflow} B)"
         )
+    if d.bracket is not None:
+        lines.append(f"  {bracket_text(d.bracket)}")
     lines.append(f"  {avail}; try a larger --time-limit")
     return lines
+
+
+def bracket_text(b: Bracket) -> str:
+    """Where the least memory top lies, in one line."""
+    return (
+        f"the least memory top that fits lies in [{b.lower}, {b.upper}] B "
+        f"(width {b.width} B, {b.share(b.width):.2%} of available): nothing ends below "
+        f"{b.lower} (the live peak with its alignment padding), the closest placement "
+        f"ends at {b.upper} (the memory's top is {b.top})"
+    )
 
 
 PROOFS = {  # a sentence for each route that proves (tests/test_search_routes.py)

@@ -126,13 +126,30 @@ def solve_lines(
                 f"lowest memory top: between {out['top_lower_bound']} and {out['best_top']} "
                 "(time limit reached)"
             )
-        else:
+        elif out["bracket"] is None:
             lines.append(f"lowest memory top: at least {out['top_lower_bound']}")
+    lines += closest_lines(out)
     if out["heap_standing"] is not None:
         lines.append(out["heap_standing"]["text"])
     if status == "infeasible":
         lines += subset_lines(capture, subset)
     return lines
+
+
+def closest_lines(out: dict[str, Any]) -> list[str]:
+    """A timed-out search's closest placement and the bracket of the least top."""
+    c, b = out["closest"], out["bracket"]
+    if c is None or b is None:
+        return []
+    from tilefit.cli.diagnose import bracket_text
+    from tilefit.search.bracket import Bracket
+
+    return [
+        f"  closest placement found: fits in {c['storage']} B, {c['overflow']} B more than "
+        f"available ({c['strategy']}, checked in memory extended by {c['overflow']} B)",
+        "  "
+        + bracket_text(Bracket(b["lower"], b["upper"], b["top"], c["storage"] - c["overflow"])),
+    ]
 
 
 def subset_lines(capture: Capture, subset: tuple[str, ...] | None) -> list[str]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.model.aligned import AlignedBound
     from tilefit.model.capture import Capture, Range, Request
     from tilefit.model.placement import Placement
+    from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
     from tilefit.verdicts.bounds import BoundReport, Contributor
     from tilefit.verdicts.check import CheckResult, Violation
@@ -266,6 +267,8 @@ def solve_json(result: ExactResult) -> Json:
         "best_top": getattr(found, "best_top", None),
         "optimal": getattr(found, "optimal", None),
         "heap_standing": heap_json(result.heap),
+        "closest": closest_json(result.closest),
+        "bracket": bracket_json(result.bracket),
     }
 
 
@@ -294,6 +297,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "search_route": d.search_route,
         "subset_irreducible": d.subset_irreducible,
         "closest": closest_json(d.closest),
+        "bracket": bracket_json(d.bracket),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
         "pieces": pieces_json(d.pieces),
         "heap_standing": heap_json(d.heap),
@@ -404,6 +408,18 @@ def whatif_json(w: WhatIf) -> Json:
         "before": diagnosis_json(w.before),
         "after": diagnosis_json(w.after),
         "windows": [{"before": list(m.before), "after": list(m.after)} for m in w.windows],
+    }
+
+
+def bracket_json(b: Bracket | None) -> Json | None:
+    if b is None:
+        return None
+    return {
+        "lower": b.lower,
+        "upper": b.upper,
+        "top": b.top,
+        "width": b.width,
+        "lacks": b.lacks,
     }
 
 

@@ -52,7 +52,9 @@ font-size:12.5px;max-width:380px}
 #tip .b{font-weight:700;font-family:ui-monospace,Menlo,monospace}#tip .l{color:#555}
 #tip .w{color:#a11b1c;font-weight:700}
 footer{margin-top:30px;color:#777;font-size:12px}
-svg.map,svg.profile{display:block;width:100%;height:auto;background:#fff}
+svg.map,svg.profile,svg.bracket{display:block;width:100%;height:auto;background:#fff}
+.bk-band{fill:#fde9c8}.bk-lack{fill:#f4a259}.bk-top{stroke:#333;stroke-width:2}
+.bk-label{font-size:12px;fill:#333}
 .frame{fill:none;stroke:#333}.tick{fill:none;stroke:#333}
 .tx{font-size:11px;text-anchor:middle;fill:#333}
 .ty{font-size:11px;text-anchor:end;dominant-baseline:middle;fill:#333}

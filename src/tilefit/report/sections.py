@@ -13,6 +13,7 @@ from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
 from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
+from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
 from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
@@ -40,7 +41,8 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
         f"{esc(_verdict_text(d))}{save_link(capture, d)}</p>"
-        f"{_heap_html(capture, d)}</header>"
+        f"{_heap_html(capture, d)}{'' if d.bracket is None else bracket_html(d.bracket)}"
+        "</header>"
     )
 
 

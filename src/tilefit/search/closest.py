@@ -10,13 +10,18 @@ Greedy passes (the 16 strategies and the constraint-aware orders of
 ``tilefit.search.local.contention``) place every request in the extended memory,
 and so does the search's best partial placement once the blocks it left out
 are put above the top (``tilefit.search.local.partial``); the one reaching least
-far above the old top wins. Its overflow (bytes above
-the old top) is what the tile lacks under that placement; the caller's
-referee checks it against ``extended(capture, overflow)`` (diagnose does).
+far above the old top wins. Then ``descend`` minimises the top from it: annealing
+probes in less extra memory, each started from the best placement so far,
+which ends far closer than stacking what the search left out above the top
+(benchmarks/README.md, "The bracket"). Its overflow (bytes above the old top)
+is what the tile lacks under that placement, and its top the upper end of the
+bracket of the least top (``tilefit.search.bracket``); the caller's referee
+checks it against ``extended(capture, overflow)`` (diagnose does).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from dataclasses import dataclass, replace
@@ -30,8 +35,8 @@ from tilefit.search.blocks import build_model
 from tilefit.search.decision import Partial
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import finish
-from tilefit.search.params import DEFAULT, ClosestParams
-from tilefit.search.routes import SEARCH_PARTIAL
+from tilefit.search.params import DEFAULT, AnnealParams, ClosestParams
+from tilefit.search.routes import SEARCH_DESCENT, SEARCH_PARTIAL
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -94,12 +99,31 @@ def closest(
     seed: int = 0,
     partial: Partial | None = None,
     params: ClosestParams = DEFAULT.closest,
+    anneal: AnnealParams = DEFAULT.anneal,
 ) -> Closest | None:
     """The placement reaching least far above the top, or None if none fits even so: the
     search's best ``partial`` placement finished above it (``tilefit.search.local.partial``),
     or a greedy pass (the 16 strategies, then ``params.greedy_rounds`` constraint-aware
-    ones)."""
-    deadline = time.monotonic() + time_limit
+    ones), then lowered by ``descend`` in the time left (``params.descent``)."""
+    started = time.monotonic()
+    deadline = started + time_limit
+    # The descent lowers the greedy passes' best by far more than more passes would.
+    passes = started + time_limit / 2 if params.descent else deadline
+    best = _first(capture, passes, seed, partial, params)
+    if best is None or not params.descent:
+        return best
+    return descend(capture, best, deadline, seed, params, anneal)
+
+
+def _first(
+    capture: Capture,
+    deadline: float,
+    seed: int,
+    partial: Partial | None,
+    params: ClosestParams,
+) -> Closest | None:
+    """The closest of the finished ``partial`` and the greedy passes: they stop at the
+    deadline once one has fitted."""
     wide = wide_enough(capture)
     if wide is None:
         return None
@@ -118,6 +142,48 @@ def closest(
             found = _closest(capture, attempt.strategy.name, attempt.placement)
             if best is None or found.overflow < best.overflow:
                 best = found
+    return best
+
+
+def descend(
+    capture: Capture,
+    best: Closest,
+    deadline: float,
+    seed: int = 0,
+    params: ClosestParams = DEFAULT.closest,
+    anneal: AnnealParams = DEFAULT.anneal,
+) -> Closest:
+    """``best`` lowered by minimising the top: annealing probes in less extra memory.
+
+    Each probe anneals (``tilefit.search.local.anneal``) the capture extended by less
+    than ``best``'s overflow, for at most ``params.probe_seconds``, from the best
+    placement so far: its blocks below the probe's top stay where they are, the rest
+    start left out. A probe that places every block is the new best and the next asks
+    for a larger cut; one that does not proves nothing, and the next asks for half the
+    cut. Probing down from the best (not bisecting from no overflow up) keeps each
+    probe near what the last one reached, so that the time left is never spent on a
+    probe far out of reach."""
+    from tilefit.search.local.anneal import Annealer  # compiled: loaded when it runs
+
+    cut = params.first_cut
+    for n in itertools.count():
+        now = time.monotonic()
+        if best.overflow * cut < 1.0 or now >= deadline:  # the cut is not a byte
+            break
+        extra = int(best.overflow * (1.0 - cut))
+        wide = extended(capture, extra)
+        model = build_model(wide)
+        start = model.bases_of(best.placement.offsets)
+        annealer = Annealer(model, start, seed + n, anneal)
+        if annealer.pairs is None:  # too large for the annealing's tables
+            break
+        probe_ends = min(deadline, now + params.probe_seconds)
+        bases = annealer.run(1 << 62, probe_ends, stall=params.probe_stall)
+        if bases is None:
+            cut /= 2
+            continue
+        best = _closest(capture, SEARCH_DESCENT, model.placement(wide, bases))
+        cut = min(2 * cut, params.first_cut)
     return best
 
 

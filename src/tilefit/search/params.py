@@ -36,6 +36,7 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "positive": (lambda v: _number(v) and v > 0, "a number above 0"),
     "share": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
     "fraction": (lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "switch": (lambda v: isinstance(v, bool), "a bool"),
     "ordering": (
         lambda v: isinstance(v, str) and sorted(v) == sorted(KEY_LETTERS),
         f"an order of the letters {KEY_LETTERS}",
@@ -214,9 +215,28 @@ class ClosestParams:
 
     greedy_rounds: int = 8
     """Random constraint-aware greedy orders tried besides the fixed strategies."""
+    descent: bool = True
+    """Lower the best of those by annealing in less extra memory (``closest.descend``):
+    the closest placement from minimising the top, not only from stacking what is left.
+    ``diagnose`` runs it only with the search and its ``anneal`` route on."""
+    probe_seconds: float = 1.0
+    """Seconds one probe of the descent anneals at most before looking higher."""
+    probe_stall: int = 30_000
+    """Iterations without a better state after which a probe gives up early (two of the
+    annealing's periods): on a small capture a probe out of reach ends in milliseconds."""
+    first_cut: float = 0.25
+    """The share of the overflow the descent's first probe asks to remove; halved after a
+    probe that fails, doubled (up to this) after one that succeeds."""
+    share: float = 0.15
+    """Of an undecided ``diagnose`` or ``solve``'s limit, what the closest placement is given
+    (the greedy passes, then the descent); the search has the rest."""
 
     def __post_init__(self) -> None:
-        _check(self, {"greedy_rounds": "count"})
+        _check(
+            self,
+            {"greedy_rounds": "count", "descent": "switch", "probe_seconds": "positive"}
+            | {"probe_stall": "whole", "first_cut": "share", "share": "fraction"},
+        )
 
 
 @dataclass(frozen=True)

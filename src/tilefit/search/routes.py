@@ -110,6 +110,10 @@ SEARCH_PARTIAL = "search:partial"
 """The strategy name of a closest placement finished from the annealing's best partial
 placement (``tilefit.search.closest``): not a placement of the capture, so not a route's."""
 
+SEARCH_DESCENT = "search:descent"
+"""The strategy name of a closest placement lowered by annealing in less extra memory
+(``tilefit.search.closest.descend``): not a placement of the capture either."""
+
 
 def strategy_of(route: str) -> str:
     """The strategy name a placement found by ``route`` carries."""

@@ -5,8 +5,10 @@ exactly; if it fails, ask the cheap bounds whether any placement can exist;
 if they cannot rule it out, try the other strategies, then the search
 portfolio (``tilefit.search.portfolio``: fast placements and proofs racing on
 the machine's cores). When nothing decides, the closest placement found
-(``tilefit.search.closest``) says how many bytes short the tile is. Every
-placement reported has passed the independent checker.
+(``tilefit.search.closest``) says how many bytes short the tile is, and the
+least memory top is bracketed between a lower bound and its top
+(``tilefit.search.bracket``). Every placement reported has passed the
+independent checker.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.bracket import Bracket
+from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
 from tilefit.search.routes import DECIDING_ROUTES, INFEASIBLE, PIECES, SOLVED, strategy_of
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
@@ -55,6 +58,7 @@ class Diagnosis:
     subset_irreducible: bool = False  # dropping any one id of the subset makes it placeable
     closest: Closest | None = None  # for "undetermined": the best placement in more memory
     heap: HeapStanding | None = None  # for an imported capture: where its compiler's heap stands
+    bracket: Bracket | None = None  # for "undetermined": where the least top lies
 
     @property
     def pieces(self) -> PiecesShort | None:
@@ -159,17 +163,19 @@ def diagnose(
             watch.pause()  # a compilation says so itself, on stderr
             started += _compile()  # the one-time compilation is not the limit's
             remaining = max(0.0, time_limit - (time.monotonic() - started))
-            # The closest placement, if the search ends undecided, is the 16 strategies and
-            # 8 constraint-aware passes on a larger capture, about twice the passes just
-            # run: keep that much of the limit for it.
-            reserve = min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
+            reserve = closest_reserve(remaining, passes, params.closest)
             watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
             outcome = _search(capture, remaining - reserve, workers, params)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
             watch.stage("the closest placement, in more memory", started + time_limit)
-            found = _closest(capture, left, outcome.partial, params)
-            outcome = replace(outcome, verdict="undetermined", closest=found)
+            # The descent is annealing: not without the search, nor with the route off.
+            descent = params.closest.descent and search and params.routes.on("anneal")
+            closest_params = replace(params.closest, descent=descent)
+            found = _closest(
+                capture, left, outcome.partial, replace(params, closest=closest_params)
+            )
+            outcome = _undetermined(capture, outcome, found)
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -186,6 +192,7 @@ def diagnose(
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
+        bracket=outcome.bracket,
         heap=heap_standing(
             capture,
             report.lower_bound,
@@ -209,6 +216,7 @@ class _Outcome:
     route: str | None = None
     irreducible: bool = False
     closest: Closest | None = None
+    bracket: Bracket | None = None
     partial: Partial | None = None  # the search's best partial placement, when it timed out
 
 
@@ -273,16 +281,45 @@ CLOSEST_SECONDS = 2.0
 its deadline once one greedy pass has fitted, so one pass may run past it)."""
 
 
+def closest_reserve(remaining: float, passes: float, params: ClosestParams) -> float:
+    """Seconds of ``remaining`` kept from the search for the closest placement, should it
+    end undecided: with the descent, ``params.share`` of it; without, about twice the
+    greedy passes just run (``passes`` seconds: the closest runs 24 of them on a larger
+    capture), at most ``CLOSEST_SECONDS`` and a fifth of it."""
+    if params.descent:
+        return remaining * params.share
+    return min(CLOSEST_SECONDS, 2 * passes, remaining / 5)
+
+
 def _closest(
     capture: Capture, time_limit: float, partial: Partial | None, params: SearchParams
 ) -> Closest | None:
     from tilefit.search.closest import closest, extended
 
-    limit = min(CLOSEST_SECONDS, max(time_limit, 0.1))
-    found = closest(capture, limit, partial=partial, params=params.closest)
+    cap = time_limit if params.closest.descent else CLOSEST_SECONDS
+    limit = min(cap, max(time_limit, 0.1))
+    found = closest(capture, limit, partial=partial, params=params.closest, anneal=params.anneal)
     if found is not None:
         referee(extended(capture, found.overflow), found.placement, "the closest placement")
     return found
+
+
+def _undetermined(capture: Capture, outcome: _Outcome, found: Closest | None) -> _Outcome:
+    """Nothing decided: the closest placement and the bracket of the least top, unless the
+    closest fits in the memory after all (its descent can end there): then it is a
+    placement, refereed, and the tile fragmented."""
+    from tilefit.search.bracket import bracket_of
+
+    if found is not None and found.overflow == 0:
+        placement = referee(capture, found.placement, found.strategy)
+        return replace(
+            outcome, verdict="fragmentation", strategy=found.strategy, placement=placement
+        )
+    if found is None:
+        return replace(outcome, verdict="undetermined")
+    return replace(
+        outcome, verdict="undetermined", closest=found, bracket=bracket_of(capture, found.overflow)
+    )
 
 
 def _checked(capture: Capture, attempt: Attempt) -> Placement:

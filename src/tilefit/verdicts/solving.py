@@ -32,12 +32,16 @@ from typing import TYPE_CHECKING
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
+from tilefit.search.params import DEFAULT
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.watch import QUIET, Watch, search_stage
 
 if TYPE_CHECKING:
     from tilefit.search import Decision, MinimizeResult
+    from tilefit.search.bracket import Bracket
+    from tilefit.search.closest import Closest
+    from tilefit.search.decision import Partial
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,8 @@ class ExactResult:
     irreducible_subset: tuple[str, ...] | None  # when infeasible and found within the time
     route: str | None = None  # the portfolio's route that decided (see diagnose.SEARCH_ROUTES)
     heap: HeapStanding | None = None  # an imported capture's own heap beside the lowest top
+    closest: Closest | None = None  # timed out: the closest placement, in more memory
+    bracket: Bracket | None = None  # timed out: where the least memory top lies
 
     @property
     def status(self) -> str:
@@ -102,8 +108,10 @@ def search_exact(
         watch.stage("search: the exact search alone", deadline)
         found = _bare(capture, left(), minimize, node_limit, deadline, watch)
     else:
-        watch.stage(search_stage(workers), deadline)
-        found = _portfolio(capture, left(), minimize, workers, watch)
+        # Kept for the closest placement should nothing be placed; minimising gets it back.
+        reserve = left() * DEFAULT.closest.share
+        watch.stage(search_stage(workers), deadline - reserve)
+        found = _portfolio(capture, left(), reserve, minimize, workers, watch)
     if found.result.placement is not None:
         referee(capture, found.result.placement, "the search")
     result = replace(found.result, seconds=time.monotonic() - began)
@@ -183,25 +191,71 @@ def _bisection(watch: Watch, deadline: float) -> Callable[[int, int, int], None]
 
 
 def _portfolio(
-    capture: Capture, time_limit: float, minimize: bool, workers: int | None, watch: Watch
+    capture: Capture,
+    time_limit: float,
+    reserve: float,
+    minimize: bool,
+    workers: int | None,
+    watch: Watch,
 ) -> ExactResult:
+    """The portfolio's answer in ``time_limit`` less ``reserve``; then, timed out, the
+    closest placement in what is left, or, minimising, the least top."""
     from tilefit import search
     from tilefit.search.exact.minimize import undecided
     from tilefit.search.portfolio import decide
 
     started = time.monotonic()
-    decision = decide(capture, time_limit, workers=workers)
+    deadline = started + time_limit
+    decision = decide(capture, time_limit - reserve, workers=workers)
     subset = decision.subset if decision.irreducible else None
+    timed_out = decision.status == search.TIMEOUT
     if not minimize:
-        return ExactResult(decision, subset, decision.route)
+        return _bracketed(
+            capture,
+            ExactResult(decision, subset, decision.route),
+            timed_out,
+            decision.partial,
+            deadline,
+            watch,
+        )
     if decision.placement is None:
         lowest = undecided(capture, decision.status, decision.seconds, decision.nodes)
-        return ExactResult(lowest, subset, decision.route)
+        return _bracketed(
+            capture,
+            ExactResult(lowest, subset, decision.route),
+            timed_out,
+            decision.partial,
+            deadline,
+            watch,
+        )
     referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
     probing = _bisection(watch, started + time_limit)
     lowest = search.minimize(capture, left, first=decision.placement, on_probe=probing)
     return ExactResult(replace(lowest, nodes=lowest.nodes + decision.nodes), None, decision.route)
+
+
+def _bracketed(
+    capture: Capture,
+    found: ExactResult,
+    timed_out: bool,
+    partial: Partial | None,
+    deadline: float,
+    watch: Watch,
+) -> ExactResult:
+    """``found``, and when the search timed out, the closest placement made in the time
+    left (refereed in its extended memory) and the bracket of the least top."""
+    if not timed_out:
+        return found
+    from tilefit.search.bracket import bracket_of
+    from tilefit.search.closest import closest, extended
+
+    watch.stage("the closest placement, in more memory", deadline)
+    near = closest(capture, max(0.1, deadline - time.monotonic()), partial=partial)
+    if near is None:
+        return found
+    referee(extended(capture, near.overflow), near.placement, "the closest placement")
+    return replace(found, closest=near, bracket=bracket_of(capture, near.overflow))
 
 
 def solve(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> Decision:

@@ -18,11 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tilefit.model.aligned import aligned_bound
 from tilefit.model.capture import Capture
-from tilefit.model.live import live_peak, request_spans
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.blocks import build_model
+from tilefit.search.bracket import top_lower_bound
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -106,21 +105,3 @@ def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> Mini
     ``status``, infeasible or timed out, without a placement."""
     lower = top_lower_bound(capture, build_model(capture))
     return MinimizeResult(status, seconds, nodes, lower, None, None)
-
-
-def top_lower_bound(capture: Capture, model: SearchModel) -> int:
-    """No placement ends lower: the live peak must fit below the top, with the padding its
-    alignments force (``tilefit.model.aligned``), and so must each unit."""
-    peak, _ = live_peak(request_spans(capture.requests))
-    # The least T whose prefix [0, T) of the available storage holds the peak.
-    need = peak
-    top = 0
-    for span in sorted(capture.memory.ranges, key=lambda s: s.start):
-        if need <= 0:
-            break
-        take = min(need, span.size)
-        top = span.start + take
-        need -= take
-    top = max(top, aligned_bound(capture).top)
-    lowest_tops = [b.bases[0][0] + b.size for b in model.blocks if b.bases]
-    return max(top, *lowest_tops) if lowest_tops else top
