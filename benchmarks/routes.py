@@ -13,7 +13,9 @@ same seeds) and `hard_regimes.py` (every shape), and the infeasible set of
 it) first with every route on, then once with each route of
 `tilefit.search.routes.ROUTES` switched off, then once with each pruning of
 `tilefit.search.params.Prunings` switched (dominance, decomposition and twin off;
-the stretch bound, off by default, on). Every placement is refereed; a
+the stretch bound, off by default, on), then once with each lever of `LEVERS`
+switched from its default (issue 30's: `paced_turns`, the exact search's
+turns paced by time). Every placement is refereed; a
 placement of an infeasible tile, or a proof on a feasible one, is a wrong
 verdict.
 
@@ -79,18 +81,27 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
 PRUNINGS = tuple(f.name for f in fields(DEFAULT.prunings))
 """The kernel's switchable prunings, each switched from its default by name."""
 
+LEVERS = {"paced_turns": "portfolio"}
+"""Other switches of ``SearchParams`` (issue 30's levers), each switched from its default
+by name: the field, and the group of the parameters that holds it."""
+
 
 def switched(names: list[str]) -> SearchParams:
-    """The default parameters with the routes among ``names`` off and the prunings among
-    them switched from their default (ValueError for a name that is neither)."""
-    unknown = sorted(set(names) - set(ROUTES) - set(PRUNINGS))
+    """The default parameters with the routes among ``names`` off and the prunings and
+    levers among them switched from their default (ValueError for a name that is none)."""
+    unknown = sorted(set(names) - set(ROUTES) - set(PRUNINGS) - set(LEVERS))
     if unknown:
-        raise ValueError(f"neither a route nor a pruning: {', '.join(unknown)}")
+        raise ValueError(f"neither a route, a pruning nor a lever: {', '.join(unknown)}")
     flipped = {n: not getattr(DEFAULT.prunings, n) for n in names if n in PRUNINGS}
-    return SearchParams(
+    params = SearchParams(
         routes=Routes.without(n for n in names if n in ROUTES),
         prunings=replace(DEFAULT.prunings, **flipped),
     )
+    for name in (n for n in names if n in LEVERS):
+        group = getattr(params, LEVERS[name])
+        group = replace(group, **{name: not getattr(group, name)})
+        params = replace(params, **{LEVERS[name]: group})
+    return params
 
 
 def answer(tile: Tile, limit: float, params: SearchParams) -> Answer:
@@ -126,8 +137,9 @@ def main() -> int:
     parser.add_argument(
         "--off",
         default="",
-        help="the runs to make, comma-separated, each the routes and prunings it switches "
-        "joined by '+' (e.g. greedy+repair,twin); default: each route alone, then each pruning",
+        help="the runs to make, comma-separated, each the routes, prunings and levers it "
+        "switches joined by '+' (e.g. greedy+repair,twin,paced_turns); default: each route "
+        "alone, then each pruning, then each lever",
     )
     args = parser.parse_args()
     per_density, per_shape = (2, 1) if args.quick else (args.per_density, args.per_shape)
@@ -158,7 +170,7 @@ def main() -> int:
         [r.strip() for r in run.split("+") if r.strip()]
         for run in args.off.split(",")
         if run.strip()
-    ] or [[name] for name in (*ROUTES, *PRUNINGS)]
+    ] or [[name] for name in (*ROUTES, *PRUNINGS, *LEVERS)]
     runs = [switched(off) for off in configurations]  # a wrong name stops before any run
     wrong = sum(a.wrong for a in base.values())
     for off, params in zip(configurations, runs, strict=True):

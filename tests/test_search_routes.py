@@ -37,10 +37,12 @@ def _diagnosis_schema() -> dict[str, object]:
 def test_each_route_belongs_to_one_member_and_every_name_is_unique() -> None:
     assert len(set(ROUTES)) == len(ROUTES) == len(FIND_ROUTES) + len(PROVE_ROUTES)
     assert set(PROOF_ROUTES) <= set(PROVE_ROUTES)
-    assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == set(ROUTES)
+    assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == {*ROUTES, routes.DESCENT}
     names = [r.name for r in routes.REGISTRY]
     assert len(set(names)) == len(names)
-    assert routes.DECIDING_ROUTES == tuple(names) == (routes.PIECES, *ROUTES)
+    assert routes.DECIDING_ROUTES == tuple(names) == (routes.PIECES, *ROUTES, routes.DESCENT)
+    assert routes.route(routes.DESCENT).member == routes.CLOSEST
+    assert strategy_of(routes.DESCENT) == routes.SEARCH_DESCENT
     assert [r.name for r in routes.REGISTRY if r.member == routes.BOUND] == [routes.PIECES]
 
 
@@ -82,7 +84,7 @@ def test_the_schema_enumerates_the_routes_and_the_statuses() -> None:
 
     properties = _diagnosis_schema()
     route = properties["search_route"]["anyOf"][0]["enum"]  # type: ignore[index]
-    assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES]
+    assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES, "descent"]
     text = SCHEMA.read_text()
     for status in STATUSES:
         assert f'"{status}"' in text
@@ -94,11 +96,12 @@ def test_json_doc_lists_each_member_s_routes() -> None:
         line = next(x for x in text.splitlines() if x.startswith(f"- the {member} member's"))
         assert re.findall(r"`([a-z-]+)`", line) == list(names)
     assert routes.SEARCH_PARTIAL in text and routes.EXACT_SEARCH in text
+    assert f"`{routes.DESCENT}`" in text and routes.SEARCH_DESCENT in text
 
 
 def test_search_md_explains_every_route() -> None:
     text = (ROOT / "docs" / "search.md").read_text()
-    for name in ROUTES:
+    for name in routes.DECIDING_ROUTES:
         assert f"`{name}`" in text, name
 
 

@@ -130,11 +130,13 @@ def decided_by(d: Diagnosis) -> str | None:
 
 def route_text(name: str) -> str:
     """A search route as the verdicts' "decided by" says it."""
-    from tilefit.search.routes import BOUND, route
+    from tilefit.search.routes import BOUND, CLOSEST, route
 
     member = route(name).member
     if member == BOUND:
         return f"the {name} bound, before any search"
+    if member == CLOSEST:
+        return f"the closest placement's {name}: annealing in less memory ended below the top"
     return f"the search: route {name} of its {member} member"
 
 

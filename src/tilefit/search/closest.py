@@ -107,7 +107,7 @@ def closest(
     ones), then lowered by ``descend`` in the time left (``params.descent``)."""
     started = time.monotonic()
     deadline = started + time_limit
-    # The descent lowers the greedy passes' best by far more than more passes would.
+    # Half the time for the passes, the rest for the descent that lowers their best.
     passes = started + time_limit / 2 if params.descent else deadline
     best = _first(capture, passes, seed, partial, params)
     if best is None or not params.descent:
@@ -156,13 +156,13 @@ def descend(
     """``best`` lowered by minimising the top: annealing probes in less extra memory.
 
     Each probe anneals (``tilefit.search.local.anneal``) the capture extended by less
-    than ``best``'s overflow, for at most ``params.probe_seconds``, from the best
-    placement so far: its blocks below the probe's top stay where they are, the rest
-    start left out. A probe that places every block is the new best and the next asks
-    for a larger cut; one that does not proves nothing, and the next asks for half the
-    cut. Probing down from the best (not bisecting from no overflow up) keeps each
-    probe near what the last one reached, so that the time left is never spent on a
-    probe far out of reach."""
+    than ``best``'s overflow, for at most ``params.probe_seconds`` or until it stalls
+    (``params.probe_stall``), from the best placement so far: its blocks below the
+    probe's top stay where they are, the rest start left out. A probe that places every
+    block is the new best and the next asks for a larger cut; one that does not proves
+    nothing, and the next asks for half the cut. Probing down from the best (not
+    bisecting from no overflow up) keeps each probe near what the last one reached, so
+    that the time left is never spent on a probe far out of reach."""
     from tilefit.search.local.anneal import Annealer  # compiled: loaded when it runs
 
     cut = params.first_cut

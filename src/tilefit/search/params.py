@@ -125,6 +125,12 @@ class PortfolioParams:
     """Nodes the step relaxations' first exact search of a step may take; it doubles."""
     exact_first_nodes: int = 20_000
     """The exact search's node allowance in the first turn after the proofs; it doubles."""
+    paced_turns: bool = False
+    """Pace the exact search's turns by time (``first_turn_seconds``, doubling) instead of
+    by nodes: a node costs microseconds on a small tile and milliseconds on a large one.
+    Off: in ``benchmarks/routes.py`` on the densest tiles it decided none more (issue 30)."""
+    first_turn_seconds: float = 0.05
+    """With ``paced_turns``, the exact search's first turn after the proofs; it doubles."""
     anneal_ratio: float = 4.0
     """After the proofs, the annealing slice per turn, in times the exact turn before it."""
     anneal_floor: float = 0.05
@@ -149,6 +155,7 @@ class PortfolioParams:
             {"exact_first_share": "share", "step_share": "share", "anneal_ratio": "positive"}
             | {"turns_proof_share": "share", "turns_find_share": "share"}
             | {"anneal_floor": "positive", "grace": "positive", "anneal_seed": "count"}
+            | {"paced_turns": "switch", "first_turn_seconds": "positive"}
             | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "whole")
             | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "whole"),
         )

@@ -273,11 +273,11 @@ these to ``PROVE_ROUTES``."""
 
 
 def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
-    """The exact search with a node allowance that doubles, each turn followed by an
-    annealing slice ``anneal_ratio`` times as long (``Restarts``, continued from turn to
-    turn, from passes the find member's first round does not make): a small infeasible
-    tile is proven in the first turns, a dense feasible one gives most of the time to
-    annealing, and neither waits for the other's share to run out."""
+    """The exact search with a node allowance (or, ``paced_turns``, seconds) that doubles,
+    each turn followed by an annealing slice ``anneal_ratio`` times as long (``Restarts``,
+    continued from turn to turn, from passes the find member's first round does not
+    make): a small infeasible tile is proven in the first turns, a dense feasible one
+    gives most of the time to annealing, and neither waits for the other's share."""
     tuned, routes, model = p.params.portfolio, p.params.routes, p.model
     prepared = Prepared.of(p.capture)
     features = Features.of(model, prepared)
@@ -289,11 +289,16 @@ def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
         tuned.long_stall_unit,
     )
     exact, anneal = routes.on("exact"), routes.on("anneal-turns")
-    nodes = tuned.exact_first_nodes
+    nodes, seconds = tuned.exact_first_nodes, tuned.first_turn_seconds
     while (exact or anneal) and time.monotonic() < p.deadline:
         turn = time.monotonic()
         if exact:
-            decided = p.exact(p.budget(p.deadline - turn, nodes))
+            budget = (
+                p.budget(min(seconds, p.deadline - turn))
+                if tuned.paced_turns
+                else p.budget(p.deadline - turn, nodes)
+            )
+            decided = p.exact(budget)
             if decided is not None:
                 return decided
         now = time.monotonic()
@@ -303,5 +308,5 @@ def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
         if bases is not None:
             placed = model.placement(p.capture, bases)
             return Decision(SOLVED, placed, "anneal-turns", seconds=p.seconds())
-        nodes *= 2
+        nodes, seconds = 2 * nodes, 2 * seconds
     return Decision.undecided(p.seconds(), annealer.partial())

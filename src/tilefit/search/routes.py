@@ -20,10 +20,11 @@ STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 PIECES = "pieces"
 """The pieces bound's route (``tilefit.verdicts.pieces``), the one that is no search."""
 
-BOUND, FIND, PROVE = "bound", "find", "prove"
-MEMBERS = (BOUND, FIND, PROVE)
+BOUND, FIND, PROVE, CLOSEST = "bound", "find", "prove", "closest"
+MEMBERS = (BOUND, FIND, PROVE, CLOSEST)
 """Where a route runs: ``bound``, in ``diagnose`` before any search (``tilefit.verdicts``);
-``find`` and ``prove``, the portfolio's two members."""
+``find`` and ``prove``, the portfolio's two members; ``closest``, after the portfolio
+ends undecided (``tilefit.search.closest``), in the time kept for the closest placement."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ REGISTRY = (
     Route("steps", PROVE, proves=True, places=False),
     Route("exact", PROVE, proves=True, places=True),
     Route("anneal-turns", PROVE, proves=False, places=True),
+    Route("descent", CLOSEST, proves=False, places=True),
 )
 """Every route, in the order of docs/search.md's tables (the find member takes its routes
 in this order, ``tilefit.search.local.find.STEPS``; the prove member gives ``exact`` a
@@ -80,6 +82,11 @@ PROOF_ROUTES = tuple(r.name for r in REGISTRY if r.member != BOUND and r.proves)
 
 PLACING_ROUTES = tuple(r.name for r in REGISTRY if r.places)
 """The routes that find placements."""
+
+DESCENT = "descent"
+"""The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
+probe places every block below the memory's top. Not a route of the portfolio, so not
+among ``ROUTES``: ``ClosestParams.descent`` switches it."""
 
 
 def route(name: str) -> Route:
@@ -112,12 +119,13 @@ placement (``tilefit.search.closest``): not a placement of the capture, so not a
 
 SEARCH_DESCENT = "search:descent"
 """The strategy name of a closest placement lowered by annealing in less extra memory
-(``tilefit.search.closest.descend``): not a placement of the capture either."""
+(``tilefit.search.closest.descend``): route ``descent``'s, whether it fits below the
+memory's top (a placement that decides) or not (the closest placement)."""
 
 
 def strategy_of(route: str) -> str:
     """The strategy name a placement found by ``route`` carries."""
-    _known([route])
+    _known([route], PLACING_ROUTES)
     return EXACT_SEARCH if route == "exact" else f"search:{route}"
 
 

@@ -24,7 +24,14 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.bracket import Bracket
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import DECIDING_ROUTES, INFEASIBLE, PIECES, SOLVED, strategy_of
+from tilefit.search.routes import (
+    DECIDING_ROUTES,
+    DESCENT,
+    INFEASIBLE,
+    PIECES,
+    SOLVED,
+    strategy_of,
+)
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -156,6 +163,9 @@ def diagnose(
     elif (short := report.pieces) is not None:
         outcome = _Outcome("infeasible", subset=short.requests, route=PIECES)
     else:
+        # The descent is annealing: not without the search, nor with its route off.
+        descent = params.closest.descent and search and params.routes.on("anneal")
+        nearest = replace(params, closest=replace(params.closest, descent=descent))
         passes_started = time.monotonic()
         outcome = _other_strategies(capture, prepared, fallbacks)
         passes = time.monotonic() - passes_started
@@ -163,18 +173,13 @@ def diagnose(
             watch.pause()  # a compilation says so itself, on stderr
             started += _compile()  # the one-time compilation is not the limit's
             remaining = max(0.0, time_limit - (time.monotonic() - started))
-            reserve = closest_reserve(remaining, passes, params.closest)
+            reserve = closest_reserve(remaining, passes, nearest.closest)
             watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
             outcome = _search(capture, remaining - reserve, workers, params)
         if outcome.verdict is None:
             left = time_limit - (time.monotonic() - started)
             watch.stage("the closest placement, in more memory", started + time_limit)
-            # The descent is annealing: not without the search, nor with the route off.
-            descent = params.closest.descent and search and params.routes.on("anneal")
-            closest_params = replace(params.closest, descent=descent)
-            found = _closest(
-                capture, left, outcome.partial, replace(params, closest=closest_params)
-            )
+            found = _closest(capture, left, outcome.partial, nearest)
             outcome = _undetermined(capture, outcome, found)
     return Diagnosis(
         capture=capture.name,
@@ -312,8 +317,14 @@ def _undetermined(capture: Capture, outcome: _Outcome, found: Closest | None) ->
 
     if found is not None and found.overflow == 0:
         placement = referee(capture, found.placement, found.strategy)
+        decided = found.strategy == strategy_of(DESCENT)  # else a greedy pass, no route
         return replace(
-            outcome, verdict="fragmentation", strategy=found.strategy, placement=placement
+            outcome,
+            verdict="fragmentation",
+            strategy=found.strategy,
+            placement=placement,
+            route=DESCENT if decided else None,
+            search_status=SOLVED if decided else outcome.search_status,
         )
     if found is None:
         return replace(outcome, verdict="undetermined")

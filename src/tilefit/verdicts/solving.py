@@ -244,7 +244,9 @@ def _bracketed(
     watch: Watch,
 ) -> ExactResult:
     """``found``, and when the search timed out, the closest placement made in the time
-    left (refereed in its extended memory) and the bracket of the least top."""
+    left (refereed in its extended memory) and the bracket of the least top; or, when
+    that placement fits below the top after all (the descent can end there), ``found``
+    solved by it (route ``descent``, or the greedy pass that made it)."""
     if not timed_out:
         return found
     from tilefit.search.bracket import bracket_of
@@ -254,8 +256,32 @@ def _bracketed(
     near = closest(capture, max(0.1, deadline - time.monotonic()), partial=partial)
     if near is None:
         return found
+    if near.overflow == 0:
+        return _solved_by(capture, found, near.placement, near.strategy)
     referee(extended(capture, near.overflow), near.placement, "the closest placement")
     return replace(found, closest=near, bracket=bracket_of(capture, near.overflow))
+
+
+def _solved_by(
+    capture: Capture, found: ExactResult, placement: Placement, strategy: str
+) -> ExactResult:
+    """``found`` (timed out) solved by a closest placement that fits below the top."""
+    from tilefit.model.placement import placement_top
+    from tilefit.search import SOLVED, MinimizeResult
+    from tilefit.search.decision import Decision
+    from tilefit.search.routes import DESCENT, strategy_of
+
+    referee(capture, placement, strategy)
+    route = DESCENT if strategy == strategy_of(DESCENT) else "greedy"
+    was = found.result
+    if isinstance(was, MinimizeResult):  # the least top is still bracketed, now by it
+        top = placement_top(capture, placement.offsets)
+        result: Decision | MinimizeResult = replace(
+            was, status=SOLVED, best_top=top, placement=placement
+        )
+    else:
+        result = Decision(SOLVED, placement, route, seconds=was.seconds, nodes=was.nodes)
+    return replace(found, result=result, route=route)
 
 
 def solve(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> Decision:
