@@ -7,10 +7,11 @@ Run from the repository root (after `pip install -e '.[test,bench]'`):
 On planted tiles (`tilefit.generate.planted`) of 700 requests at 90-100%,
 which `diagnose` leaves undecided, it compares the closest placement
 `diagnose --time-limit S` reports with the best greedy pass alone (the 16
-strategies and the constraint-aware orders in the extended memory: what
-`undetermined` reported before it used the search's best partial
-placement). Every tile fits in its memory (a planted placement exists), so
-the smaller the overflow, the truer the report. Each closest placement is
+strategies and the constraint-aware orders in the extended memory, each run
+to the end, without the descent: what `undetermined` reported before it used
+the search's best partial placement and the descent). Every tile fits in its
+memory (a planted placement exists), so the smaller the overflow, the truer
+the report. Each closest placement is
 refereed in the extended memory.
 """
 
@@ -23,10 +24,12 @@ import sys
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.search.closest import closest, extended
+from tilefit.search.params import ClosestParams
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 DENSITIES = (0.9, 0.95, 0.97, 1.0)
+PASSES_ALONE = ClosestParams(descent=False)  # every greedy pass, no descent, no partial
 REQUESTS = 700
 
 
@@ -41,7 +44,7 @@ def main() -> int:
     for target in DENSITIES:
         for seed in range(args.per_density):
             capture, _ = planted_tile(PlantedRecipe(REQUESTS, target, seed))
-            greedy = closest(capture)
+            greedy = closest(capture, 600.0, params=PASSES_ALONE)
             found = diagnose(capture, time_limit=args.time_limit)
             c = found.closest
             if found.verdict != "undetermined" or c is None or greedy is None:

@@ -149,7 +149,7 @@ def diagnose(
     (``tilefit.search.params.SearchParams``).
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
     """
-    began = started = time.monotonic()
+    started = time.monotonic()
     report = bound(capture)
     prepared = Prepared.of(capture)
     replayed = replay(prepared)  # the production attempts, as production runs them
@@ -163,24 +163,9 @@ def diagnose(
     elif (short := report.pieces) is not None:
         outcome = _Outcome("infeasible", subset=short.requests, route=PIECES)
     else:
-        # The descent is annealing: not without the search, nor with its route off.
-        descent = params.closest.descent and search and params.routes.on("anneal")
-        nearest = replace(params, closest=replace(params.closest, descent=descent))
-        passes_started = time.monotonic()
-        outcome = _other_strategies(capture, prepared, fallbacks)
-        passes = time.monotonic() - passes_started
-        if outcome.verdict is None and search:
-            watch.pause()  # a compilation says so itself, on stderr
-            started += _compile()  # the one-time compilation is not the limit's
-            remaining = max(0.0, time_limit - (time.monotonic() - started))
-            reserve = closest_reserve(remaining, passes, nearest.closest)
-            watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
-            outcome = _search(capture, remaining - reserve, workers, params)
-        if outcome.verdict is None:
-            left = time_limit - (time.monotonic() - started)
-            watch.stage("the closest placement, in more memory", started + time_limit)
-            found = _closest(capture, left, outcome.partial, nearest)
-            outcome = _undetermined(capture, outcome, found)
+        outcome = _beyond_the_bounds(
+            capture, prepared, fallbacks, started, time_limit, search, workers, params, watch
+        )
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -193,7 +178,7 @@ def diagnose(
         placement=outcome.placement,
         search_status=outcome.search_status,
         irreducible_subset=outcome.subset,
-        seconds=time.monotonic() - began,
+        seconds=time.monotonic() - started,
         search_route=outcome.route,
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
@@ -205,6 +190,40 @@ def diagnose(
             aligned=report.aligned.top,
         ),
     )
+
+
+def _beyond_the_bounds(
+    capture: Capture,
+    prepared: Prepared,
+    fallbacks: Sequence[Strategy | str],
+    started: float,
+    time_limit: float,
+    search: bool,
+    workers: int | None,
+    params: SearchParams,
+    watch: Watch,
+) -> _Outcome:
+    """Where replay and the bounds decide nothing: the other strategies, the search (unless
+    ``search`` is off) and, undecided, the closest placement, all by ``started +
+    time_limit`` (a one-time compilation given back)."""
+    # The descent is annealing: not without the search, nor with its route off.
+    descent = params.closest.descent and search and params.routes.on("anneal")
+    nearest = replace(params, closest=replace(params.closest, descent=descent))
+    passes_started = time.monotonic()
+    outcome = _other_strategies(capture, prepared, fallbacks)
+    passes = time.monotonic() - passes_started
+    if outcome.verdict is None and search:
+        watch.pause()  # a compilation says so itself, on stderr
+        started += _compile()  # the one-time compilation is not the limit's
+        remaining = max(0.0, time_limit - (time.monotonic() - started))
+        reserve = closest_reserve(remaining, passes, nearest.closest)
+        watch.stage(search_stage(workers), time.monotonic() + remaining - reserve)
+        outcome = _search(capture, remaining - reserve, workers, params)
+    if outcome.verdict is not None:
+        return outcome
+    left = time_limit - (time.monotonic() - started)
+    watch.stage("the closest placement, in more memory", started + time_limit)
+    return _undetermined(capture, outcome, _closest(capture, left, outcome.partial, nearest))
 
 
 def _top(capture: Capture, placement: Placement | None) -> int | None:

@@ -208,26 +208,13 @@ def _portfolio(
     deadline = started + time_limit
     decision = decide(capture, time_limit - reserve, workers=workers)
     subset = decision.subset if decision.irreducible else None
-    timed_out = decision.status == search.TIMEOUT
-    if not minimize:
-        return _bracketed(
-            capture,
-            ExactResult(decision, subset, decision.route),
-            timed_out,
-            decision.partial,
-            deadline,
-            watch,
-        )
-    if decision.placement is None:
-        lowest = undecided(capture, decision.status, decision.seconds, decision.nodes)
-        return _bracketed(
-            capture,
-            ExactResult(lowest, subset, decision.route),
-            timed_out,
-            decision.partial,
-            deadline,
-            watch,
-        )
+    if not minimize or decision.placement is None:
+        answer: Decision | MinimizeResult = decision
+        if minimize:
+            answer = undecided(capture, decision.status, decision.seconds, decision.nodes)
+        found = ExactResult(answer, subset, decision.route)
+        timed_out = decision.status == search.TIMEOUT
+        return _bracketed(capture, found, timed_out, decision.partial, deadline, watch)
     referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
     probing = _bisection(watch, started + time_limit)
