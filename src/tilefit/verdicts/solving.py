@@ -5,8 +5,9 @@
 ``diagnose`` calls the same portfolio through its own ``_search``, only when replay,
 the bounds and the strategies have not decided, and with what is left of its limit
 less a reserve for the closest placement. ``search_exact`` gives the portfolio the
-whole limit, less the time importing the search takes (the one-time compilation is
-not the limit's).
+limit less the time importing the search takes (the one-time compilation is not the
+limit's) and less the same share kept for the closest placement and the bracket of
+the least top when it times out (``ClosestParams.share``; minimising takes it back).
 
 Without a node limit it decides with the portfolio (``tilefit.search.portfolio``).
 With one it runs the bare exact kernel instead (``tilefit.search.exact.solve``),
