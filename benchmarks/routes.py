@@ -15,7 +15,8 @@ it) first with every route on, then once with each route of
 `tilefit.search.params.Prunings` switched (dominance, decomposition and twin off;
 the stretch bound, off by default, on), then once with each lever of `LEVERS`
 switched from its default (issue 30's: `paced_turns`, the exact search's
-turns paced by time). Every placement is refereed; a
+turns paced by time; `learning`, its restarts ranking first the blocks it
+failed under most). Every placement is refereed; a
 placement of an infeasible tile, or a proof on a feasible one, is a wrong
 verdict.
 
@@ -81,7 +82,7 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
 PRUNINGS = tuple(f.name for f in fields(DEFAULT.prunings))
 """The kernel's switchable prunings, each switched from its default by name."""
 
-LEVERS = {"paced_turns": "portfolio"}
+LEVERS = {"paced_turns": "portfolio", "learning": "exact"}
 """Other switches of ``SearchParams`` (issue 30's levers), each switched from its default
 by name: the field, and the group of the parameters that holds it."""
 

@@ -95,6 +95,10 @@ class ExactParams:
 
     orderings: tuple[str, ...] = ("WAT", "TAW", "TWA")
     """Static orderings it restarts over, keys descending (letters of ``KEY_LETTERS``)."""
+    learning: bool = False
+    """Restarts that learn (TelaMalloc, ASPLOS 2023): each ranks first, before the
+    ordering's keys, the blocks under which the runs before failed most often. Off: in
+    ``benchmarks/routes.py`` on the densest tiles it decided none more (issue 30)."""
     chunk: int = 4096
     """Nodes between deadline checks, at most."""
     first_chunk: int = 64
@@ -109,7 +113,8 @@ class ExactParams:
     """Trail entries a run starts with (at least one step's); it grows on demand."""
 
     def __post_init__(self) -> None:
-        rules = {"orderings": "ordering", "chunk": "whole", "first_chunk": "whole"}
+        rules = {"orderings": "ordering", "learning": "switch", "chunk": "whole"}
+        rules |= {"first_chunk": "whole"}
         _check(self, {**rules, "slice": "positive", "copy_limit": "count", "trail_start": "count"})
 
 

@@ -4,9 +4,10 @@ Pinned blocks (see ``tilefit.search.blocks``) are enumerated base by base; for
 each of their arrangements the free blocks go through the canonical
 branch-and-bound (``tilefit.search.kernel.branch``). That search restarts over three
 static orderings with a node allowance that doubles each round, so one bad
-ordering cannot hold it. Any run that ends without a placement proves
-infeasibility (for that pinned arrangement); only the time or node limit ends
-a search undecided.
+ordering cannot hold it; with ``ExactParams.learning`` each restart first
+ranks the blocks under which the runs before failed most (TelaMalloc). Any
+run that ends without a placement proves infeasibility (for that pinned
+arrangement); only the time or node limit ends a search undecided.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tilefit.search.decision import Decision
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
+from tilefit.search.kernel.ordering import LEARNED
 from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -169,12 +171,16 @@ def search_free(
     if not free:
         return Outcome(SOLVED, dict(pinned_at))
     keyorders = [[KEYS.index(c) for c in key] for key in params.exact.orderings]
+    if params.exact.learning:  # the blocks behind the most backtracking first
+        keyorders = [[LEARNED, *keyorder] for keyorder in keyorders]
+    learned = None
     allowance = max(len(free), 1)
     while True:
         allowance *= 2
         for keyorder in keyorders:
-            run = Run(problem, keyorder, params.exact)
+            run = Run(problem, keyorder, params.exact, learned)
             status = _drive(run, allowance, budget)
+            learned = run.learned_counts()
             budget.stretch_prunes += run.stretch_prunes
             if status == layout.FOUND:
                 return Outcome(SOLVED, {**pinned_at, **run.bases()})

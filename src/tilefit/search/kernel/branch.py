@@ -121,6 +121,7 @@ def run(tb: Tables, st: State, budget: int, deadline: float) -> int:
     s0, s1, elem = tb.s0, tb.s1, tb.elem
     bases, members, starts, partners, twin = tb.bases, tb.members, tb.starts, tb.partners, tb.twin
     cnt, frames, cand, low, rank, off = st.cnt, st.frames, st.cand, st.low, st.rank, st.off
+    learned = st.learned
     m = len(tb.size)
     # The room one step needs: a placement's and a re-ranking's trail entries,
     # and a part's candidate list (a child's is built in place when short of it).
@@ -208,6 +209,7 @@ def run(tb: Tables, st: State, budget: int, deadline: float) -> int:
             cnt[C_FRAMES] = back + 1
             cnt[C_CAND] = frames[bb + F_CE]
             c = frames[bb + F_CHOSEN]
+            learned[c] += 1  # its subtree failed: the learned key (kernel.ordering)
             undo_to(frames[bb + F_PLEN], tb, st)
             cnt[C_PEND] = frames[bb + F_PEND]
             frames[bb + F_CHOSEN] = -1

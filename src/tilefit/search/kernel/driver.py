@@ -26,8 +26,14 @@ class Run:
     """One ordering's search over a free problem; resumable by node budget."""
 
     def __init__(
-        self, problem: FreeProblem, keyorder: Sequence[int], params: ExactParams = DEFAULT.exact
+        self,
+        problem: FreeProblem,
+        keyorder: Sequence[int],
+        params: ExactParams = DEFAULT.exact,
+        learned: Array | None = None,
     ) -> None:
+        """``learned``: what the runs before learned (``learned_counts``), for the
+        learned key of ``keyorder`` (``kernel.ordering.LEARNED``); none by default."""
         m = len(problem.blocks)
         nsec = problem.nsec
 
@@ -57,6 +63,7 @@ class Run:
             aff=zeros(nsec),
             cutp=zeros(problem.max_cut_points),
             tmp=zeros(m),
+            learned=zeros(m) if learned is None else learned.copy(),
         )
         search.cnt[layout.C_COPY] = copy
         search.cnt[layout.C_STEP] = problem.trail_size
@@ -119,6 +126,11 @@ class Run:
         need = int(cnt[layout.C_CAND]) + len(self.problem.blocks)
         if need > len(search.cand):
             _lengthen(search.cand, _doubled(len(search.cand), need))
+
+    def learned_counts(self) -> Array:
+        """Per block, the subtrees under it that failed, in this run and those it was
+        given: what the next run of the same problem learns from."""
+        return np.asarray(self.state.learned, dtype=np.int64)
 
     def bases(self) -> dict[int, int]:
         """SearchModel block index -> base, once FOUND."""

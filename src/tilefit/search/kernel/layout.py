@@ -160,3 +160,4 @@ class State(NamedTuple):
     aff: Any  # the sections a placement may lift
     cutp: Any  # scratch for cut points and parts
     tmp: Any  # per-block scratch
+    learned: Any  # per block: subtrees of it that failed, over the runs of one search

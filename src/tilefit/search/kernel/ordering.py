@@ -3,9 +3,11 @@
 Kernel code (see ``tilefit.search.kernel.branch``). Blocks are ranked by the
 ordering's keys, descending, then by block index. The key codes: 0 lifetime
 width, 1 width x size, 2 the largest section total over the block's
-lifetime (bytes of the unplaced blocks alive there). A run ranks every block
-when it starts; a part split off during the search is re-ranked from the
-totals left then, like a fresh problem.
+lifetime (bytes of the unplaced blocks alive there), 3 (``LEARNED``) how
+often a subtree under the block failed in the runs before (``State.learned``,
+TelaMalloc's learning: the blocks behind the most backtracking go first). A
+run ranks every block when it starts; a part split off during the search is
+re-ranked from the totals left then, like a fresh problem.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Any
 from tilefit.search.kernel.jit import jit
 from tilefit.search.kernel.layout import T_RANK, State, Tables
 from tilefit.search.kernel.place import record
+
+LEARNED = 3
+"""The key code of the learned key: how often a subtree under the block failed before."""
 
 
 @jit
@@ -44,7 +49,7 @@ def rerank(cs: int, ce: int, tb: Tables, st: State) -> None:
 def _order(cs: int, ce: int, tb: Tables, st: State) -> None:
     """Sort cand[cs:ce] in place into the ordering."""
     s0, s1, width, size = tb.s0, tb.s1, tb.width, tb.size
-    cand, tmp, total, keyorder = st.cand, st.tmp, st.total, st.keyorder
+    cand, tmp, total, keyorder, learned = st.cand, st.tmp, st.total, st.keyorder, st.learned
     for i in range(cs, ce):
         v = cand[i]
         t = 0
@@ -55,14 +60,16 @@ def _order(cs: int, ce: int, tb: Tables, st: State) -> None:
     for i in range(cs + 1, ce):
         v = cand[i]
         j = i - 1
-        while j >= cs and _ranks_before(v, cand[j], keyorder, width, size, tmp):
+        while j >= cs and _ranks_before(v, cand[j], keyorder, width, size, tmp, learned):
             cand[j + 1] = cand[j]
             j -= 1
         cand[j + 1] = v
 
 
 @jit
-def _ranks_before(u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: Any) -> bool:
+def _ranks_before(
+    u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: Any, learned: Any
+) -> bool:
     for q in range(len(keyorder)):
         code = keyorder[q]
         if code == 0:
@@ -71,9 +78,12 @@ def _ranks_before(u: int, v: int, keyorder: Any, width: Any, size: Any, tkey: An
         elif code == 1:
             a = width[u] * size[u]
             b = width[v] * size[v]
-        else:
+        elif code == 2:
             a = tkey[u]
             b = tkey[v]
+        else:
+            a = learned[u]
+            b = learned[v]
         if a != b:
             return bool(a > b)
     return u < v
