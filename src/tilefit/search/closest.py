@@ -11,12 +11,13 @@ Greedy passes (the 16 strategies and the constraint-aware orders of
 and so does the search's best partial placement once the blocks it left out
 are put above the top (``tilefit.search.local.partial``); the one reaching least
 far above the old top wins. Then ``descend`` minimises the top from it: annealing
-probes in less extra memory, each started from the best placement so far,
-which ends far closer than stacking what the search left out above the top
-(benchmarks/README.md, "The bracket"). Its overflow (bytes above the old top)
-is what the tile lacks under that placement, and its top the upper end of the
-bracket of the least top (``tilefit.search.bracket``); the caller's referee
-checks it against ``extended(capture, overflow)`` (diagnose does).
+probes in less extra memory, each started from the best placement so far, which
+ends closer than stacking what the search left out above the top (a quarter to a
+half closer on planted tiles of 90-95%: benchmarks/README.md, "The bracket and the
+levers"). Its overflow (bytes above the old top) is what the tile lacks under that
+placement, and its top the upper end of the bracket of the least top
+(``tilefit.search.bracket``); the caller's referee checks it against
+``extended(capture, overflow)`` (diagnose does).
 """
 
 from __future__ import annotations
