@@ -198,10 +198,14 @@ def test_a_timed_out_solve_is_solved_by_a_descent_that_ends_below_the_top(
         MinimizeResult(TIMEOUT, 1.0, 5, 8, None, None) if minimizing else Decision.undecided(1.0)
     )
     found = ExactResult(timed_out, None)
-    solved = _solved_by(capture, found, Placement("two", {"a": 4, "b": 0}), SEARCH_DESCENT)
+    solved = _solved_by(
+        capture, found, Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 4, "b": 0}))
+    )
     assert (solved.status, solved.route) == (SOLVED, DESCENT)
     assert solved.placement is not None and check(capture, solved.placement).valid
     if minimizing:
         assert isinstance(solved.result, MinimizeResult) and solved.result.best_top == 8
     with pytest.raises(RuntimeError, match="fails the checker"):
-        _solved_by(capture, found, Placement("two", {"a": 0, "b": 0}), SEARCH_DESCENT)
+        _solved_by(
+            capture, found, Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 0, "b": 0}))
+        )

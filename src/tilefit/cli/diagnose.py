@@ -252,14 +252,19 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     lines = [f"undetermined: no strategy fits and no bound proves a deficit{searched}"]
     c = d.closest
     if c is not None:
-        lines.append(
-            f"  closest placement found: fits in {c.storage} B, {c.overflow} B more than "
-            f"available ({c.strategy}, checked in memory extended by {c.overflow} B)"
-        )
+        lines.append(f"  {closest_text(c.storage, c.overflow, c.strategy)}")
     if d.bracket is not None:
         lines.append(f"  {bracket_text(d.bracket)}")
     lines.append(f"  {avail}; try a larger --time-limit")
     return lines
+
+
+def closest_text(storage: int, overflow: int, strategy: str) -> str:
+    """The closest placement found, in one line."""
+    return (
+        f"closest placement found: fits in {storage} B, {overflow} B more than available "
+        f"({strategy}, checked in memory extended by {overflow} B)"
+    )
 
 
 def bracket_text(b: Bracket) -> str:

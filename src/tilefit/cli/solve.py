@@ -141,14 +141,13 @@ def closest_lines(out: dict[str, Any]) -> list[str]:
     c, b = out["closest"], out["bracket"]
     if c is None or b is None:
         return []
-    from tilefit.cli.diagnose import bracket_text
+    from tilefit.cli.diagnose import bracket_text, closest_text
     from tilefit.search.bracket import Bracket
 
+    available = c["storage"] - c["overflow"]
     return [
-        f"  closest placement found: fits in {c['storage']} B, {c['overflow']} B more than "
-        f"available ({c['strategy']}, checked in memory extended by {c['overflow']} B)",
-        "  "
-        + bracket_text(Bracket(b["lower"], b["upper"], b["top"], c["storage"] - c["overflow"])),
+        f"  {closest_text(c['storage'], c['overflow'], c['strategy'])}",
+        f"  {bracket_text(Bracket(b['lower'], b['upper'], b['top'], available))}",
     ]
 
 

@@ -37,7 +37,7 @@ from tilefit.search.decision import Partial
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import finish
 from tilefit.search.params import DEFAULT, AnnealParams, ClosestParams
-from tilefit.search.routes import SEARCH_DESCENT, SEARCH_PARTIAL
+from tilefit.search.routes import DESCENT, SEARCH_DESCENT, SEARCH_PARTIAL
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -54,6 +54,12 @@ class Closest:
     storage: int  # available storage plus the overflow
     strategy: str  # the greedy pass that made it
     placement: Placement  # valid for ``extended(capture, overflow)``
+
+    @property
+    def route(self) -> str | None:
+        """The route that made it (``descent``), or None for a greedy pass or a finished
+        partial placement: what decides the tile when it fits below the top."""
+        return DESCENT if self.strategy == SEARCH_DESCENT else None
 
 
 def extended(capture: Capture, extra: int) -> Capture:

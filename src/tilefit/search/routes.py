@@ -27,6 +27,12 @@ MEMBERS = (BOUND, FIND, PROVE, CLOSEST)
 ends undecided (``tilefit.search.closest``), in the time kept for the closest placement."""
 
 
+DESCENT = "descent"
+"""The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
+probe places every block below the memory's top. Not a route of the portfolio, so not
+among ``ROUTES``: ``ClosestParams.descent`` switches it."""
+
+
 @dataclass(frozen=True)
 class Route:
     """One route that may decide a capture: its name (what ``diagnose --json`` reports as
@@ -54,7 +60,7 @@ REGISTRY = (
     Route("steps", PROVE, proves=True, places=False),
     Route("exact", PROVE, proves=True, places=True),
     Route("anneal-turns", PROVE, proves=False, places=True),
-    Route("descent", CLOSEST, proves=False, places=True),
+    Route(DESCENT, CLOSEST, proves=False, places=True),
 )
 """Every route, in the order of docs/search.md's tables (the find member takes its routes
 in this order, ``tilefit.search.local.find.STEPS``; the prove member gives ``exact`` a
@@ -82,11 +88,6 @@ PROOF_ROUTES = tuple(r.name for r in REGISTRY if r.member != BOUND and r.proves)
 
 PLACING_ROUTES = tuple(r.name for r in REGISTRY if r.places)
 """The routes that find placements."""
-
-DESCENT = "descent"
-"""The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
-probe places every block below the memory's top. Not a route of the portfolio, so not
-among ``ROUTES``: ``ClosestParams.descent`` switches it."""
 
 
 def route(name: str) -> Route:

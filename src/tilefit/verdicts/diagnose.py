@@ -24,14 +24,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.bracket import Bracket
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import (
-    DECIDING_ROUTES,
-    DESCENT,
-    INFEASIBLE,
-    PIECES,
-    SOLVED,
-    strategy_of,
-)
+from tilefit.search.routes import DECIDING_ROUTES, INFEASIBLE, PIECES, SOLVED, strategy_of
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -336,14 +329,13 @@ def _undetermined(capture: Capture, outcome: _Outcome, found: Closest | None) ->
 
     if found is not None and found.overflow == 0:
         placement = referee(capture, found.placement, found.strategy)
-        decided = found.strategy == strategy_of(DESCENT)  # else a greedy pass, no route
         return replace(
             outcome,
             verdict="fragmentation",
             strategy=found.strategy,
             placement=placement,
-            route=DESCENT if decided else None,
-            search_status=SOLVED if decided else outcome.search_status,
+            route=found.route,
+            search_status=SOLVED if found.route else outcome.search_status,
         )
     if found is None:
         return replace(outcome, verdict="undetermined")

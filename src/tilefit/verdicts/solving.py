@@ -214,8 +214,7 @@ def _portfolio(
         if minimize:
             answer = undecided(capture, decision.status, decision.seconds, decision.nodes)
         found = ExactResult(answer, subset, decision.route)
-        timed_out = decision.status == search.TIMEOUT
-        return _bracketed(capture, found, timed_out, decision.partial, deadline, watch)
+        return _bracketed(capture, found, decision.partial, deadline, watch)
     referee(capture, decision.placement, "the search")  # before it bounds anything
     left = max(0.0, time_limit - (time.monotonic() - started))
     probing = _bisection(watch, started + time_limit)
@@ -224,43 +223,37 @@ def _portfolio(
 
 
 def _bracketed(
-    capture: Capture,
-    found: ExactResult,
-    timed_out: bool,
-    partial: Partial | None,
-    deadline: float,
-    watch: Watch,
+    capture: Capture, found: ExactResult, partial: Partial | None, deadline: float, watch: Watch
 ) -> ExactResult:
     """``found``, and when the search timed out, the closest placement made in the time
     left (refereed in its extended memory) and the bracket of the least top; or, when
     that placement fits below the top after all (the descent can end there), ``found``
     solved by it (route ``descent``, or the greedy pass that made it)."""
-    if not timed_out:
-        return found
+    from tilefit.search import TIMEOUT
     from tilefit.search.bracket import bracket_of
     from tilefit.search.closest import closest, extended
 
+    if found.status != TIMEOUT:
+        return found
     watch.stage("the closest placement, in more memory", deadline)
     near = closest(capture, max(0.1, deadline - time.monotonic()), partial=partial)
     if near is None:
         return found
     if near.overflow == 0:
-        return _solved_by(capture, found, near.placement, near.strategy)
+        return _solved_by(capture, found, near)
     referee(extended(capture, near.overflow), near.placement, "the closest placement")
     return replace(found, closest=near, bracket=bracket_of(capture, near.overflow))
 
 
-def _solved_by(
-    capture: Capture, found: ExactResult, placement: Placement, strategy: str
-) -> ExactResult:
-    """``found`` (timed out) solved by a closest placement that fits below the top."""
+def _solved_by(capture: Capture, found: ExactResult, near: Closest) -> ExactResult:
+    """``found`` (timed out) solved by a closest placement that fits below the top (a
+    greedy pass's is the ``greedy`` route's: a solved ``Decision`` names its route)."""
     from tilefit.model.placement import placement_top
     from tilefit.search import SOLVED, MinimizeResult
     from tilefit.search.decision import Decision
-    from tilefit.search.routes import DESCENT, strategy_of
 
-    referee(capture, placement, strategy)
-    route = DESCENT if strategy == strategy_of(DESCENT) else "greedy"
+    placement = referee(capture, near.placement, near.strategy)
+    route = near.route or "greedy"
     was = found.result
     if isinstance(was, MinimizeResult):  # the least top is still bracketed, now by it
         top = placement_top(capture, placement.offsets)
