@@ -57,7 +57,7 @@ def test_the_prove_member_runs_each_of_its_routes() -> None:
     from tilefit.search.portfolio import FIRST_PROOFS
 
     first = [name for name, _ in FIRST_PROOFS]
-    assert first == ["elements", "exact", "steps"]  # then the turns: exact and anneal-turns
+    assert first == ["elements", "choice", "exact", "steps"]  # then the turns: exact, anneal-turns
     assert set(first) | {"exact", "anneal-turns"} == set(PROVE_ROUTES)
 
 

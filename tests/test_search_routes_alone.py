@@ -44,6 +44,7 @@ TILES: dict[str, object] = {
     "repair": lambda: _planted(80, 0.85, 0),
     "anneal": lambda: _planted(40, 0.95, 0),
     "elements": lambda: _infeasible("elements"),
+    "choice": lambda: _infeasible("stretches"),
     "steps": lambda: _infeasible("alignment"),
     "exact": lambda: _planted(80, 0.9, 1),
     "anneal-turns": lambda: _planted(40, 0.95, 2),
@@ -63,7 +64,7 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
     assert decision.route == route
     # each tile's answer is known: a proof route proves its infeasible tile, the others place
     infeasible = capture.name.startswith("infeasible-")
-    assert infeasible == (route in ("elements", "steps"))
+    assert infeasible == (route in ("elements", "choice", "steps"))
     assert decision.status == (INFEASIBLE if infeasible else SOLVED)
     if infeasible:
         assert route in PROOF_ROUTES and decision.subset

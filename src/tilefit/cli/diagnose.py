@@ -281,6 +281,8 @@ PROOFS = {  # a sentence for each route that proves (tests/test_search_routes.py
     "pieces": "at one step the requests need more than the stretches of memory that can "
     "hold them (a stretch shorter than a request, aligned, cannot hold it)",
     "elements": "requests in conflict with each other need more memory elements than they reach",
+    "choice": "each request keeps one stretch of memory all its life, and no choice of "
+    "stretches holds these at every step",
     "steps": "the requests alive at one step cannot be placed together",
     "exact": "the exact search was exhausted",
 }

@@ -10,7 +10,8 @@ infeasible exactly because its core is. The memory is ``planted.MEMORY``:
 ranges ``low`` [12288, 94208), ``host-aperture`` [98304, 106496) (scratch
 only), ``mid`` [110592, 196608) and ``high`` [200704, 258048); interleaved
 from 131,072; elements of 16 KiB below it and 32 KiB from it. Every core
-request lives at the middle step ``t*`` (lifetimes differ around it).
+request lives at the middle step ``t*`` (lifetimes differ around it), but for
+the ``stretches`` core, which lives at the steps either side of it.
 
 Why each core has no valid placement:
 
@@ -43,6 +44,15 @@ Why each core has no valid placement:
     part is [131072, 196608) and [200704, 258048), split by a reserved gap,
     120 KiB in all; each part holds one 36 KiB request (two need 72 KiB),
     so the third has nowhere to go.
+``stretches``
+    Three interleaved weights of 1.5 KiB live through ``t*-1`` and ``t*+1``;
+    interleaved bytes lie in ``mid`` above 131,072 or in ``high``. At ``t*-1``
+    an 82 KiB activation that only ``mid`` holds leaves 2 KiB of it free; at
+    ``t*+1`` interleaved activations of 60 KiB (only ``mid`` holds it) and
+    54 KiB (then only ``high``) leave 2 KiB of ``high`` free. A weight keeps
+    its stretch at both steps: one fits in ``mid``, one in ``high``, and the
+    third nowhere. Each step alone has room for all three: only the choice of
+    stretch, held from step to step, shows it (the ``choice`` proof).
 """
 
 from __future__ import annotations
@@ -145,6 +155,16 @@ def _interleaved(t: int) -> Core:
     return requests, [], []
 
 
+def _stretches(t: int) -> Core:
+    weights = [Request(f"core-sw{k}", 1536, t - 1, t + 2, 2048, "resident", True) for k in range(3)]
+    acts = [
+        Request("core-sa", 83_968, t - 1, t, 4096, "activation"),
+        Request("core-sb", 61_440, t + 1, t + 2, 4096, "activation", True),
+        Request("core-sc", 55_296, t + 1, t + 2, 4096, "activation", True),
+    ]
+    return weights + acts, [], []
+
+
 CORES: dict[str, Callable[[int], Core]] = {
     "elements": _elements,
     "alignment": _alignment,
@@ -152,6 +172,7 @@ CORES: dict[str, Callable[[int], Core]] = {
     "sequences": _sequences,
     "sequence-too-long": _sequence_too_long,
     "interleaved": _interleaved,
+    "stretches": _stretches,
 }
 
 

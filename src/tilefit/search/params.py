@@ -10,7 +10,8 @@ The groups follow the search's parts: ``routes`` (which may run), ``prunings``
 (the exact kernel's, each switchable, as MiniMalloc's ``SolverParams``), ``exact``
 (the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
 ``find`` (the find member's rounds), ``anneal`` (the annealing search) and
-``closest`` (the closest placement when nothing decides). Importing this module
+``closest`` (the closest placement when nothing decides) and ``choice`` (the choice
+relaxation's proof). Importing this module
 loads neither numba nor the search.
 """
 
@@ -252,6 +253,23 @@ class ClosestParams:
 
 
 @dataclass(frozen=True)
+class ChoiceParams:
+    """The choice relaxation's proof (``tilefit.search.proofs.choice``)."""
+
+    nodes: int = 2_000
+    """Branch-and-bound nodes HiGHS may take on one 0-1 program: a limit of work, not of
+    time, so that the answer depends on the capture alone."""
+    hulls: int = 8
+    """Per stretch, the most shared hulls (the parts of it some blocks are confined to)
+    given constraints of their own besides the whole stretch's."""
+    share: float = 0.1
+    """Of the prove member's time, what the proof and the shrinking of its core may take."""
+
+    def __post_init__(self) -> None:
+        _check(self, {"nodes": "whole", "hulls": "count", "share": "share"})
+
+
+@dataclass(frozen=True)
 class SearchParams:
     """Every parameter of one search: which routes run, which prunings prune, and the
     tuning of each part (see the module text)."""
@@ -263,6 +281,7 @@ class SearchParams:
     find: FindParams = field(default_factory=FindParams)
     anneal: AnnealParams = field(default_factory=AnnealParams)
     closest: ClosestParams = field(default_factory=ClosestParams)
+    choice: ChoiceParams = field(default_factory=ChoiceParams)
 
     def __post_init__(self) -> None:
         kinds: dict[str, type] = {
@@ -273,6 +292,7 @@ class SearchParams:
             "find": FindParams,
             "anneal": AnnealParams,
             "closest": ClosestParams,
+            "choice": ChoiceParams,
         }
         for name, kind in kinds.items():
             value = getattr(self, name)

@@ -5,10 +5,11 @@ Two members share the time limit:
 - **find** (``tilefit.search.local.find``): fast placements, never a proof;
 - **prove**: the exact search. It first asks the memory elements (a clique
   of conflicting requests needing more elements than they can reach:
-  ``tilefit.search.proofs.elements``), then (with no pinned block) the exact
-  search for a first look, then the step relaxations
-  (``tilefit.search.proofs.steps``): the requests alive at one step must fit on
-  their own; then, in turns, the full exact search and a second annealing
+  ``tilefit.search.proofs.elements``) and the choice of stretches (each block
+  keeps one stretch of memory all its life: ``tilefit.search.proofs.choice``),
+  then (with no pinned block) the exact search for a first look, then the step
+  relaxations (``tilefit.search.proofs.steps``): the requests alive at one step
+  must fit on their own; then, in turns, the full exact search and a second annealing
   search (``anneal-turns``).
 
 With two or more cores each member runs in its own forked process; the
@@ -45,6 +46,7 @@ from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.proofs.choice import choice_core
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
@@ -247,6 +249,15 @@ def _elements(p: _Proving) -> Decision | None:
     return p.infeasible(p.model.restricted(clique), "elements")
 
 
+def _choice(p: _Proving) -> Decision | None:
+    """No choice of stretches holds the blocks: each keeps one all its life. The core comes
+    shrunk by the relaxation itself; the exact search's deletion filter then tries to
+    show it irreducible in the time left (where it cannot, the subset stays as it is)."""
+    share = p.params.choice.share
+    core = choice_core(p.model, time.monotonic() + p.time_limit * share, p.params.choice)
+    return None if core is None else p.infeasible(p.model.restricted(core), "choice")
+
+
 def _first_look(p: _Proving) -> Decision | None:
     """The exact search for a share of the time, where no block is pinned (complete
     without enumeration, it often decides such tiles at once, as MiniMalloc's)."""
@@ -264,6 +275,7 @@ def _steps(p: _Proving) -> Decision | None:
 
 FIRST_PROOFS: tuple[tuple[str, Callable[[_Proving], Decision | None]], ...] = (
     ("elements", _elements),
+    ("choice", _choice),
     ("exact", _first_look),
     ("steps", _steps),
 )

@@ -57,6 +57,7 @@ REGISTRY = (
     Route("repair", FIND, proves=False, places=True),
     Route("anneal", FIND, proves=False, places=True),
     Route("elements", PROVE, proves=True, places=False),
+    Route("choice", PROVE, proves=True, places=False),
     Route("steps", PROVE, proves=True, places=False),
     Route("exact", PROVE, proves=True, places=True),
     Route("anneal-turns", PROVE, proves=False, places=True),

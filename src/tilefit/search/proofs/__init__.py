@@ -1,2 +1,2 @@
-"""Proofs of infeasibility cheaper than the exact search: memory elements (``elements``)
-and single steps (``steps``)."""
+"""Proofs of infeasibility cheaper than the exact search: memory elements (``elements``),
+the choice of stretches (``choice``) and single steps (``steps``)."""

@@ -1,0 +1,117 @@
+"""What the choice proof decides on realistic tiles, and what it costs (issue 30, item 3).
+
+    .venv/bin/python benchmarks/choice.py                 # seeds 0-4: about 10 minutes on 2 cores
+    .venv/bin/python benchmarks/choice.py --seeds 7 --time-limit 10
+
+Synthetic models (``tilefit synth``: 1,472 IPU-like tiles of about 500 requests,
+15% of them tight, 8% over) are where the memory is cut into stretches (the
+variables below the exchange buffers, the interleaved region above, a
+scratch-only aperture). Per seed: every tile through ``diagnose`` without the
+search (replay, the bounds, the 16 strategies); the tiles left undetermined
+then get the choice proof alone (``tilefit.search.proofs.choice.choice_core``,
+timed, at most ``--time-limit`` s each), and each tile it proves goes through
+``diagnose`` with the search but the route ``choice`` off, to show what the
+rest of the portfolio says of it in the same limit. Each proof's core, as a
+capture of its own, is given to the exact search too (a second opinion that
+can only confirm: a placement of a core would be a wrong proof, counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from dataclasses import replace
+
+from tilefit.generate.synth import synth_model
+from tilefit.model.capture import Capture
+from tilefit.search.blocks import build_model
+from tilefit.search.exact.solve import solve
+from tilefit.search.params import SearchParams
+from tilefit.search.proofs.choice import choice_core
+from tilefit.search.routes import SOLVED, Routes
+from tilefit.verdicts.diagnose import diagnose
+
+
+def core_capture(capture: Capture, ids: set[str]) -> Capture:
+    """The capture with only the units named (a sequence whole, by its id)."""
+    keep = {m for i in ids for m in capture.members(i)}
+    return replace(
+        capture,
+        requests=tuple(r for r in capture.requests if r.id in keep),
+        sequences=tuple(s for s in capture.sequences if s.id in ids),
+        conflicts=tuple(c for c in capture.conflicts if c.a in keep and c.b in keep),
+    )
+
+
+def run_seed(seed: int, limit: float) -> tuple[int, int, list[float], int]:
+    """(undetermined without the search, proven by the choice, proof seconds, wrong)."""
+    open_tiles: list[Capture] = []
+    started = time.monotonic()
+    for capture in synth_model(seed=seed):
+        if diagnose(capture, search=False).verdict == "undetermined":
+            open_tiles.append(capture)
+    print(
+        f"seed {seed}: {len(open_tiles)} tiles undetermined without the search "
+        f"({time.monotonic() - started:.0f} s)",
+        flush=True,
+    )
+    seconds: list[float] = []
+    proven = wrong = 0
+    without_choice = SearchParams(routes=Routes.without(["choice"]))
+    for capture in open_tiles:
+        model = build_model(capture)
+        began = time.monotonic()
+        core = choice_core(model, began + limit)
+        seconds.append(time.monotonic() - began)
+        if core is None:
+            continue
+        proven += 1
+        ids = {model.blocks[k].id for k in core}
+        second = solve(core_capture(capture, ids), limit)
+        wrong += second.status == SOLVED
+        rest = diagnose(capture, time_limit=limit, params=without_choice)
+        route = f" ({rest.search_route})" if rest.search_route else ""
+        print(
+            f"  {capture.name}: proven in {seconds[-1]:.2f} s, core of {len(core)} units; "
+            f"the exact search on the core: {second.status} in {second.seconds:.1f} s; "
+            f"diagnose without the choice, {limit:g} s: {rest.verdict}{route}",
+            flush=True,
+        )
+    return len(open_tiles), proven, seconds, wrong
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--seeds", default="0,1,2,3,4", help="synthetic model seeds, comma-separated"
+    )
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per tile")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    print(
+        f"python {platform.python_version()}, {platform.machine()}; synthetic models of 1,472 "
+        f"tiles, seeds {args.seeds}; {args.time_limit:g} s per proof and per diagnose"
+    )
+    totals = [0, 0, 0]
+    every: list[float] = []
+    for seed in seeds:
+        open_count, proven, seconds, wrong = run_seed(seed, args.time_limit)
+        totals[0] += open_count
+        totals[1] += proven
+        totals[2] += wrong
+        every += seconds
+    median = statistics.median(every) if every else 0.0
+    print(
+        f"\nall seeds: {totals[1]} of {totals[0]} tiles left undetermined by the strategies "
+        f"proven infeasible by the choice; proof seconds median {median:.3f}, "
+        f"max {max(every, default=0.0):.2f}; wrong proofs (a core the exact search places): "
+        f"{totals[2]}"
+    )
+    return 0 if totals[2] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

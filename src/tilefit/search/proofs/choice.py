@@ -1,0 +1,244 @@
+"""Proofs from the choice of stretch: a block keeps one stretch of memory all its life.
+
+Where the memory is cut into stretches (ranges with gaps between them, an
+interleaved region apart), which stretch holds a block is a choice made once
+for its whole lifetime. The **choice relaxation** forgets where in its stretch
+a block lies and keeps only that choice: at every step, the pieces alive in a
+stretch must fit in it, and those that can only lie inside a part of it (their
+class, their interleaving) must fit in that part. It is the strip-packing
+relaxation that cuts items into one-step slices (Martello, Monaci and Vigo,
+2003) with each slice kept in its item's bin: every placement gives a choice,
+so when no choice exists, no placement does.
+
+It sees what one step cannot: a 199 KB activation that only the largest
+stretch holds at one step, interleaved activations that only the interleaved
+region holds at another, and long-lived weights that cannot be split between
+the two (``tilefit synth`` seed 7, tile 847: its live peak fits, and neither the
+exact search nor CP-SAT settles it in minutes; this relaxation in milliseconds).
+It is a 0-1 program, one variable for each block and stretch it may choose,
+solved by HiGHS (``scipy.optimize.milp``) within a node limit, so that the
+answer depends on the capture alone. A proof's core is shrunk with the same
+relaxation: first the steps, then the blocks.
+
+A stretch is a maximal run of the addresses some block may occupy (the union
+of ``[lo, hi + size)`` over every block's base intervals ``[lo, hi]``), so a block
+at any valid base lies inside one; a block's *hull* in a stretch is the part
+of it its own bases there reach. Every constraint sums the bytes alive at one
+step of the blocks whose hull lies in one interval, against its length: sound
+for any set of such intervals, so only the most shared hulls are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tilefit.search.blocks import SearchModel
+from tilefit.search.params import DEFAULT, ChoiceParams
+
+Span = tuple[int, int]  # addresses [start, end)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Which stretches each block may choose, and the steps where the choice is tested."""
+
+    stretches: tuple[Span, ...]  # ascending, disjoint
+    hulls: tuple[dict[int, Span], ...]  # per block: stretch -> the hull of its bases there
+    steps: tuple[int, ...]  # every step where a piece starts, ascending
+    live: np.ndarray  # blocks x steps: the bytes of the block's pieces alive at the step
+
+    @property
+    def open(self) -> bool:
+        """Whether some block has a choice to make (else the relaxation is the steps')."""
+        return any(len(h) > 1 for h in self.hulls)
+
+
+def choices_of(model: SearchModel) -> Choices:
+    """The stretches of ``model``'s memory and each block's hulls in them."""
+    spans = sorted(
+        (lo, hi + block.size) for block in model.blocks for lo, hi in block.bases if lo <= hi
+    )
+    stretches: list[list[int]] = []
+    for start, end in spans:
+        if stretches and start < stretches[-1][1]:  # overlapping: one stretch
+            stretches[-1][1] = max(stretches[-1][1], end)
+        else:
+            stretches.append([start, end])
+    starts = [s for s, _ in stretches]
+    hulls: list[dict[int, Span]] = []
+    for block in model.blocks:
+        mine: dict[int, Span] = {}
+        for lo, hi in block.bases:
+            if lo > hi:
+                continue
+            k = int(np.searchsorted(starts, lo, side="right")) - 1
+            a, b = mine.get(k, (lo, hi + block.size))
+            mine[k] = (min(a, lo), max(b, hi + block.size))
+        hulls.append(mine)
+    steps = sorted({p.start for block in model.blocks for p in block.pieces})
+    live = np.zeros((len(model.blocks), len(steps)), dtype=np.int64)
+    where = {t: i for i, t in enumerate(steps)}
+    for k, block in enumerate(model.blocks):
+        for p in block.pieces:
+            first = where[p.start]
+            last = int(np.searchsorted(steps, p.end, side="left"))
+            live[k, first:last] += p.size
+    return Choices(tuple((s, e) for s, e in stretches), tuple(hulls), tuple(steps), live)
+
+
+def choice_core(
+    model: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+) -> frozenset[int] | None:
+    """Blocks of ``model`` that no choice of stretches holds (shrunk with the relaxation
+    until the deadline), or None: a choice exists, none is needed, or time ran out."""
+    choices = choices_of(model)
+    if not choices.open:
+        return None
+    blocks = [k for k in range(len(model.blocks)) if choices.hulls[k]]
+    steps = list(range(len(choices.steps)))
+    if len(blocks) < len(model.blocks):  # a block with no base at all: alone, no placement
+        return frozenset(k for k in range(len(model.blocks)) if not choices.hulls[k])
+    if holds(choices, blocks, steps, deadline, params) is not False:
+        return None
+    # Steps, then the blocks alive at those left: each removal kept while still infeasible.
+    steps = _shrink(steps, lambda s: holds(choices, blocks, s, deadline, params) is False, deadline)
+    alive = [k for k in blocks if choices.live[k, steps].any()]
+    core = _shrink(alive, lambda b: holds(choices, b, steps, deadline, params) is False, deadline)
+    return frozenset(core)
+
+
+def holds(
+    choices: Choices,
+    blocks: Sequence[int],
+    steps: Sequence[int],
+    deadline: float,
+    params: ChoiceParams = DEFAULT.choice,
+) -> bool | None:
+    """Whether some choice of stretches holds ``blocks`` at ``steps`` (indices into
+    ``choices.steps``): True, False, or None when HiGHS reaches the node limit or the
+    deadline (``time.monotonic()`` seconds) first."""
+    columns: dict[tuple[int, int], int] = {}  # (block, stretch) -> variable
+    for k in blocks:
+        if len(choices.hulls[k]) > 1:
+            for s in sorted(choices.hulls[k]):
+                columns[(k, s)] = len(columns)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    values: list[np.ndarray] = []
+    limits: list[np.ndarray] = []
+    at = np.asarray(steps, dtype=np.int64)
+    for s, interval, members in _intervals(choices, blocks, params):
+        fixed = [k for k in members if (k, s) not in columns]
+        free = [k for k in members if (k, s) in columns]
+        rest = np.asarray(fixed, dtype=np.int64)
+        room = (interval[1] - interval[0]) - choices.live[np.ix_(rest, at)].sum(axis=0)
+        if (room < 0).any():
+            return False  # blocks with no choice overfill it already
+        load = choices.live[np.ix_(np.asarray(free, dtype=np.int64), at)]  # blocks x steps
+        tight = np.flatnonzero(load.sum(axis=0) > room)  # the steps some choice overfills
+        if not len(tight) or not free:
+            continue
+        sub = load[:, tight]
+        who, when = np.nonzero(sub)
+        variable = np.array([columns[(k, s)] for k in free], dtype=np.int64)
+        first = sum(len(x) for x in limits)
+        rows.append(first + when)
+        cols.append(variable[who])
+        values.append(sub[who, when])
+        limits.append(room[tight])
+    if not limits:
+        return True  # every block fits wherever it goes
+    return _solve(columns, rows, cols, values, limits, deadline, params)
+
+
+def _solve(
+    columns: dict[tuple[int, int], int],
+    rows: list[np.ndarray],
+    cols: list[np.ndarray],
+    values: list[np.ndarray],
+    limits: list[np.ndarray],
+    deadline: float,
+    params: ChoiceParams,
+) -> bool | None:
+    """The 0-1 program: one stretch per choosing block, each row within its limit."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_array
+
+    seconds = deadline - time.monotonic()
+    if seconds <= 0:
+        return None
+    n = len(columns)
+    chooser = {k: i for i, k in enumerate(sorted({k for k, _ in columns}))}
+    one = np.array([chooser[k] for k, _ in columns], dtype=np.int64)
+    limit = np.concatenate(limits)
+    capacity = coo_array(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(len(limit), n),
+    )
+    constraints = [
+        LinearConstraint(
+            coo_array((np.ones(n), (one, np.arange(n))), shape=(len(chooser), n)), 1, 1
+        ),
+        LinearConstraint(capacity, -np.inf, limit),
+    ]
+    result = milp(
+        np.zeros(n),
+        constraints=constraints,
+        integrality=np.ones(n),
+        bounds=Bounds(0, 1),
+        options={"node_limit": params.nodes, "time_limit": seconds},
+    )
+    if result.status == 0:
+        return True
+    return False if result.status == 2 else None
+
+
+def _intervals(
+    choices: Choices, blocks: Sequence[int], params: ChoiceParams
+) -> list[tuple[int, Span, list[int]]]:
+    """(stretch, interval, blocks whose hull there lies inside it): each whole stretch,
+    and the ``params.hulls`` hulls most shared within each."""
+    out: list[tuple[int, Span, list[int]]] = []
+    for s, stretch in enumerate(choices.stretches):
+        inside = [k for k in blocks if s in choices.hulls[k]]
+        if not inside:
+            continue
+        out.append((s, stretch, inside))
+        shared: dict[Span, int] = {}
+        for k in inside:
+            hull = choices.hulls[k][s]
+            if hull != stretch:
+                shared[hull] = shared.get(hull, 0) + 1
+        for hull in sorted(shared, key=lambda h: (-shared[h], h))[: params.hulls]:
+            out.append((s, hull, [k for k in inside if _within(choices.hulls[k][s], hull)]))
+    return out
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def _shrink(
+    items: list[int], infeasible: Callable[[list[int]], bool], deadline: float
+) -> list[int]:
+    """A deletion filter: chunks of ``items`` dropped while ``infeasible`` of the rest
+    still holds, halving the chunk down to one, until the deadline."""
+    keep = list(items)
+    chunk = max(1, len(keep) // 2)
+    while True:
+        i = 0
+        while i < len(keep):
+            if time.monotonic() >= deadline:
+                return keep
+            trial = keep[:i] + keep[i + chunk :]
+            if trial and infeasible(trial):
+                keep = trial
+                continue
+            i += chunk
+        if chunk == 1:
+            return keep
+        chunk = max(1, chunk // 2)
