@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import jsonschema
 import pytest
 from hypothesis import strategies as st
 from search_brute import brute_force
@@ -23,6 +24,7 @@ from search_captures import count_answers
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.output.jsonout import diagnosis_json
+from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
 from tilefit.search.params import ChoiceParams, SearchParams
 from tilefit.search.proofs.choice import choice_core, choices_of, holds
@@ -163,9 +165,20 @@ def test_the_shape_of_tile_847_is_proven_infeasible_by_the_choice() -> None:
         "act.i1",
     }
     assert found.subset_irreducible  # the exact search places it without any one of them
+    # Where it holds, for a reader to check: the two steps, the two stretches.
+    assert found.choice is not None
+    assert found.choice.steps == (1, 3)
+    assert found.choice.stretches == ((0, 37_000), (41_096, 64_296))
     text = "\n".join(diagnosis_lines(found))
     assert "no choice of stretches holds these" in text
-    assert diagnosis_json(found)["search_route"] == "choice"
+    assert "at steps 1 and 3, no choice among the stretches [0, 37000), [41096, 64296)" in text
+    out = diagnosis_json(found)
+    jsonschema.validate(out, output_schema("diagnose"))
+    assert out["search_route"] == "choice"
+    assert out["choice"] == {
+        "steps": [1, 3],
+        "stretches": [{"start": 0, "end": 37_000}, {"start": 41_096, "end": 64_296}],
+    }
     # The live peak fits, so no bound decides, and the route is what proves it.
     assert found.lower_bound <= found.available
     without = diagnose(
@@ -183,6 +196,10 @@ def test_the_weights_that_fit_leave_the_choice_silent() -> None:
     found = diagnose(capture, time_limit=5.0, workers=1)
     assert found.verdict == "fits"  # production's own strategy places it
     assert found.placement is not None
+    assert found.choice is None
+    out = diagnosis_json(found)
+    jsonschema.validate(out, output_schema("diagnose"))
+    assert out["choice"] is None
 
 
 def test_one_stretch_leaves_no_choice() -> None:

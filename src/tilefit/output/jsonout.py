@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.model.placement import Placement
     from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
+    from tilefit.search.proofs.choice import ChoiceWhere
     from tilefit.verdicts.bounds import BoundReport, Contributor
     from tilefit.verdicts.check import CheckResult, Violation
     from tilefit.verdicts.diagnose import Diagnosis
@@ -126,6 +127,15 @@ def window_json(w: Window) -> Json:
             {"source": source, "bytes": total, "requests": count}
             for source, total, count in w.by_source
         ],
+    }
+
+
+def choice_json(c: ChoiceWhere | None) -> Json | None:
+    if c is None:
+        return None
+    return {
+        "steps": list(c.steps),
+        "stretches": [{"start": a, "end": b} for a, b in c.stretches],
     }
 
 
@@ -300,6 +310,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "bracket": bracket_json(d.bracket),
         "overloaded_windows": [window_json(w) for w in d.bound.windows],
         "pieces": pieces_json(d.pieces),
+        "choice": choice_json(d.choice),
         "heap_standing": heap_json(d.heap),
         "aligned_lower_bound": d.aligned_lower_bound,
         "aligned_deficit": d.aligned_deficit,

@@ -49,7 +49,7 @@ from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.proofs.choice import choice_core
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import prove_by_steps
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.routes import CHOICE, INFEASIBLE, SOLVED, TIMEOUT
 
 Member = Callable[[Capture, float], Decision]
 
@@ -255,7 +255,7 @@ def _choice(p: _Proving) -> Decision | None:
     show it irreducible in the time left (where it cannot, the subset stays as it is)."""
     share = p.params.choice.share
     core = choice_core(p.model, time.monotonic() + p.time_limit * share, p.params.choice)
-    return None if core is None else p.infeasible(p.model.restricted(core), "choice")
+    return None if core is None else p.infeasible(p.model.restricted(core), CHOICE)
 
 
 def _first_look(p: _Proving) -> Decision | None:
@@ -275,7 +275,7 @@ def _steps(p: _Proving) -> Decision | None:
 
 FIRST_PROOFS: tuple[tuple[str, Callable[[_Proving], Decision | None]], ...] = (
     ("elements", _elements),
-    ("choice", _choice),
+    (CHOICE, _choice),
     ("exact", _first_look),
     ("steps", _steps),
 )

@@ -27,6 +27,10 @@ MEMBERS = (BOUND, FIND, PROVE, CLOSEST)
 ends undecided (``tilefit.search.closest``), in the time kept for the closest placement."""
 
 
+CHOICE = "choice"
+"""The choice proof's route (``tilefit.search.proofs.choice``): ``diagnose`` reads the steps
+of its core again for the reader."""
+
 DESCENT = "descent"
 """The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
 probe places every block below the memory's top. Not a route of the portfolio, so not
@@ -57,7 +61,7 @@ REGISTRY = (
     Route("repair", FIND, proves=False, places=True),
     Route("anneal", FIND, proves=False, places=True),
     Route("elements", PROVE, proves=True, places=False),
-    Route("choice", PROVE, proves=True, places=False),
+    Route(CHOICE, PROVE, proves=True, places=False),
     Route("steps", PROVE, proves=True, places=False),
     Route("exact", PROVE, proves=True, places=True),
     Route("anneal-turns", PROVE, proves=False, places=True),

@@ -24,7 +24,14 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.bracket import Bracket
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import DECIDING_ROUTES, INFEASIBLE, PIECES, SOLVED, strategy_of
+from tilefit.search.routes import (
+    CHOICE,
+    DECIDING_ROUTES,
+    INFEASIBLE,
+    PIECES,
+    SOLVED,
+    strategy_of,
+)
 from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -36,6 +43,7 @@ from tilefit.verdicts.watch import QUIET, Watch, search_stage
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
     from tilefit.search.decision import Partial
+    from tilefit.search.proofs.choice import ChoiceWhere
 
 VERDICTS = ("fits", "fragmentation", "capacity", "infeasible", "undetermined")
 
@@ -59,6 +67,7 @@ class Diagnosis:
     closest: Closest | None = None  # for "undetermined": the best placement in more memory
     heap: HeapStanding | None = None  # for an imported capture: where its compiler's heap stands
     bracket: Bracket | None = None  # for "undetermined": where the least top lies
+    choice: ChoiceWhere | None = None  # for "infeasible" by the choice: its steps and stretches
 
     @property
     def pieces(self) -> PiecesShort | None:
@@ -176,6 +185,7 @@ def diagnose(
         subset_irreducible=outcome.irreducible,
         closest=outcome.closest,
         bracket=outcome.bracket,
+        choice=outcome.choice,
         heap=heap_standing(
             capture,
             report.lower_bound,
@@ -235,6 +245,7 @@ class _Outcome:
     closest: Closest | None = None
     bracket: Bracket | None = None
     partial: Partial | None = None  # the search's best partial placement, when it timed out
+    choice: ChoiceWhere | None = None
 
 
 def _other_strategies(
@@ -285,8 +296,25 @@ def _search(
             subset=decision.subset,
             route=route,
             irreducible=decision.irreducible,
+            choice=_where(capture, decision.subset) if route == CHOICE else None,
         )
     return _Outcome(search_status=decision.status, partial=decision.partial)
+
+
+CHOICE_SECONDS = 1.0
+"""At most this long to find the steps of a core the choice proved (a few 0-1 programs of
+the core alone: milliseconds for tile 847's)."""
+
+
+def _where(capture: Capture, subset: tuple[str, ...] | None) -> ChoiceWhere | None:
+    """The steps and stretches of the core the choice proved, for the reader to check."""
+    from tilefit.search.blocks import build_model
+    from tilefit.search.proofs.choice import where_choice_fails
+
+    model = build_model(capture)
+    named = set(subset or ())
+    core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
+    return where_choice_fails(core, time.monotonic() + CHOICE_SECONDS)
 
 
 SEARCH_ROUTES = DECIDING_ROUTES

@@ -36,6 +36,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Imported with the module, not when a proof first needs it: the portfolio imports this
+# before its clock starts (scipy.optimize takes about 0.5 s), so that a forked member
+# does not pay it again out of its own time.
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_array
+
 from tilefit.search.blocks import SearchModel
 from tilefit.search.params import DEFAULT, ChoiceParams
 
@@ -99,16 +105,49 @@ def choice_core(
     if not choices.open:
         return None
     blocks = [k for k in range(len(model.blocks)) if choices.hulls[k]]
-    steps = list(range(len(choices.steps)))
     if len(blocks) < len(model.blocks):  # a block with no base at all: alone, no placement
         return frozenset(k for k in range(len(model.blocks)) if not choices.hulls[k])
-    if holds(choices, blocks, steps, deadline, params) is not False:
+    steps = _failing_steps(choices, blocks, deadline, params)
+    if steps is None:
         return None
-    # Steps, then the blocks alive at those left: each removal kept while still infeasible.
-    steps = _shrink(steps, lambda s: holds(choices, blocks, s, deadline, params) is False, deadline)
     alive = [k for k in blocks if choices.live[k, steps].any()]
     core = _shrink(alive, lambda b: holds(choices, b, steps, deadline, params) is False, deadline)
     return frozenset(core)
+
+
+@dataclass(frozen=True)
+class ChoiceWhere:
+    """Where no choice of stretches holds a core: what a reader checks the proof by."""
+
+    steps: tuple[int, ...]  # the steps no choice holds together (each alone may)
+    stretches: tuple[Span, ...]  # the stretches the core's blocks may take
+
+
+def where_choice_fails(
+    core: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+) -> ChoiceWhere | None:
+    """The steps and stretches of a core ``choice_core`` proved, or None if the relaxation
+    does not fail on it (or the deadline comes first)."""
+    choices = choices_of(core)
+    blocks = [k for k in range(len(core.blocks)) if choices.hulls[k]]
+    steps = _failing_steps(choices, blocks, deadline, params)
+    if steps is None:
+        return None
+    used = sorted({s for k in blocks for s in choices.hulls[k]})
+    return ChoiceWhere(
+        tuple(choices.steps[i] for i in steps), tuple(choices.stretches[s] for s in used)
+    )
+
+
+def _failing_steps(
+    choices: Choices, blocks: list[int], deadline: float, params: ChoiceParams
+) -> list[int] | None:
+    """Indices of steps at which no choice holds ``blocks``, shrunk until the deadline
+    (each removal kept while still failing), or None when a choice holds them all."""
+    steps = list(range(len(choices.steps)))
+    if holds(choices, blocks, steps, deadline, params) is not False:
+        return None
+    return _shrink(steps, lambda s: holds(choices, blocks, s, deadline, params) is False, deadline)
 
 
 def holds(
@@ -165,9 +204,6 @@ def _solve(
     params: ChoiceParams,
 ) -> bool | None:
     """The 0-1 program: one stretch per choosing block, each row within its limit."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_array
-
     seconds = deadline - time.monotonic()
     if seconds <= 0:
         return None
