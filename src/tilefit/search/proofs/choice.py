@@ -33,6 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -191,35 +192,60 @@ def holds(
         limits.append(room[tight])
     if not limits:
         return True  # every block fits wherever it goes
-    return _solve(columns, rows, cols, values, limits, deadline, params)
+    table = coo_array(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(sum(len(x) for x in limits), len(columns)),
+    ).tocsc()
+    limit = np.concatenate(limits)
+    if _greedy(columns, table, limit):
+        return True  # most tiles that fit: no 0-1 program needed
+    return _solve(columns, table, limit, deadline, params)
+
+
+def _greedy(columns: dict[tuple[int, int], int], table: Any, limit: np.ndarray) -> bool:
+    """Whether choosing, block by block (most bytes first), the stretch that leaves the
+    most room holds every block: a choice found is a choice, so True settles it."""
+    room = limit.astype(np.int64)
+    by_block: dict[int, list[int]] = {}
+    for (k, _), v in columns.items():
+        by_block.setdefault(k, []).append(v)
+    total = np.asarray(table.sum(axis=0)).ravel()
+    weight = {k: max(int(total[v]) for v in vs) for k, vs in by_block.items()}
+    for k in sorted(by_block, key=lambda b: (-weight[b], b)):
+        best, best_room = -1, -1
+        for v in by_block[k]:
+            lo, hi = table.indptr[v], table.indptr[v + 1]
+            left = room[table.indices[lo:hi]] - table.data[lo:hi]
+            least = int(left.min()) if len(left) else int(room.max(initial=0))
+            if least >= 0 and least > best_room:
+                best, best_room = v, least
+        if best < 0:
+            return False
+        lo, hi = table.indptr[best], table.indptr[best + 1]
+        room[table.indices[lo:hi]] -= table.data[lo:hi]
+    return True
 
 
 def _solve(
     columns: dict[tuple[int, int], int],
-    rows: list[np.ndarray],
-    cols: list[np.ndarray],
-    values: list[np.ndarray],
-    limits: list[np.ndarray],
+    table: Any,
+    limit: np.ndarray,
     deadline: float,
     params: ChoiceParams,
 ) -> bool | None:
-    """The 0-1 program: one stretch per choosing block, each row within its limit."""
+    """The 0-1 program: one stretch per choosing block, each row of ``table`` (rows x
+    variables) within its ``limit``."""
     seconds = deadline - time.monotonic()
     if seconds <= 0:
         return None
     n = len(columns)
     chooser = {k: i for i, k in enumerate(sorted({k for k, _ in columns}))}
     one = np.array([chooser[k] for k, _ in columns], dtype=np.int64)
-    limit = np.concatenate(limits)
-    capacity = coo_array(
-        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(len(limit), n),
-    )
     constraints = [
         LinearConstraint(
             coo_array((np.ones(n), (one, np.arange(n))), shape=(len(chooser), n)), 1, 1
         ),
-        LinearConstraint(capacity, -np.inf, limit),
+        LinearConstraint(table, -np.inf, limit),
     ]
     result = milp(
         np.zeros(n),
