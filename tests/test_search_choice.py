@@ -23,6 +23,7 @@ from search_captures import count_answers
 
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
 from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
@@ -78,17 +79,6 @@ def stretched_captures(draw: st.DrawFn) -> Capture:
     )
 
 
-def _sub_capture(capture: Capture, ids: set[str]) -> Capture:
-    """The capture with only the blocks named (a sequence by its id, whole)."""
-    keep = {m for i in ids for m in capture.members(i)}
-    return replace(
-        capture,
-        requests=tuple(r for r in capture.requests if r.id in keep),
-        sequences=tuple(s for s in capture.sequences if s.id in ids),
-        conflicts=tuple(c for c in capture.conflicts if c.a in keep and c.b in keep),
-    )
-
-
 def _agrees_with_brute_force(capture: Capture) -> bool:
     """Whether the choice proof proved infeasible a capture whose every block has a
     base (then brute force must find no placement, for the capture nor for the core)."""
@@ -99,7 +89,7 @@ def _agrees_with_brute_force(capture: Capture) -> bool:
         return False
     assert placement is None, f"choice proved a placeable capture infeasible: {capture}"
     ids = {model.blocks[k].id for k in core}
-    assert brute_force(_sub_capture(capture, ids)) is None
+    assert brute_force(units_only(capture, ids)) is None
     return all(block.bases for block in model.blocks)  # not merely a block with no base
 
 

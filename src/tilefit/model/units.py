@@ -8,6 +8,7 @@ its members' lifetimes and its class that of its first member.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from tilefit.model.capture import Capture, Conflict, Request, sequence_base
@@ -45,6 +46,19 @@ def units(capture: Capture) -> tuple[Unit, ...]:
         elif request.id not in capture.sequence_of:
             out.append(_unit(request.id, len(out), (request,)))
     return tuple(out)
+
+
+def units_only(capture: Capture, ids: Iterable[str]) -> Capture:
+    """The capture with only the units named (a request outside every sequence, or a whole
+    sequence by its id) and the conflicts among them: an infeasible subset as a capture."""
+    named = set(ids)
+    keep = {m for i in named for m in capture.members(i)}
+    return replace(
+        capture,
+        requests=tuple(r for r in capture.requests if r.id in keep),
+        sequences=tuple(s for s in capture.sequences if s.id in named),
+        conflicts=tuple(c for c in capture.conflicts if c.a in keep and c.b in keep),
+    )
 
 
 def _unit(ident: str, index: int, members: tuple[Request, ...]) -> Unit:
