@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -21,7 +22,9 @@ from hypothesis import strategies as st
 from search_brute import brute_force
 from search_captures import count_answers
 
+from tilefit.cli import main
 from tilefit.cli.diagnose import diagnosis_lines
+from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
@@ -226,3 +229,16 @@ def test_fewer_hull_constraints_still_prove_the_whole_stretches() -> None:
     the two-stretch shape (its argument needs no part of a stretch)."""
     model = build_model(two_stretches())
     assert choice_core(model, time.monotonic() + 30.0, ChoiceParams(hulls=0)) is not None
+
+
+def test_solve_says_the_choice_proved_it_without_exhausting_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two-stretches.json"
+    write_capture(two_stretches(), path)
+    assert main(["solve", str(path), "--workers", "1", "--time-limit", "5"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        "infeasible: no placement exists",
+        "  decided by the search: route choice of its prove member",
+    ]

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
+from tilefit.search.routes import PROOF_ROUTES
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
@@ -92,6 +93,11 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 
+_PROVEN_BEFORE_THE_EXACT_SEARCH = tuple(r for r in PROOF_ROUTES if r != "exact")
+"""The proofs a search runs before its exact search (``elements``, ``choice``, ``steps``):
+they exhaust nothing."""
+
+
 def solve_lines(
     capture: Capture,
     out: dict[str, Any],
@@ -105,8 +111,8 @@ def solve_lines(
     lines: list[str] = []
     if status == "solved":
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
-    elif status == "infeasible" and route in ("elements", "steps"):
-        lines.append("infeasible: no placement exists")  # proven before the exact search
+    elif status == "infeasible" and route in _PROVEN_BEFORE_THE_EXACT_SEARCH:
+        lines.append("infeasible: no placement exists")
     elif status == "infeasible":
         lines.append("infeasible: the search was exhausted, no placement exists")
     else:
