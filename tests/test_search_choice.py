@@ -28,6 +28,7 @@ from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
+from tilefit.report.evidence import evidence_html
 from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
 from tilefit.search.params import ChoiceParams, SearchParams
@@ -165,6 +166,8 @@ def test_the_shape_of_tile_847_is_proven_infeasible_by_the_choice() -> None:
     text = "\n".join(diagnosis_lines(found))
     assert "no choice of stretches holds these" in text
     assert "at steps 1 and 3, no choice among the stretches [0, 37000), [41096, 64296)" in text
+    html = evidence_html(capture, found, ())
+    assert "(route <code>choice</code>): at steps 1 and 3, no choice among the stretches" in html
     out = diagnosis_json(found)
     jsonschema.validate(out, output_schema("diagnose"))
     assert out["search_route"] == "choice"

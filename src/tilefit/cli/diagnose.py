@@ -11,7 +11,6 @@ from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.search.bracket import Bracket
-    from tilefit.search.proofs.choice import ChoiceWhere
     from tilefit.verdicts.diagnose import Diagnosis
 
 NAME = "diagnose"
@@ -244,7 +243,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"{p.excess} B short"
             )
         if d.choice is not None:
-            lines.append(f"  {choice_text(d.choice)}")
+            lines.append(f"  {d.choice.text}")
         if d.irreducible_subset:
             kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
             lines.append(
@@ -260,17 +259,6 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
         lines.append(f"  {bracket_text(d.bracket)}")
     lines.append(f"  {avail}; try a larger --time-limit")
     return lines
-
-
-def choice_text(c: ChoiceWhere) -> str:
-    """Where the choice proof holds, in one line: what a reader checks it by."""
-    steps = [str(t) for t in c.steps]
-    at = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " and " + steps[-1]
-    spans = ", ".join(f"[{a}, {b})" for a, b in c.stretches)
-    return (
-        f"at step{'s' if len(steps) > 1 else ''} {at}, no choice among the stretches {spans} "
-        "holds the subset below; each keeps its stretch from step to step"
-    )
 
 
 def closest_text(storage: int, overflow: int, strategy: str) -> str:

@@ -51,12 +51,23 @@ def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -
             "checker (every validity rule of the format)."
         )
     if d.search_status is not None:
-        items.append(f"Exact search: {esc(d.search_status)}.")
+        items.append(_search_item(d))
     if d.irreducible_subset:
         ids = ", ".join(f"<code>{esc(i)}</code>" for i in d.irreducible_subset)
         items.append(f"These requests alone admit no placement: {ids}.")
     body = "".join(f"<li>{item}</li>" for item in items)
     return f'<section id="evidence"><h2>Evidence</h2><ul>{body}</ul></section>'
+
+
+def _search_item(d: Diagnosis) -> str:
+    """What the search answered, and by which route (for the choice proof, the steps and
+    stretches a reader checks it by)."""
+    text = f"Search: {esc(d.search_status or '')}"
+    if d.search_route is not None:
+        text += f" (route <code>{esc(d.search_route)}</code>)"
+    if d.choice is not None:
+        text += f": {esc(d.choice.text)}"
+    return text + "."
 
 
 def _production_item(capture: Capture, d: Diagnosis) -> str:

@@ -123,6 +123,17 @@ class ChoiceWhere:
     steps: tuple[int, ...]  # the steps no choice holds together (each alone may)
     stretches: tuple[Span, ...]  # the stretches the core's blocks may take
 
+    @property
+    def text(self) -> str:
+        """The proof's place in one sentence, for ``diagnose``'s text and the report."""
+        steps = [str(t) for t in self.steps]
+        at = steps[0] if len(steps) == 1 else ", ".join(steps[:-1]) + " and " + steps[-1]
+        spans = ", ".join(f"[{a}, {b})" for a, b in self.stretches)
+        return (
+            f"at step{'s' if len(steps) > 1 else ''} {at}, no choice among the stretches "
+            f"{spans} holds the subset; each keeps its stretch from step to step"
+        )
+
 
 def where_choice_fails(
     core: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
