@@ -111,6 +111,8 @@ def _holds_where_a_placement_exists(capture: Capture) -> bool:
         return False
     model = build_model(capture)
     choices = choices_of(model)
+    if choices is None:  # nothing to choose: the relaxation asks nothing of a placement
+        return True
     blocks = list(range(len(model.blocks)))
     steps = list(range(len(choices.steps)))
     assert holds(choices, blocks, steps, time.monotonic() + 60.0) is True
@@ -187,7 +189,7 @@ def test_the_weights_that_fit_leave_the_choice_silent() -> None:
     """One weight fewer: 25,024 B, split between the rooms."""
     capture = two_stretches(weights=23)
     model = build_model(capture)
-    assert choices_of(model).open
+    assert choices_of(model) is not None
     assert choice_core(model, time.monotonic() + 30.0) is None
     found = diagnose(capture, time_limit=5.0, workers=1)
     assert found.verdict == "fits"  # production's own strategy places it
@@ -205,8 +207,16 @@ def test_one_stretch_leaves_no_choice() -> None:
         requests=tuple(replace(r, interleaved=False) for r in two_stretches().requests),
     )
     model = build_model(capture)
-    assert not choices_of(model).open
+    assert choices_of(model) is None
     assert choice_core(model, time.monotonic() + 30.0) is None
+
+
+def test_a_table_past_its_limit_is_not_built() -> None:
+    """27 blocks over 3 steps: 81 entries; with a limit of 80 the proof stands aside."""
+    model = build_model(two_stretches())
+    assert choices_of(model, ChoiceParams(table_limit=81)) is not None
+    assert choices_of(model, ChoiceParams(table_limit=80)) is None
+    assert choice_core(model, time.monotonic() + 30.0, ChoiceParams(table_limit=80)) is None
 
 
 def test_a_deadline_already_past_proves_nothing() -> None:
@@ -220,7 +230,8 @@ def test_the_route_is_a_switchable_proof_of_the_prove_member() -> None:
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("nodes", 0), ("hulls", -1), ("share", 0.0), ("share", 1.5)]
+    ("field", "value"),
+    [("nodes", 0), ("hulls", -1), ("share", 0.0), ("share", 1.5), ("table_limit", 0)],
 )
 def test_the_choice_parameters_are_checked(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=f"ChoiceParams.{field}"):

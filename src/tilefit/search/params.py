@@ -264,9 +264,15 @@ class ChoiceParams:
     given constraints of their own besides the whole stretch's."""
     share: float = 0.1
     """Of the prove member's time, what the proof and the shrinking of its core may take."""
+    table_limit: int = 20_000_000
+    """Blocks x steps beyond which the proof's table (8 bytes an entry: 160 MB) is not
+    built: a capture of tens of thousands of blocks over thousands of steps."""
 
     def __post_init__(self) -> None:
-        _check(self, {"nodes": "whole", "hulls": "count", "share": "share"})
+        _check(
+            self,
+            {"nodes": "whole", "hulls": "count", "share": "share", "table_limit": "whole"},
+        )
 
 
 @dataclass(frozen=True)

@@ -58,14 +58,11 @@ class Choices:
     steps: tuple[int, ...]  # every step where a piece starts, ascending
     live: np.ndarray  # blocks x steps: the bytes of the block's pieces alive at the step
 
-    @property
-    def open(self) -> bool:
-        """Whether some block has a choice to make (else the relaxation is the steps')."""
-        return any(len(h) > 1 for h in self.hulls)
 
-
-def choices_of(model: SearchModel) -> Choices:
-    """The stretches of ``model``'s memory and each block's hulls in them."""
+def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+    """The stretches of ``model``'s memory and each block's hulls in them; None when no
+    block has two stretches to choose from (the relaxation is then the steps' own), or
+    when its table (blocks x steps) would pass ``params.table_limit`` entries."""
     spans = sorted(
         (lo, hi + block.size) for block in model.blocks for lo, hi in block.bases if lo <= hi
     )
@@ -87,6 +84,8 @@ def choices_of(model: SearchModel) -> Choices:
             mine[k] = (min(a, lo), max(b, hi + block.size))
         hulls.append(mine)
     steps = sorted({p.start for block in model.blocks for p in block.pieces})
+    if all(len(h) < 2 for h in hulls) or len(hulls) * len(steps) > params.table_limit:
+        return None
     live = np.zeros((len(model.blocks), len(steps)), dtype=np.int64)
     where = {t: i for i, t in enumerate(steps)}
     for k, block in enumerate(model.blocks):
@@ -102,8 +101,8 @@ def choice_core(
 ) -> frozenset[int] | None:
     """Blocks of ``model`` that no choice of stretches holds (shrunk with the relaxation
     until the deadline), or None: a choice exists, none is needed, or time ran out."""
-    choices = choices_of(model)
-    if not choices.open:
+    choices = choices_of(model, params)
+    if choices is None:
         return None
     blocks = [k for k in range(len(model.blocks)) if choices.hulls[k]]
     if len(blocks) < len(model.blocks):  # a block with no base at all: alone, no placement
@@ -140,7 +139,9 @@ def where_choice_fails(
 ) -> ChoiceWhere | None:
     """The steps and stretches of a core ``choice_core`` proved, or None if the relaxation
     does not fail on it (or the deadline comes first)."""
-    choices = choices_of(core)
+    choices = choices_of(core, params)
+    if choices is None:
+        return None
     blocks = [k for k in range(len(core.blocks)) if choices.hulls[k]]
     steps = _failing_steps(choices, blocks, deadline, params)
     if steps is None:
