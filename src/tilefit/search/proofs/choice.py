@@ -15,10 +15,10 @@ stretch holds at one step, interleaved activations that only the interleaved
 region holds at another, and long-lived weights that cannot be split between
 the two (``tilefit synth`` seed 7, tile 847: its live peak fits, and neither the
 exact search nor CP-SAT settles it in minutes; this relaxation in milliseconds).
-It is a 0-1 program, one variable for each block and stretch it may choose,
-solved by HiGHS (``scipy.optimize.milp``) within a node limit, so that the
-answer depends on the capture alone. A proof's core is shrunk with the same
-relaxation: first the steps, then the blocks.
+It is a 0-1 program, one variable for each block and stretch it may choose: a
+greedy choice is tried first (a choice found settles it), then HiGHS
+(``scipy.optimize.milp``) within a node limit and the time given. A proof's
+core is shrunk with the same relaxation: first the steps, then the blocks.
 
 A stretch is a maximal run of the addresses some block may occupy (the union
 of ``[lo, hi + size)`` over every block's base intervals ``[lo, hi]``), so a block
