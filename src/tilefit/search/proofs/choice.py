@@ -182,6 +182,7 @@ def holds(
     cols: list[np.ndarray] = []
     values: list[np.ndarray] = []
     limits: list[np.ndarray] = []
+    count = 0  # rows so far
     at = np.asarray(steps, dtype=np.int64)
     for s, interval, members in _intervals(choices, blocks, params):
         fixed = [k for k in members if (k, s) not in columns]
@@ -197,18 +198,18 @@ def holds(
         sub = load[:, tight]
         who, when = np.nonzero(sub)
         variable = np.array([columns[(k, s)] for k in free], dtype=np.int64)
-        first = sum(len(x) for x in limits)
-        rows.append(first + when)
+        rows.append(count + when)
         cols.append(variable[who])
         values.append(sub[who, when])
         limits.append(room[tight])
+        count += len(tight)
     if not limits:
         return True  # every block fits wherever it goes
+    limit = np.concatenate(limits)
     table = coo_array(
         (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(sum(len(x) for x in limits), len(columns)),
+        shape=(len(limit), len(columns)),
     ).tocsc()
-    limit = np.concatenate(limits)
     if _greedy(columns, table, limit):
         return True  # most tiles that fit: no 0-1 program needed
     return _solve(columns, table, limit, deadline, params)
