@@ -29,11 +29,11 @@ from pathlib import Path
 
 from needs import INSTALL
 
+from tilefit.bounds.deficit import bound
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import solve
 from tilefit.search.params import Prunings, SearchParams
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / "minimalloc"

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from tilefit.bounds.deficit import bound, live_profile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.placement import Placement
-from tilefit.verdicts.bounds import bound, live_profile
 from tilefit.verdicts.check import check
 
 LANES = 1000

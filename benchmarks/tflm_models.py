@@ -65,9 +65,9 @@ class Row:
 
 
 def measure(name: str, path: Path, time_limit: float) -> Row:
+    from tilefit.bounds.deficit import bound
     from tilefit.toolchains.tflm import read_model
     from tilefit.toolchains.tflm.export import export_plan
-    from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.solving import search_exact
 
     started = time.monotonic()

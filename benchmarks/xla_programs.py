@@ -21,7 +21,7 @@ The inputs are numpy arrays, so the dump holds the program's own module
 (`jit_<function>`); every module of the dump is imported and any other one
 is named and skipped. Per module: XLA's heap (its temp allocation), the live
 lower bound, the aligned lower bound (the live bytes with the padding that the
-64 B alignment forces between them, `tilefit.model.aligned`), the lowest top
+64 B alignment forces between them, `tilefit.bounds.aligned`), the lowest top
 the exact search finds inside XLA's heap (`search_exact(...,
 minimize=True)`, what `tilefit solve --minimize` runs) and whether it is
 proven optimal, and both placements refereed (XLA's in
@@ -409,8 +409,8 @@ def module_name(imported: Any) -> str:
 
 
 def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
+    from tilefit.bounds.deficit import bound
     from tilefit.search.exact.minimize import MinimizeResult
-    from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.imported import at_own_heap
     from tilefit.verdicts.solving import search_exact

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tilefit.bounds.deficit import bound
 from tilefit.engine.attempt import Attempt, Failure
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
@@ -11,7 +12,6 @@ from tilefit.model.units import units
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.report.content import MapView, ReportContent
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.diagnose import Diagnosis
 
 

@@ -1,4 +1,4 @@
-"""The aligned lower bound (tilefit.model.aligned): sound against brute force, and tight
+"""The aligned lower bound (tilefit.bounds.aligned): sound against brute force, and tight
 where the padding is forced."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from search_brute import brute_force
 from search_captures import count_answers, tiny_captures
 
-from tilefit.model.aligned import _cover_max, aligned_bound, paddings, stretches
+from tilefit.bounds.aligned import _cover_max, aligned_bound, paddings, stretches
+from tilefit.bounds.live import live_peak, request_spans
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.model.live import live_peak, request_spans
 
 EXAMPLES = 300
 
@@ -203,8 +203,8 @@ def _padded(memory: int, heap: int | None = None) -> Capture:
 
 
 def test_bound_reports_both_and_keeps_the_live_bound() -> None:
+    from tilefit.bounds.deficit import bound
     from tilefit.output.jsonout import bound_json
-    from tilefit.verdicts.bounds import bound
 
     report = bound(_padded(340))
     out = bound_json(report)

@@ -12,9 +12,9 @@ import pytest
 from tilefit.batch.inputs import Job
 from tilefit.batch.store import SCHEMA_VERSION, Store
 from tilefit.batch.work import Overload, Settings, work
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.verdicts.bounds import bound
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -7,10 +7,10 @@ import pytest
 from tilefit.batch.bundle import bundle_line
 from tilefit.batch.inputs import Job
 from tilefit.batch.work import MODES, Settings, work
+from tilefit.bounds.deficit import bound
 from tilefit.engine.attempt import run_strategy
 from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.capture import Capture
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.diagnose import diagnose
 
 FITS = make_tile(Recipe(requests=60, layers=6, pressure=0.6, seed=1), name="easy", tile=3)

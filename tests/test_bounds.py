@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tilefit.bounds import columns
+from tilefit.bounds.deficit import MAX_EXHAUSTIVE_SETS, bound, live_profile
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.verdicts import columns
-from tilefit.verdicts.bounds import MAX_EXHAUSTIVE_SETS, bound, live_profile
 
 MEMORY = Memory(
     size=100,

@@ -17,13 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.formats.load import read_capture
 from tilefit.formats.save import capture_text
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.edits import Drop, Edit, Lifetime, Resize, apply_edits
 from tilefit.schema import output_schema
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.diff import CaptureDiff, diff, revert_edits
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -16,12 +16,12 @@ from types import ModuleType
 
 import pytest
 
+from tilefit.bounds.deficit import bound
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture
 from tilefit.model.units import split_sequences
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -18,6 +18,7 @@ LAYERS = {
     "model": 0,
     "schema": 0,
     "engine": 1,
+    "bounds": 1,  # what no placement can beat: the verdicts and the search both use them
     "formats": 2,
     "search": 2,
     "peers": 3,  # other solvers measured against, outside the decider

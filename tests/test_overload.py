@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from test_bounds import allowed, captures, live_at
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.verdicts.bounds import bound
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

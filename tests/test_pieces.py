@@ -11,14 +11,14 @@ from search_brute import brute_force
 from search_captures import count_answers
 from test_bounds import captures
 
+from tilefit.bounds.deficit import bound
+from tilefit.bounds.pieces import pieces_short, usable
 from tilefit.cli import main
 from tilefit.formats.load import read_capture
 from tilefit.formats.save import capture_text
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.edits import Resize, apply_edits
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.diagnose import diagnose
-from tilefit.verdicts.pieces import pieces_short, usable
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -11,13 +11,13 @@ from dataclasses import replace
 
 import pytest
 
+from tilefit.bounds.deficit import bound
 from tilefit.formats.load import capture_from_json
 from tilefit.formats.save import capture_text, capture_to_json
 from tilefit.generate.infeasible import CORES, core_of, infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, contents, density, planted_tile
 from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
 from tilefit.model.capture import Capture, Request
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 DENSITIES = (1.0, 0.97, 0.95, 0.9, 0.85, 0.8)

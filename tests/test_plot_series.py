@@ -8,9 +8,9 @@ from engine_helpers import captures
 from hypothesis import given, settings
 from report_helpers import fragmented, over_capacity
 
+from tilefit.bounds.deficit import bound
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.plot.series import ProfileSeries, peak_caption, profile_series
-from tilefit.verdicts.bounds import bound
 
 
 def _run_at(series: ProfileSeries, step: int) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from report_helpers import fragmented, over_capacity
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.engine.attempt import run_strategy
 from tilefit.formats.load import read_capture
@@ -18,7 +19,6 @@ from tilefit.plot.figure import save_figure, tile_figure
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.plot.windows import MAX_WINDOW_LABELS, WindowMark, marks_to_label, window_marks
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -19,6 +19,7 @@ from search_brute import brute_force
 from search_captures import count_answers, tiny_captures
 from test_search_minimize_iis import _cut_at
 
+from tilefit.bounds.top import top_lower_bound
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.cli.solve import solve_lines
 from tilefit.generate.planted import PlantedRecipe, planted_tile
@@ -29,7 +30,7 @@ from tilefit.report.sections import verdict_html
 from tilefit.report.svgbracket import bracket_html
 from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
-from tilefit.search.bracket import Bracket, bracket_of, top_lower_bound
+from tilefit.search.bracket import Bracket, bracket_of
 from tilefit.search.closest import Closest, closest, descend, extended
 from tilefit.search.decision import Decision
 from tilefit.search.exact.minimize import MinimizeResult
@@ -56,7 +57,7 @@ def _least_top_lies_in_the_bracket(capture: Capture) -> bool:
     if near is None:
         return False
     assert check(extended(capture, near.overflow), near.placement).valid
-    bracket = bracket_of(capture, near.overflow)
+    bracket = bracket_of(capture, build_model(capture), near.overflow)
     least = next(t for t in range(1, bracket.upper + 1) if brute_force(_at_top(capture, t)))
     assert bracket.lower <= least <= bracket.upper
     return True
@@ -120,7 +121,7 @@ def test_an_undetermined_diagnosis_brackets_the_least_top(full_tile: Capture) ->
     d = diagnose(full_tile, time_limit=3.0, workers=1)
     assert d.verdict == "undetermined" and d.closest is not None and d.bracket is not None
     b = d.bracket
-    assert b.lower == top_lower_bound(full_tile, build_model(full_tile))
+    assert b.lower == top_lower_bound(full_tile, build_model(full_tile).lowest_tops())
     assert b.upper == full_tile.memory.size + d.closest.overflow > b.lower
     assert check(extended(full_tile, d.closest.overflow), d.closest.placement).valid
     out = diagnosis_json(d)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tilefit.batch.bundle import bundle_line
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
@@ -27,7 +28,6 @@ from tilefit.generate.synth import (
     synth_model,
 )
 from tilefit.model.capture import Capture
-from tilefit.verdicts.bounds import bound
 
 
 def test_same_seed_same_tile_other_seed_other_tile() -> None:

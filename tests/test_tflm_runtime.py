@@ -18,6 +18,7 @@ pytest.importorskip(
     "tflite_micro", reason="tflite-micro is not installed: pip install 'tilefit[tflm]'"
 )
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.formats.load import read_capture, read_placement
 from tilefit.formats.save import write_placement
@@ -29,7 +30,6 @@ from tilefit.toolchains.tflm.graph import read_graph
 from tilefit.toolchains.tflm.greedy import greedy_offsets, head
 from tilefit.toolchains.tflm.offline import check_plan, plan_words, with_plan
 from tilefit.toolchains.tflm.runtime import run_model
-from tilefit.verdicts.bounds import bound
 
 ROOT = Path(__file__).parent.parent
 MODELS = Path(os.environ.get("TILEFIT_TFLM_MODELS", ROOT / ".models" / "tflm"))

@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fuzz import FUZZ, mutated
 
+from tilefit.bounds.overload import OverStep, Window
 from tilefit.cli import main
 from tilefit.formats.edits import read_edits
 from tilefit.formats.load import read_capture
 from tilefit.model.edits import Lifetime, Resize, apply_edits
 from tilefit.schema import output_schema
-from tilefit.verdicts.overload import OverStep, Window
 from tilefit.verdicts.whatif import WindowMatch, match_windows, what_if
 
 ROOT = Path(__file__).resolve().parent.parent

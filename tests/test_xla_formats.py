@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from xla_dumps import ASSIGNMENT, LIVE_RANGE, write_dump
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.formats.load import read_capture, read_placement
 from tilefit.model.errors import InputError
@@ -15,7 +16,6 @@ from tilefit.toolchains import read
 from tilefit.toolchains.base import Imported, ImportOptions
 from tilefit.toolchains.xla.assignment import parse_assignment
 from tilefit.toolchains.xla.liverange import parse_live_ranges
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 from tilefit.verdicts.imported import at_own_heap
 

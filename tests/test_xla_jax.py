@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tilefit.bounds.deficit import bound
 from tilefit.cli import main
 from tilefit.toolchains import read
 from tilefit.toolchains.base import ImportOptions
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 from tilefit.verdicts.imported import at_own_heap
 

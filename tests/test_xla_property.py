@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xla_dumps import write_dump
 
+from tilefit.bounds.deficit import bound
 from tilefit.toolchains import read
 from tilefit.toolchains.base import ImportOptions
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 ALIGN = 64

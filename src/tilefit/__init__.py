@@ -38,7 +38,7 @@ _FACE = {
     "write_capture": "tilefit.formats.save",
     "write_placement": "tilefit.formats.save",
     "run_strategy": "tilefit.engine.attempt",
-    "bound": "tilefit.verdicts.bounds",
+    "bound": "tilefit.bounds.deficit",
     "check": "tilefit.verdicts.check",
     "replay": "tilefit.verdicts.replay",
     "place": "tilefit.verdicts.retry",
@@ -76,6 +76,7 @@ __all__ = [
 if TYPE_CHECKING:
     from typing import Any
 
+    from tilefit.bounds.deficit import bound
     from tilefit.engine.attempt import run_strategy
     from tilefit.formats.load import read_capture, read_placement
     from tilefit.formats.save import write_capture, write_placement
@@ -83,7 +84,6 @@ if TYPE_CHECKING:
     from tilefit.model.errors import InputError
     from tilefit.model.placement import Placement
     from tilefit.model.units import split_sequences
-    from tilefit.verdicts.bounds import bound
     from tilefit.verdicts.check import check
     from tilefit.verdicts.diagnose import diagnose
     from tilefit.verdicts.experiment import experiment

@@ -24,7 +24,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
-    from tilefit.verdicts.bounds import BoundReport
+    from tilefit.bounds.deficit import BoundReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
 def _with_bounds(
     capture: Capture, verdict: str, strategy: str | None, failed: str | None
 ) -> ModeResult:
-    from tilefit.verdicts.bounds import bound
+    from tilefit.bounds.deficit import bound
 
     report = bound(capture)
     return ModeResult(

@@ -9,9 +9,9 @@ from tilefit.cli import common
 from tilefit.model.words import counted
 
 if TYPE_CHECKING:
-    from tilefit.model.aligned import AlignedBound
-    from tilefit.verdicts.bounds import BoundReport
-    from tilefit.verdicts.overload import Window
+    from tilefit.bounds.aligned import AlignedBound
+    from tilefit.bounds.deficit import BoundReport
+    from tilefit.bounds.overload import Window
 
 NAME = "bound"
 HELP = (
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.verdicts.bounds import bound
+    from tilefit.bounds.deficit import bound
 
     report = bound(common.read_capture_arg(args))
     if args.json:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from tilefit.cli import common
 
 if TYPE_CHECKING:
+    from tilefit.bounds.overload import Window
     from tilefit.model.edits import Edit
     from tilefit.verdicts.diagnose import Diagnosis
-    from tilefit.verdicts.overload import Window
     from tilefit.verdicts.whatif import WhatIf
 
 NAME = "whatif"

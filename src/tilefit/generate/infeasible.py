@@ -61,9 +61,9 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
+from tilefit.bounds.deficit import support_bound
 from tilefit.generate.planted import PlantedRecipe, live_peak, planted_tile
 from tilefit.model.capture import Capture, Conflict, Request, Sequence
-from tilefit.verdicts.bounds import support_bound
 
 CORE = "core-"
 BACKGROUND_DENSITY = 0.7

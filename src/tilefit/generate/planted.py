@@ -37,9 +37,9 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tilefit.bounds.live import live_peak as peak_of
+from tilefit.bounds.live import request_spans
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.model.live import live_peak as peak_of
-from tilefit.model.live import request_spans
 from tilefit.model.placement import Placement
 
 TILE_BYTES = 262_144  # a first-generation IPU tile

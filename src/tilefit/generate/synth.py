@@ -35,6 +35,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from tilefit.bounds.live import live_peak, request_spans
 from tilefit.model.capture import (
     DEFAULT_PRODUCTION,
     Capture,
@@ -44,7 +45,6 @@ from tilefit.model.capture import (
     Request,
     Sequence,
 )
-from tilefit.model.live import live_peak, request_spans
 
 TILE_BYTES = 638_976  # a Mk2 (GC200) tile: 624 KiB
 TILES_PER_IPU = 1_472

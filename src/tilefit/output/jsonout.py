@@ -25,21 +25,21 @@ from tilefit.batch.store import SUMMARY_TOP, Store
 
 if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
     from tilefit.batch.row import Row
+    from tilefit.bounds.aligned import AlignedBound
+    from tilefit.bounds.deficit import BoundReport, Contributor
+    from tilefit.bounds.overload import Window
+    from tilefit.bounds.pieces import PiecesShort
     from tilefit.engine.attempt import Attempt, Failure
-    from tilefit.model.aligned import AlignedBound
     from tilefit.model.capture import Capture, Range, Request
     from tilefit.model.placement import Placement
     from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
     from tilefit.search.proofs.choice import ChoiceWhere
-    from tilefit.verdicts.bounds import BoundReport, Contributor
     from tilefit.verdicts.check import CheckResult, Violation
     from tilefit.verdicts.diagnose import Diagnosis
     from tilefit.verdicts.diff import CaptureDiff, RequestChange
     from tilefit.verdicts.experiment import ExperimentRow
     from tilefit.verdicts.heap import HeapStanding
-    from tilefit.verdicts.overload import Window
-    from tilefit.verdicts.pieces import PiecesShort
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
     from tilefit.verdicts.solving import ExactResult
@@ -183,7 +183,7 @@ def bound_json(report: BoundReport) -> Json:
 
 
 def aligned_json(a: AlignedBound) -> Json:
-    """The aligned lower bound's evidence (``tilefit.model.aligned``)."""
+    """The aligned lower bound's evidence (``tilefit.bounds.aligned``)."""
     return {
         "step": a.step,
         "live": a.live,

@@ -14,11 +14,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from tilefit.bounds.overload import Window
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture, Interval, Range
 from tilefit.model.words import counted
 from tilefit.plot.windows import WindowMark, window_marks
-from tilefit.verdicts.overload import Window
 
 SIDE_HOLES = 5  # holes drawn beside the failed unit, largest first
 MIN_HOLE_PX = 3.0  # a hole is drawn at least this tall, so that a small one shows

@@ -4,7 +4,7 @@ Bytes live at every step, stacked by class, against two lines:
 
 - the available storage;
 - the support-aware limit of the tightest union U of allowed sets found by
-  ``tilefit.verdicts.bounds.support_bound``: the requests whose allowed set lies inside
+  ``tilefit.bounds.deficit.support_bound``: the requests whose allowed set lies inside
   U can only use |U| bytes, so at step t no placement holds more than
   ``min(available, |U| + bytes live at t outside U)``. Where the stack rises
   above this line, the support-aware deficit shows, even when it stays under
@@ -16,10 +16,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from tilefit.bounds.deficit import BoundReport, bound, live_profile
+from tilefit.bounds.live import live_steps
 from tilefit.model.capture import Capture, Interval
-from tilefit.model.live import live_steps
 from tilefit.plot.windows import WindowMark, window_marks
-from tilefit.verdicts.bounds import BoundReport, bound, live_profile
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Overloaded windows as drawn: a band over each window's steps, labelled with its excess.
 
 Every picture of a tile with a capacity deficit marks every overloaded window
-(``tilefit.verdicts.overload``), not only the peak: a user who trims the worst
+(``tilefit.bounds.overload``), not only the peak: a user who trims the worst
 step alone fails again at the next. The matplotlib and the SVG drawings share
 the marks and the choice of which ones carry a label.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tilefit.verdicts.overload import Window
+from tilefit.bounds.overload import Window
 
 MAX_WINDOW_LABELS = 24  # beyond this many, only the windows most over get a label
 

@@ -7,14 +7,14 @@ at the next.
 
 from __future__ import annotations
 
+from tilefit.bounds.deficit import BoundReport
+from tilefit.bounds.overload import Window
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture
 from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.window_table import shared_line, steps_text
-from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
-from tilefit.verdicts.overload import Window
 
 PEAK_LARGEST = 5  # the largest requests at the peak, named in the evidence
 WINDOWS_LISTED = 8  # windows named in the evidence; the bounds section lists them all

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import re
 
+from tilefit.bounds.deficit import BoundReport
 from tilefit.engine.attempt import Attempt
 from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
@@ -15,7 +16,6 @@ from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
-from tilefit.verdicts.bounds import BoundReport
 from tilefit.verdicts.diagnose import Diagnosis
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up

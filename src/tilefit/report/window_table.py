@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from tilefit.bounds.deficit import BoundReport
+from tilefit.bounds.overload import Window
 from tilefit.model.words import plural
 from tilefit.report.svg import byte_html, esc
-from tilefit.verdicts.bounds import BoundReport
-from tilefit.verdicts.overload import Window
 
 MAX_WINDOW_ROWS = 200  # rows of the windows table; the rest are summed up
 SHARED_NAMED = 8  # requests named per "live in N windows" line

@@ -160,6 +160,10 @@ class SearchModel:
             capture.name, {r.id: offsets[r.id] for r in capture.requests if r.id in offsets}
         )
 
+    def lowest_tops(self) -> tuple[int, ...]:
+        """Each block's lowest possible top: its lowest valid base plus its size."""
+        return tuple(b.bases[0][0] + b.size for b in self.blocks if b.bases)
+
     def restricted(self, keep: frozenset[int]) -> SearchModel:
         """The same problem with only the blocks numbered in ``keep``."""
         new = {old: k for k, old in enumerate(sorted(keep))}

@@ -1,11 +1,11 @@
-"""Where the least memory top lies when nothing decided: ``Bracket``, ``top_lower_bound``.
+"""Where the least memory top lies when nothing decided: ``Bracket``.
 
 The memory top T is the end address of the highest byte; ``solve --minimize``
 asks for the least T at which a placement exists (every range cut at T, or the
 memory extended above its top as ``tilefit.search.closest.extended`` does).
 When the search decides nothing in time, that least top is still bracketed:
-no placement ends below ``top_lower_bound`` (the live peak with the padding its
-alignments force, and each block's own lowest top), and the closest placement
+no placement ends below ``tilefit.bounds.top.top_lower_bound`` (the live peak with the
+padding its alignments force, and each block's own lowest top), and the closest placement
 found ends at its top. A tile whose bracket is narrow is nearly answered: it
 needs at most ``lacks`` bytes more than it has, and fits in no less than
 ``lower``. Importing this module loads neither numba nor the search.
@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.model.aligned import aligned_bound
+from tilefit.bounds.top import top_lower_bound
 from tilefit.model.capture import Capture
-from tilefit.model.live import live_peak, request_spans
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.blocks import SearchModel
 
 
 @dataclass(frozen=True)
@@ -49,27 +48,9 @@ class Bracket:
         return size / self.available if self.available else 0.0
 
 
-def top_lower_bound(capture: Capture, model: SearchModel) -> int:
-    """No placement ends lower: the live peak must fit below the top, with the padding its
-    alignments force (``tilefit.model.aligned``), and so must each unit."""
-    peak, _ = live_peak(request_spans(capture.requests))
-    # The least T whose prefix [0, T) of the available storage holds the peak.
-    need = peak
-    top = 0
-    for span in sorted(capture.memory.ranges, key=lambda s: s.start):
-        if need <= 0:
-            break
-        take = min(need, span.size)
-        top = span.start + take
-        need -= take
-    top = max(top, aligned_bound(capture).top)
-    lowest_tops = [b.bases[0][0] + b.size for b in model.blocks if b.bases]
-    return max(top, *lowest_tops) if lowest_tops else top
-
-
-def bracket_of(capture: Capture, overflow: int) -> Bracket:
-    """The bracket closed from above by a placement of ``capture`` that reaches ``overflow``
-    bytes above its top (``tilefit.search.closest``)."""
-    lower = top_lower_bound(capture, build_model(capture))
+def bracket_of(capture: Capture, model: SearchModel, overflow: int) -> Bracket:
+    """The bracket closed from above by a placement of ``capture`` (whose search model is
+    ``model``) that reaches ``overflow`` bytes above its top (``tilefit.search.closest``)."""
+    lower = top_lower_bound(capture, model.lowest_tops())
     top = capture.memory.size
     return Bracket(lower, top + overflow, top, capture.available)

@@ -18,7 +18,7 @@ TIMEOUT = "timeout"
 STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 
 PIECES = "pieces"
-"""The pieces bound's route (``tilefit.verdicts.pieces``), the one that is no search."""
+"""The pieces bound's route (``tilefit.bounds.pieces``), the one that is no search."""
 
 BOUND, FIND, PROVE, CLOSEST = "bound", "find", "prove", "closest"
 MEMBERS = (BOUND, FIND, PROVE, CLOSEST)

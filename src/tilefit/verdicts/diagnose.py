@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tilefit.bounds.deficit import BoundReport, Contributor, bound
+from tilefit.bounds.pieces import PiecesShort
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.capture import Capture
@@ -32,10 +34,8 @@ from tilefit.search.routes import (
     SOLVED,
     strategy_of,
 )
-from tilefit.verdicts.bounds import BoundReport, Contributor, bound
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import HeapStanding, heap_standing
-from tilefit.verdicts.pieces import PiecesShort
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.watch import QUIET, Watch, search_stage
@@ -319,7 +319,7 @@ def _where(capture: Capture, subset: tuple[str, ...] | None) -> ChoiceWhere | No
 
 SEARCH_ROUTES = DECIDING_ROUTES
 """Routes that decide (``tilefit.search.routes.REGISTRY``): ``pieces`` (the pieces bound,
-``tilefit.verdicts.pieces``) and those of the search portfolio."""
+``tilefit.bounds.pieces``) and those of the search portfolio."""
 
 CLOSEST_SECONDS = 2.0
 """At most this long, or the time left if shorter, for the closest placement (it stops at
@@ -353,6 +353,7 @@ def _undetermined(capture: Capture, outcome: _Outcome, found: Closest | None) ->
     """Nothing decided: the closest placement and the bracket of the least top, unless the
     closest fits in the memory after all (its descent can end there): then it is a
     placement, refereed, and the tile fragmented."""
+    from tilefit.search.blocks import build_model
     from tilefit.search.bracket import bracket_of
 
     if found is not None and found.overflow == 0:
@@ -368,7 +369,10 @@ def _undetermined(capture: Capture, outcome: _Outcome, found: Closest | None) ->
     if found is None:
         return replace(outcome, verdict="undetermined")
     return replace(
-        outcome, verdict="undetermined", closest=found, bracket=bracket_of(capture, found.overflow)
+        outcome,
+        verdict="undetermined",
+        closest=found,
+        bracket=bracket_of(capture, build_model(capture), found.overflow),
     )
 
 

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.bounds.columns import live_by
+from tilefit.bounds.deficit import bound
+from tilefit.bounds.overload import Window
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.edits import Drop, Edit, Lifetime, Resize
-from tilefit.verdicts.bounds import bound
-from tilefit.verdicts.columns import live_by
-from tilefit.verdicts.overload import Window
 
 # Every way a request can change, in the order they are reported.
 KINDS = ("added", "removed", "resized", "realigned", "moved", "reclassed")

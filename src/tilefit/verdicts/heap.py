@@ -4,7 +4,7 @@ An imported capture (``tilefit import``) carries the heap its compiler made
 (``Capture.origin``). Set beside the lower bounds and the best placement
 tilefit found, it is one of: optimal (it equals the live lower bound, or the
 aligned lower bound, the live bytes with the padding their alignments force
-(``tilefit.model.aligned``), or the exact search proved no lower top exists),
+(``tilefit.bounds.aligned``), or the exact search proved no lower top exists),
 above the best placement found (by how much, and whether that placement is
 proven optimal), or not beaten.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.model.aligned import aligned_bound
+from tilefit.bounds.aligned import aligned_bound
 from tilefit.model.capture import Capture
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tilefit.bounds.deficit import bound
 from tilefit.model.capture import Capture
 from tilefit.model.edits import with_capacity
 from tilefit.model.placement import Placement
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import CheckResult, check
 from tilefit.verdicts.heap import HeapStanding, heap_standing
 

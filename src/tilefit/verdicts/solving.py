@@ -126,9 +126,9 @@ def _greedy_at_bound(capture: Capture, began: float) -> ExactResult | None:
     whose placement's top equals a bound no placement can beat is proven least, and
     the search (and compiling its kernels, a minute on first use) is not needed.
     """
+    from tilefit.bounds.aligned import aligned_bound
     from tilefit.engine.attempt import Prepared, run_strategy
     from tilefit.engine.strategy import STRATEGIES
-    from tilefit.model.aligned import aligned_bound
 
     lower = aligned_bound(capture).top
     prepared = Prepared.of(capture)
@@ -148,8 +148,8 @@ def _standing(capture: Capture, result: Decision | MinimizeResult) -> HeapStandi
     """For an imported capture: its toolchain's heap beside the lowest top found."""
     if capture.origin is None:
         return None
+    from tilefit.bounds.deficit import bound
     from tilefit.model.placement import placement_top
-    from tilefit.verdicts.bounds import bound
 
     best = getattr(result, "best_top", None)
     if best is None and result.placement is not None:
@@ -230,6 +230,7 @@ def _bracketed(
     that placement fits below the top after all (the descent can end there), ``found``
     solved by it (route ``descent``, or the greedy pass that made it)."""
     from tilefit.search import TIMEOUT
+    from tilefit.search.blocks import build_model
     from tilefit.search.bracket import bracket_of
     from tilefit.search.closest import closest, extended
 
@@ -242,7 +243,9 @@ def _bracketed(
     if near.overflow == 0:
         return _solved_by(capture, found, near)
     referee(extended(capture, near.overflow), near.placement, "the closest placement")
-    return replace(found, closest=near, bracket=bracket_of(capture, near.overflow))
+    return replace(
+        found, closest=near, bracket=bracket_of(capture, build_model(capture), near.overflow)
+    )
 
 
 def _solved_by(capture: Capture, found: ExactResult, near: Closest) -> ExactResult:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tilefit.bounds.overload import Window
 from tilefit.model.capture import Capture
 from tilefit.model.edits import Edit, edit_capture
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
-from tilefit.verdicts.overload import Window
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds for each of the two diagnoses' search, as diagnose's
 

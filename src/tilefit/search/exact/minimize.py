@@ -8,7 +8,7 @@ space that still holds a placement under every constraint.
 A probe that times out proves nothing: the answer is then the interval
 [lower bound, best top found], with the best placement found, never a
 time-out taken for infeasibility. The lower bound counts the padding that
-alignment forces between the live requests (``tilefit.model.aligned``), so a
+alignment forces between the live requests (``tilefit.bounds.aligned``), so a
 best top that reaches it is proven optimal without a probe below it.
 """
 
@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tilefit.bounds.top import top_lower_bound
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import build_model
-from tilefit.search.bracket import top_lower_bound
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -58,7 +58,7 @@ def minimize(
     started = time.monotonic()
     deadline = started + time_limit
     model = build_model(capture)
-    lower = top_lower_bound(capture, model)
+    lower = top_lower_bound(capture, model.lowest_tops())
     nodes = 0
 
     def probe(top: int, share: float) -> tuple[str, Placement | None]:
@@ -103,5 +103,5 @@ def minimize(
 def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> MinimizeResult:
     """The answer of a minimization whose first question (any placement at all?) ended
     ``status``, infeasible or timed out, without a placement."""
-    lower = top_lower_bound(capture, build_model(capture))
+    lower = top_lower_bound(capture, build_model(capture).lowest_tops())
     return MinimizeResult(status, seconds, nodes, lower, None, None)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from tilefit.model.live import live_steps
+from tilefit.bounds.live import live_steps
 from tilefit.search.blocks import Block, Piece, SearchModel
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.params import DEFAULT, SearchParams

@@ -22,10 +22,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from tilefit.bounds.deficit import bound
 from tilefit.model.placement import Placement
 from tilefit.toolchains.executorch.capture import ArenaCapture, arena_capture
 from tilefit.toolchains.executorch.specs import Program, Spec, by_arena
-from tilefit.verdicts.bounds import bound
 from tilefit.verdicts.check import check
 
 TILEFIT = "tilefit"

@@ -2,7 +2,7 @@
 
 A span is ``(start, end, size)``: a request's lifetime and bytes, a block's
 piece, whatever holds bytes from one step until before another. The live
-storage lower bound is the peak of this sweep; ``tilefit.verdicts.columns`` keeps
+storage lower bound is the peak of this sweep; ``tilefit.bounds.columns`` keeps
 the vectorised table of it per allowed set.
 """
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilefit.bounds.columns import chunk_rows, union_table
 from tilefit.model.capture import Capture, Interval, Memory, Request, align_up
-from tilefit.verdicts.columns import chunk_rows, union_table
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.bounds.columns import UnionTable, chunk_rows
 from tilefit.model.capture import Capture, Request
-from tilefit.verdicts.columns import UnionTable, chunk_rows
 
 
 @dataclass(frozen=True, slots=True)

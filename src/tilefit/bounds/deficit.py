@@ -11,15 +11,15 @@ exists:
   |U| bytes. It catches storage open only to some classes (a scratch-only
   host aperture counts toward available storage but cannot hold weights).
 
-And one beyond the spec, the aligned lower bound (``tilefit.model.aligned``):
+And one beyond the spec, the aligned lower bound (``tilefit.bounds.aligned``):
 the live requests also need the gaps that their alignments force between
 them. It reports the most they span at one step (``aligned.span``, at least
 the live bound) and the lowest memory top any placement can reach; its
 deficit proves that no placement exists, as the other two do.
 
 Both come from one sweep over the steps where something starts or ends
-(``tilefit.verdicts.columns``), which also gives every overloaded step and window
-(``tilefit.verdicts.overload``): the bound names the worst step, the windows
+(``tilefit.bounds.columns``), which also gives every overloaded step and window
+(``tilefit.bounds.overload``): the bound names the worst step, the windows
 name all of them.
 """
 
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilefit.model.aligned import AlignedBound, aligned_bound
+from tilefit.bounds.aligned import AlignedBound, aligned_bound
+from tilefit.bounds.columns import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
+from tilefit.bounds.overload import Window, overloaded_windows
+from tilefit.bounds.pieces import PiecesShort, pieces_short
 from tilefit.model.capture import Capture, Interval
-from tilefit.verdicts.columns import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
-from tilefit.verdicts.overload import Window, overloaded_windows
-from tilefit.verdicts.pieces import PiecesShort, pieces_short
 
 __all__ = [
     "MAX_EXHAUSTIVE_SETS",
