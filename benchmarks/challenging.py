@@ -32,7 +32,7 @@ from needs import INSTALL
 from tilefit.bounds.deficit import bound
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
-from tilefit.search import solve
+from tilefit.search import exact_search
 from tilefit.search.params import Prunings, SearchParams
 from tilefit.verdicts.check import check
 
@@ -75,7 +75,7 @@ def main() -> int:
     except TypeError:
         parser.error(f"--without: not a pruning in {args.without!r}")
     started = time.monotonic()
-    solve(_capture("warm-up", [Request("a", 1, 0, 1)], Memory(1, (Range(0, 1),))), 60.0)
+    exact_search(_capture("warm-up", [Request("a", 1, 0, 1)], Memory(1, (Range(0, 1),))), 60.0)
     kernel = "numba" if _compiled() else "plain Python"
     print(
         f"search: {kernel} (ready in {time.monotonic() - started:.2f} s, not counted below); "
@@ -85,7 +85,7 @@ def main() -> int:
     print("instance  requests  status      seconds     nodes  omnimalloc best (peak / capacity)")
     for name in names:
         capture = read_capture(folder / f"{name}.{CAPACITY}.csv")
-        result = solve(capture, args.time_limit, params=params)
+        result = exact_search(capture, args.time_limit, params=params)
         if result.placement is not None and not check(capture, result.placement).valid:
             raise SystemExit(f"{name}: the checker rejects the placement found")
         omni = "-" if args.no_omnimalloc else _omnimalloc(capture)
@@ -98,7 +98,7 @@ def main() -> int:
     print("instance             peak  capacity  status      seconds     nodes")
     for label, capture in _infeasible_cases(folder, names):
         peak = bound(capture).lower_bound
-        result = solve(capture, args.time_limit, params=params)
+        result = exact_search(capture, args.time_limit, params=params)
         print(
             f"{label:<16} {peak:>8}  {capture.memory.size:>8}  {result.status:<10}  "
             f"{result.seconds:>7.2f}  {result.nodes:>8}"

@@ -31,7 +31,7 @@ from tilefit.generate.synth import synth_model
 from tilefit.model.capture import Capture
 from tilefit.model.units import units_only
 from tilefit.search.blocks import build_model
-from tilefit.search.exact.solve import solve
+from tilefit.search.exact.solve import exact_search
 from tilefit.search.params import SearchParams
 from tilefit.search.proofs.choice import choice_core
 from tilefit.search.routes import SOLVED, Routes
@@ -64,7 +64,7 @@ def run_seed(seed: int, limit: float, verdicts: Counter[str]) -> tuple[int, int,
             continue
         proven += 1
         ids = {model.blocks[k].id for k in core}
-        second = solve(units_only(capture, ids), limit)
+        second = exact_search(units_only(capture, ids), limit)
         wrong += second.status == SOLVED
         rest = diagnose(capture, time_limit=limit, params=without_choice)
         route = f" ({rest.search_route})" if rest.search_route else ""

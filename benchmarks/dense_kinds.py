@@ -22,7 +22,7 @@ Each goes to `diagnose` with the same limit. If the plain tiles are as hard as
 the full ones, what is hard is the packing itself, not tilefit's constraint
 kinds, and a lever that only handles a kind better cannot decide them.
 
-Then (`--scaling`, on by default) the exact search alone (`tilefit.search.solve`,
+Then (`--scaling`, on by default) the exact search alone (`tilefit.search.exact_search`,
 5 s) on the plain tiles without gaps at 95 and 100%, from 100 to 300 requests:
 where its tree stops fitting in the limit.
 """
@@ -37,7 +37,7 @@ from dataclasses import replace
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Range
 from tilefit.model.placement import Placement
-from tilefit.search.exact.solve import solve
+from tilefit.search.exact.solve import exact_search
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
@@ -130,7 +130,7 @@ def scaling(seeds: int, limit: float = 5.0) -> None:
                 capture, placement = planted_tile(PlantedRecipe(requests, density, seed, **PLAIN))
                 capture, placement = without_gaps(capture, placement)
                 assert check(capture, placement).valid, f"{capture.name}: planted placement"
-                result = solve(capture, limit)
+                result = exact_search(capture, limit)
                 assert result.status != "infeasible", f"WRONG: {capture.name} proven infeasible"
                 cells.append(f"{result.status:8} {result.nodes:7} nodes {result.seconds:4.1f} s")
             print(f"  {requests:4} requests, {density:.0%}:  " + " | ".join(cells), flush=True)

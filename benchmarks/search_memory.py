@@ -69,7 +69,7 @@ import json, resource, sys, time
 sys.path.insert(0, {bench!r})
 import numpy as np
 from search_memory import constrained, unconstrained
-from tilefit.search import solve
+from tilefit.search import exact_search
 from tilefit.search.exact import solve as exact_solve
 from tilefit.search.kernel.driver import Run
 from tilefit.model.units import units
@@ -100,7 +100,7 @@ exact_solve.Run = Measured
 capture = {kind}({units})
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.monotonic()
-result = solve(capture, {time_limit}, node_limit={node_limit})
+result = exact_search(capture, {time_limit}, node_limit={node_limit})
 seconds = time.monotonic() - started
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps(dict(peak, units=len(units(capture)), status=result.status,

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from tilefit.cli import main
-from tilefit.schema import output_schema
+from tilefit.output.schema import output_schema
 
 # Peak 100 B at steps [6, 8) in a memory of 100 B: it fits, with nothing to spare.
 DOC: dict[str, Any] = {

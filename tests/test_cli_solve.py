@@ -171,7 +171,7 @@ def test_minimize_at_the_bound_by_greedy_compiles_nothing(
     (the first search after install compiles them for about half a minute)."""
     import tilefit.search.compiling as compiling
     from tilefit.model.capture import Capture, Memory, Range, Request
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     def refuse() -> float:
         raise AssertionError("compiled the kernels for a capture greedy decides")
@@ -179,7 +179,7 @@ def test_minimize_at_the_bound_by_greedy_compiles_nothing(
     monkeypatch.setattr(compiling, "ensure_compiled", refuse)
     requests = (Request("a", 64, 0, 2, 16), Request("b", 32, 1, 3, 16), Request("c", 48, 2, 4, 16))
     capture = Capture("easy", 4, Memory(512, (Range(0, 512),)), requests)
-    found = search_exact(capture, 5.0, minimize=True)
-    assert (found.route, found.status, found.nodes) == ("greedy", "solved", 0)
-    result = found.result
-    assert getattr(result, "best_top", None) == 96 and getattr(result, "optimal", False)
+    found = solve(capture, 5.0, minimize=True)
+    assert (found.route, found.status, found.nodes) == (None, "solved", 0)
+    assert found.strategy is not None  # the greedy pass that placed it, not a search route
+    assert found.least is not None and found.least.best_top == 96 and found.least.optimal

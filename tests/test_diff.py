@@ -23,7 +23,7 @@ from tilefit.formats.load import read_capture
 from tilefit.formats.save import capture_text
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.edits import Drop, Edit, Lifetime, Resize, apply_edits
-from tilefit.schema import output_schema
+from tilefit.output.schema import output_schema
 from tilefit.verdicts.diff import CaptureDiff, diff, revert_edits
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

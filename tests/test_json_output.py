@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 
 from tilefit.cli import build_parser, main
-from tilefit.schema import json_commands, output_schema
+from tilefit.output.schema import output_schema
+from tilefit.schema import json_commands
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))
 IDS = [p.stem for p in EXAMPLES]

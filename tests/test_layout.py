@@ -86,11 +86,12 @@ SEARCH_ROLES = {
     "bracket": 1,  # where the least top lies when nothing decided, and its lower bound
     "kernel": 2,
     "exact": 3,
-    "proofs": 4,
-    "local": 4,
-    "compiling": 5,  # compiles the kernel's and the annealing's entry points before a limit
-    "closest": 5,
-    "portfolio": 6,
+    "proving": 4,  # what the prove member's routes share, and the exact search's first look
+    "proofs": 5,
+    "local": 5,
+    "compiling": 6,  # compiles the kernel's and the annealing's entry points before a limit
+    "closest": 6,
+    "portfolio": 7,
 }
 
 

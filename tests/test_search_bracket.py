@@ -23,22 +23,19 @@ from tilefit.bounds.top import top_lower_bound
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.cli.solve import solve_lines
 from tilefit.generate.planted import PlantedRecipe, planted_tile
-from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.model.placement import Placement
+from tilefit.model.capture import Capture
 from tilefit.output.jsonout import diagnosis_json, solve_json
+from tilefit.output.schema import output_schema
 from tilefit.report.sections import verdict_html
 from tilefit.report.svgbracket import bracket_html
-from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
 from tilefit.search.bracket import Bracket, bracket_of
-from tilefit.search.closest import Closest, closest, descend, extended
-from tilefit.search.decision import Decision
-from tilefit.search.exact.minimize import MinimizeResult
+from tilefit.search.closest import closest, descend, extended
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import DESCENT, SEARCH_DESCENT, SOLVED, TIMEOUT
+from tilefit.search.routes import SEARCH_DESCENT, TIMEOUT
 from tilefit.verdicts.check import check
-from tilefit.verdicts.diagnose import _Outcome, _undetermined, diagnose
-from tilefit.verdicts.solving import ExactResult, _solved_by, search_exact
+from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.solving import solve
 
 EXAMPLES = 60
 QUICK = ClosestParams(probe_seconds=0.005)  # tiny captures: a probe places at once or never
@@ -146,7 +143,7 @@ def test_without_the_search_diagnose_does_not_descend(full_tile: Capture) -> Non
 
 @pytest.mark.parametrize("minimize", [False, True])
 def test_a_timed_out_solve_brackets_the_least_top(full_tile: Capture, minimize: bool) -> None:
-    found = search_exact(full_tile, 3.0, minimize=minimize, workers=1)
+    found = solve(full_tile, 3.0, minimize=minimize, workers=1)
     assert found.status == TIMEOUT and found.placement is None
     assert found.closest is not None and found.bracket is not None
     assert found.bracket.upper == full_tile.memory.size + found.closest.overflow
@@ -154,7 +151,7 @@ def test_a_timed_out_solve_brackets_the_least_top(full_tile: Capture, minimize: 
     out = solve_json(found)
     jsonschema.validate(out, output_schema("solve"))
     assert out["bracket"]["upper"] == found.bracket.upper
-    text = "\n".join(solve_lines(full_tile, out, None))
+    text = "\n".join(solve_lines(full_tile, found))
     assert "closest placement found: fits in" in text
     assert f"lies in [{found.bracket.lower}, {found.bracket.upper}] B" in text
     assert "lowest memory top: at least" not in text  # the bracket says more
@@ -168,45 +165,3 @@ def test_the_descent_s_parameters_are_checked() -> None:
     with pytest.raises(ValueError, match=r"ClosestParams.share: 1.5 is not a number in"):
         ClosestParams(share=1.5)
     assert SearchParams(closest=ClosestParams(descent=False)).closest.descent is False
-
-
-def test_a_closest_placement_within_the_memory_makes_the_tile_fragmented() -> None:
-    """The descent can end below the top: that closest placement is a placement of the
-    capture, refereed there, and the tile is fragmented, not undetermined."""
-    memory = Memory(8, (Range(0, 8),))
-    capture = Capture("two", 1, memory, (Request("a", 4, 0, 1), Request("b", 4, 0, 1)))
-    found = Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 4, "b": 0}))
-    outcome = _undetermined(capture, _Outcome(search_status=TIMEOUT), found)
-    assert (outcome.verdict, outcome.strategy, outcome.bracket) == (
-        "fragmentation",
-        SEARCH_DESCENT,
-        None,
-    )
-    assert outcome.placement == found.placement
-    assert (outcome.route, outcome.search_status) == (DESCENT, SOLVED)  # the route decided
-    broken = Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 2, "b": 0}))
-    with pytest.raises(RuntimeError, match="fails the checker"):  # a and b overlap
-        _undetermined(capture, _Outcome(search_status=TIMEOUT), broken)
-
-
-@pytest.mark.parametrize("minimizing", [False, True])
-def test_a_timed_out_solve_is_solved_by_a_descent_that_ends_below_the_top(
-    minimizing: bool,
-) -> None:
-    memory = Memory(8, (Range(0, 8),))
-    capture = Capture("two", 1, memory, (Request("a", 4, 0, 1), Request("b", 4, 0, 1)))
-    timed_out = (
-        MinimizeResult(TIMEOUT, 1.0, 5, 8, None, None) if minimizing else Decision.undecided(1.0)
-    )
-    found = ExactResult(timed_out, None)
-    solved = _solved_by(
-        capture, found, Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 4, "b": 0}))
-    )
-    assert (solved.status, solved.route) == (SOLVED, DESCENT)
-    assert solved.placement is not None and check(capture, solved.placement).valid
-    if minimizing:
-        assert isinstance(solved.result, MinimizeResult) and solved.result.best_top == 8
-    with pytest.raises(RuntimeError, match="fails the checker"):
-        _solved_by(
-            capture, found, Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 0, "b": 0}))
-        )

@@ -28,8 +28,8 @@ from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
+from tilefit.output.schema import output_schema
 from tilefit.report.evidence import evidence_html
-from tilefit.schema import output_schema
 from tilefit.search.blocks import build_model
 from tilefit.search.params import ChoiceParams, SearchParams
 from tilefit.search.proofs.choice import choice_core, choices_of, holds

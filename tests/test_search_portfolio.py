@@ -22,9 +22,10 @@ from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.portfolio import _anneal_and_exact, _Proving, decide
+from tilefit.search.portfolio import _anneal_and_exact, decide
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import loaded_steps, prove_by_steps, step_model
+from tilefit.search.proving import Proving
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.verdicts.check import check
 
@@ -265,7 +266,7 @@ def _turns(capture: Capture, params: SearchParams, seconds: float) -> tuple[Deci
     searches."""
     budgets: list[Budget] = []
     started = time.monotonic()
-    proving = _Proving(
+    proving = Proving(
         capture, build_model(capture), seconds, started, started + seconds, params, budgets
     )
     return _anneal_and_exact(proving, 0), budgets

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.search import routes
 from tilefit.search.params import Prunings, SearchParams
 from tilefit.search.routes import (
@@ -28,7 +29,7 @@ SCHEMA = ROOT / "src" / "tilefit" / "schema" / "output-v1.schema.json"
 
 
 def _diagnosis_schema() -> dict[str, object]:
-    from tilefit.schema import output_schema
+    from tilefit.output.schema import output_schema
 
     found: dict[str, object] = output_schema("diagnose")["$defs"]["diagnose"]["properties"]
     return found
@@ -54,9 +55,7 @@ def test_the_find_member_runs_each_of_its_routes_from_the_registry() -> None:
 
 
 def test_the_prove_member_runs_each_of_its_routes() -> None:
-    from tilefit.search.portfolio import FIRST_PROOFS
-
-    first = [name for name, _ in FIRST_PROOFS]
+    first = [r.name for r in routes.first_proofs()]
     assert first == ["elements", "choice", "exact", "steps"]  # then the turns: exact, anneal-turns
     assert set(first) | {"exact", "anneal-turns"} == set(PROVE_ROUTES)
 
@@ -67,9 +66,13 @@ def test_the_registry_refuses_what_it_does_not_know() -> None:
     with pytest.raises(ValueError, match="unknown search route"):
         routes.route("nope")
     with pytest.raises(ValueError, match="member"):
-        routes.Route("x", "elsewhere", proves=True, places=False)
+        routes.Route("x", "elsewhere", proves=True, places=False, says="x")
     with pytest.raises(ValueError, match="neither"):
-        routes.Route("x", routes.FIND, proves=False, places=False)
+        routes.Route("x", routes.FIND, proves=False, places=False, says="x")
+    with pytest.raises(ValueError, match="runner"):
+        routes.Route("x", routes.FIND, proves=False, places=True, says="x", runner="m:f")
+    with pytest.raises(ValueError, match="has no runner"):
+        routes.route("anneal").run()
     routes.check_answer(TIMEOUT, None)
     routes.check_answer("solved", "anneal")
     for status, name in (("solved", None), (TIMEOUT, "exact"), ("done", None), ("solved", "x")):
@@ -85,6 +88,7 @@ def test_the_schema_enumerates_the_routes_and_the_statuses() -> None:
     properties = _diagnosis_schema()
     route = properties["search_route"]["anyOf"][0]["enum"]  # type: ignore[index]
     assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES, "descent"]
+    assert '"greedy"' not in SCHEMA.read_text()  # the file does not repeat the registry
     text = SCHEMA.read_text()
     for status in STATUSES:
         assert f'"{status}"' in text
@@ -105,10 +109,15 @@ def test_search_md_explains_every_route() -> None:
         assert f"`{name}`" in text, name
 
 
-def test_the_cli_explains_every_proof() -> None:
-    from tilefit.cli.diagnose import PROOFS
+def test_the_cli_explains_every_proof_in_the_registry_s_words() -> None:
+    from tilefit.cli.diagnose import _verdict_lines
+    from tilefit.verdicts.diagnose import diagnose
 
-    assert set(PROOFS) == {r.name for r in routes.REGISTRY if r.proves}
+    d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
+    assert d.verdict == "infeasible" and d.search_route == "elements"
+    text = "\n".join(_verdict_lines(d, None))
+    assert f"proof: {routes.route('elements').says}" in text
+    assert all(r.says for r in routes.REGISTRY)
 
 
 def test_strategy_names_of_placements() -> None:
@@ -133,7 +142,7 @@ def test_routes_switch_by_name_and_refuse_unknown_ones() -> None:
 
 
 def test_prunings_are_not_routes_and_reach_the_budgets() -> None:
-    from tilefit.search.portfolio import _Proving
+    from tilefit.search.proving import Proving
 
     names = {f.name for f in dataclasses.fields(Prunings)}
     assert not names & set(ROUTES)
@@ -142,7 +151,7 @@ def test_prunings_are_not_routes_and_reach_the_budgets() -> None:
     with pytest.raises(ValueError, match="unknown search route"):
         Routes.only(["stretch-waste"])  # a pruning is not a route
     on = SearchParams(routes=Routes.only(["exact"]), prunings=Prunings(stretch=True))
-    proving = _Proving(None, None, 1.0, 0.0, 1.0, on, [])  # type: ignore[arg-type]
+    proving = Proving(None, None, 1.0, 0.0, 1.0, on, [])  # type: ignore[arg-type]
     assert proving.budget(1.0).params.prunings.stretch is True
     assert proving.budgets[0].params is on
 
@@ -160,3 +169,12 @@ def test_a_decision_with_a_name_outside_the_lists_is_refused() -> None:
         Decision("solved", None, "exact")
     assert Decision(TIMEOUT, None, None).route is None
     assert Decision.undecided(1.5).status == TIMEOUT
+
+
+def _elements_tile() -> Capture:
+    """Three requests in conflict with each other, each needing its own memory element, in
+    a memory of two elements: the elements route's proof, and no bound shows it."""
+    memory = Memory(64, (Range(0, 64),), elements=(0, 32))
+    requests = tuple(Request(n, 8, 0, 1) for n in "abc")
+    conflicts = tuple(Conflict(a, b) for a, b in (("a", "b"), ("a", "c"), ("b", "c")))
+    return Capture("elements", 1, memory, requests, conflicts=conflicts)

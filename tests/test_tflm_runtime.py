@@ -220,7 +220,7 @@ def test_import_and_export_json_satisfy_the_schema(
 ) -> None:
     import jsonschema
 
-    from tilefit.schema import output_schema
+    from tilefit.output.schema import output_schema
 
     model = ROOT / "examples" / "tflm" / "streaming.tflite"
     assert main(["import", "tflm", str(model), "-o", str(tmp_path), "--json"]) == 0
@@ -294,7 +294,7 @@ def test_replan_in_one_step_writes_the_proven_least(
 ) -> None:
     import jsonschema
 
-    from tilefit.schema import output_schema
+    from tilefit.output.schema import output_schema
 
     model = ROOT / "examples" / "tflm" / "streaming.tflite"
     out = tmp_path / "planned.tflite"

@@ -21,7 +21,7 @@ from tilefit.cli import main
 from tilefit.formats.edits import read_edits
 from tilefit.formats.load import read_capture
 from tilefit.model.edits import Lifetime, Resize, apply_edits
-from tilefit.schema import output_schema
+from tilefit.output.schema import output_schema
 from tilefit.verdicts.whatif import WindowMatch, match_windows, what_if
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,7 @@ behind them live in packages by role (see ``docs/architecture.md``):
 # every millisecond here is one where an interrupt is Python's traceback. ``typing``
 # alone took 2-10 ms.
 TYPE_CHECKING = False
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # Each name of the package face and the module that defines it.
 _FACE = {
@@ -47,7 +47,6 @@ _FACE = {
     "solve": "tilefit.verdicts.solving",
     "minimize": "tilefit.verdicts.solving",
     "irreducible_subset": "tilefit.verdicts.solving",
-    "search_exact": "tilefit.verdicts.solving",
 }
 
 __all__ = [
@@ -66,7 +65,6 @@ __all__ = [
     "read_placement",
     "replay",
     "run_strategy",
-    "search_exact",
     "solve",
     "split_sequences",
     "write_capture",
@@ -89,7 +87,7 @@ if TYPE_CHECKING:
     from tilefit.verdicts.experiment import experiment
     from tilefit.verdicts.replay import replay
     from tilefit.verdicts.retry import place
-    from tilefit.verdicts.solving import irreducible_subset, minimize, search_exact, solve
+    from tilefit.verdicts.solving import irreducible_subset, minimize, solve
 del TYPE_CHECKING  # not a name of the package face
 
 

@@ -180,14 +180,11 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``."""
-    from tilefit.search.routes import strategy_of
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     # One process per capture: the batch runs captures side by side already.
-    result = search_exact(capture, settings.time_limit, workers=1)
-    route = result.route if result.placement is not None else None
-    strategy = None if route is None else strategy_of(route)
-    return _with_bounds(capture, result.status, strategy, None)
+    answer = solve(capture, settings.time_limit, workers=1)
+    return _with_bounds(capture, answer.status, answer.strategy, None)
 
 
 def warm_up(settings: Settings) -> None:

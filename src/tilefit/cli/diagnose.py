@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(diagnosis_lines(result, args.output)))
     args.invocation.quick_exit = True  # the whole process is the limit's
-    return common.EXIT_OK if result.verdict in ("fits", "fragmentation") else common.EXIT_NO
+    return common.EXIT_OK if result.verdict.places else common.EXIT_NO
 
 
 def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
@@ -232,7 +232,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     if d.verdict == "infeasible":
         lines = [
             "infeasible: no placement exists, although no storage bound shows it",
-            f"  proof: {PROOFS.get(d.search_route or '', 'the search was exhausted')}",
+            f"  proof: {_proof(d.search_route)}",
             f"  {avail}",
         ]
         p = d.pieces
@@ -261,6 +261,13 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     return lines
 
 
+def _proof(route: str | None) -> str:
+    """How the route that proved it says so (the registry's words)."""
+    from tilefit.search.routes import proof_says
+
+    return "the search was exhausted" if route is None else proof_says(route)
+
+
 def closest_text(storage: int, overflow: int, strategy: str) -> str:
     """The closest placement found, in one line."""
     return (
@@ -277,17 +284,6 @@ def bracket_text(b: Bracket) -> str:
         f"{b.lower} (the live peak with its alignment padding), the closest placement "
         f"ends at {b.upper} (the memory's top is {b.top})"
     )
-
-
-PROOFS = {  # a sentence for each route that proves (tests/test_search_routes.py)
-    "pieces": "at one step the requests need more than the stretches of memory that can "
-    "hold them (a stretch shorter than a request, aligned, cannot hold it)",
-    "elements": "requests in conflict with each other need more memory elements than they reach",
-    "choice": "each request keeps one stretch of memory all its life, and no choice of "
-    "stretches holds these at every step",
-    "steps": "the requests alive at one step cannot be placed together",
-    "exact": "the exact search was exhausted",
-}
 
 
 def _peak_lines(d: Diagnosis) -> list[str]:

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.formats.save import atomic_path, write_placement
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)
@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
             "", f"{len(imported)} plans in it, not one: use tilefit import", args.model
         )
     item = imported[0]
-    found = search_exact(item.capture, args.time_limit, minimize=True)
-    best = found.result.placement
-    proven = bool(getattr(found.result, "optimal", False))
+    found = solve(item.capture, args.time_limit, minimize=True)
+    best = found.placement
+    proven = found.least is not None and found.least.optimal
     if best is None:
         best = item.placement
     exported = chain.export(Path(args.model), best, True)
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             write_placement(best, args.placement)
     out: dict[str, Any] = export_json(chain.name, exported, args.output if written else None)
     out["proven_minimal"] = proven
-    out["lower_bound"] = getattr(found.result, "lower_bound", None)
+    out["lower_bound"] = None if found.least is None else found.least.lower_bound
     if args.json:
         common.print_json(out)
     else:

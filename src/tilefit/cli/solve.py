@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilefit.cli import common
-from tilefit.search.routes import PROOF_ROUTES
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
+    from tilefit.verdicts.answer import Answer
 
 NAME = "solve"
 HELP = (
@@ -67,18 +67,18 @@ def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import solve_json
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.node_limit, "--node-limit", 1)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
     capture = common.read_capture_arg(args)
     with watching(args) as watch:  # a progress line on a terminal's stderr
-        result = search_exact(
+        result = solve(
             capture,
             common.time_left(started, args.time_limit),
+            args.node_limit,
             minimize=args.minimize,
-            node_limit=args.node_limit,
             workers=args.workers,
             watch=watch,
         )
@@ -87,74 +87,68 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(out)
     else:
-        route = "the exact search alone (--node-limit)" if args.node_limit else result.route
-        print("\n".join(solve_lines(capture, out, result.irreducible_subset, route)))
+        print("\n".join(solve_lines(capture, result, args.node_limit is not None)))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 
-_PROVEN_BEFORE_THE_EXACT_SEARCH = tuple(r for r in PROOF_ROUTES if r != "exact")
-"""The proofs a search runs before its exact search (``elements``, ``choice``, ``steps``):
-they exhaust nothing."""
-
-
-def solve_lines(
-    capture: Capture,
-    out: dict[str, Any],
-    subset: tuple[str, ...] | None,
-    route: str | None = None,
-) -> list[str]:
-    """Human output: no timings, so the same capture prints the same text. ``route``: the
-    route that decided (``ExactResult.route``, or a phrase of its own), said on the line
-    after the status."""
-    status = out["status"]
+def solve_lines(capture: Capture, answer: Answer, bare: bool = False) -> list[str]:
+    """Human output: no timings, so the same capture prints the same text. ``bare``: the
+    exact search alone decided (``--node-limit``)."""
+    status, least = answer.status, answer.least
     lines: list[str] = []
     if status == "solved":
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
-    elif status == "infeasible" and route in _PROVEN_BEFORE_THE_EXACT_SEARCH:
-        lines.append("infeasible: no placement exists")
-    elif status == "infeasible":
+    elif status == "infeasible" and answer.route == "exact":
         lines.append("infeasible: the search was exhausted, no placement exists")
+    elif status == "infeasible":
+        lines.append("infeasible: no placement exists")
     else:
         lines.append("timeout: no placement found and none proven impossible")
-    if route == "greedy" and out["optimal"] and not out["nodes"]:
-        lines.append("  decided by a greedy pass that reaches the lower bound: none can be lower")
-    elif route is not None and status != "timeout":
-        from tilefit.cli.diagnose import route_text
-        from tilefit.search.routes import ROUTES
-
-        lines.append(f"  decided by {route_text(route) if route in ROUTES else route}")
-    if out["top_lower_bound"] is not None:
-        if out["optimal"]:
-            lines.append(f"lowest memory top: {out['best_top']} (optimal)")
-        elif out["best_top"] is not None:
+    decided = _decided_by(answer, bare)
+    if decided is not None and status != "timeout":
+        lines.append(f"  decided by {decided}")
+    if least is not None:
+        if least.optimal:
+            lines.append(f"lowest memory top: {least.best_top} (optimal)")
+        elif least.best_top is not None:
             lines.append(
-                f"lowest memory top: between {out['top_lower_bound']} and {out['best_top']} "
+                f"lowest memory top: between {least.lower_bound} and {least.best_top} "
                 "(time limit reached)"
             )
-        elif out["bracket"] is None:
-            lines.append(f"lowest memory top: at least {out['top_lower_bound']}")
-    lines += closest_lines(out)
-    if out["heap_standing"] is not None:
-        lines.append(out["heap_standing"]["text"])
+        elif answer.bracket is None:
+            lines.append(f"lowest memory top: at least {least.lower_bound}")
+    lines += closest_lines(answer)
+    if answer.heap is not None:
+        lines.append(answer.heap.text)
     if status == "infeasible":
-        lines += subset_lines(capture, subset)
+        lines += subset_lines(capture, answer.irreducible_subset)
     return lines
 
 
-def closest_lines(out: dict[str, Any]) -> list[str]:
+def _decided_by(answer: Answer, bare: bool) -> str | None:
+    """The route or pass that decided, as a "decided by" line says it."""
+    if bare:
+        return "the exact search alone (--node-limit)"
+    if answer.route is not None:
+        from tilefit.cli.diagnose import route_text
+
+        return route_text(answer.route)
+    if answer.strategy is None:
+        return None
+    if answer.least is not None and answer.least.optimal and not answer.nodes:
+        return "a greedy pass that reaches the lower bound: none can be lower"
+    return f"one greedy pass, no search: {answer.strategy}"
+
+
+def closest_lines(answer: Answer) -> list[str]:
     """A timed-out search's closest placement and the bracket of the least top."""
-    c, b = out["closest"], out["bracket"]
+    c, b = answer.closest, answer.bracket
     if c is None or b is None:
         return []
     from tilefit.cli.diagnose import bracket_text, closest_text
-    from tilefit.search.bracket import Bracket
 
-    available = c["storage"] - c["overflow"]
-    return [
-        f"  {closest_text(c['storage'], c['overflow'], c['strategy'])}",
-        f"  {bracket_text(Bracket(b['lower'], b['upper'], b['top'], available))}",
-    ]
+    return [f"  {closest_text(c.storage, c.overflow, c.strategy)}", f"  {bracket_text(b)}"]
 
 
 def subset_lines(capture: Capture, subset: tuple[str, ...] | None) -> list[str]:

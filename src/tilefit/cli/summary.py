@@ -63,12 +63,12 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
     return lines
 
 
-_MEANING = {
-    "fragmentation": "a better placement exists",
-    "capacity": "no placement can exist",
-    "infeasible": "no placement exists",
-    "undetermined": "not decided",
-}
+def _meaning(name: str) -> str:
+    """A verdict's few words (``Verdict.meaning``); a batch status (``solve`` and ``place``
+    modes) says nothing more than its name."""
+    from tilefit.verdicts.verdict import Verdict
+
+    return Verdict(name).meaning if name in Verdict.__members__.values() else ""
 
 
 def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
@@ -78,7 +78,7 @@ def _fit_sentence(verdicts: list[tuple[str, int]], errors: int) -> str:
     parts = []
     if misfits:
         detail = ", ".join(
-            f"{v} {n}" + (f" ({_MEANING[v]})" if v in _MEANING else "") for v, n in misfits
+            f"{v} {n}" + (f" ({_meaning(v)})" if _meaning(v) else "") for v, n in misfits
         )
         count = sum(n for _, n in misfits)
         verb = "tile does" if count == 1 else "tiles do"

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
     from tilefit.search.proofs.choice import ChoiceWhere
+    from tilefit.verdicts.answer import Answer
     from tilefit.verdicts.check import CheckResult, Violation
     from tilefit.verdicts.diagnose import Diagnosis
     from tilefit.verdicts.diff import CaptureDiff, RequestChange
@@ -42,7 +43,6 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.verdicts.heap import HeapStanding
     from tilefit.verdicts.replay import ReplayResult
     from tilefit.verdicts.retry import PlaceResult
-    from tilefit.verdicts.solving import ExactResult
     from tilefit.verdicts.whatif import WhatIf
 
 Json = dict[str, Any]
@@ -262,10 +262,9 @@ def place_json(result: PlaceResult) -> Json:
     }
 
 
-def solve_json(result: ExactResult) -> Json:
+def solve_json(result: Answer) -> Json:
     """``top_lower_bound``, ``best_top`` and ``optimal`` are null unless minimizing."""
-    found = result.result
-    top_lower_bound = getattr(found, "lower_bound", None)
+    least = result.least
     subset = result.irreducible_subset
     return {
         "status": result.status,
@@ -273,9 +272,9 @@ def solve_json(result: ExactResult) -> Json:
         "placement": placement_json(result.placement),
         "nodes": result.nodes,
         "irreducible_subset": None if subset is None else list(subset),
-        "top_lower_bound": top_lower_bound,
-        "best_top": getattr(found, "best_top", None),
-        "optimal": getattr(found, "optimal", None),
+        "top_lower_bound": None if least is None else least.lower_bound,
+        "best_top": None if least is None else least.best_top,
+        "optimal": None if least is None else least.optimal,
         "heap_standing": heap_json(result.heap),
         "closest": closest_json(result.closest),
         "bracket": bracket_json(result.bracket),

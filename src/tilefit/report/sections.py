@@ -16,23 +16,11 @@ from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
+from tilefit.search.routes import proof_says
 from tilefit.verdicts.diagnose import Diagnosis
+from tilefit.verdicts.verdict import Verdict
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
-
-_VERDICT_TEXT = {
-    "fits": "The production placement fits: nothing to fix on this tile.",
-    "fragmentation": ("Fragmentation: a better placement exists under the very same constraints."),
-    "capacity": "Capacity deficit: no placement can exist, whatever the order or the addresses.",
-    "infeasible": (
-        "Infeasible: the exact search proved that no placement exists, although the bounds show "
-        "no deficit (alignment gaps or bank separation use up the room)."
-    ),
-    "undetermined": (
-        "Undetermined: no strategy fits and the bounds show no deficit; the exact search found "
-        "neither a placement nor a proof within its time limit."
-    ),
-}
 
 
 def verdict_html(capture: Capture, d: Diagnosis) -> str:
@@ -52,7 +40,9 @@ def _verdict_text(d: Diagnosis) -> str:
             f"Fits: tilefit's nearest strategy to {d.heap.tool}'s planner places every request "
             "in this memory."
         )
-    return _VERDICT_TEXT.get(d.verdict, d.verdict)
+    if d.verdict == Verdict.INFEASIBLE and d.search_route is not None:
+        return f"{d.verdict.sentence} Proof ({d.search_route}): {proof_says(d.search_route)}."
+    return d.verdict.sentence
 
 
 def _heap_html(capture: Capture, d: Diagnosis) -> str:
@@ -71,7 +61,7 @@ def save_link(capture: Capture, d: Diagnosis) -> str:
     The file travels inside the link (a base64 data URL), so the page still fetches
     nothing; clicking it downloads the same bytes.
     """
-    if d.placement is None or d.verdict not in ("fits", "fragmentation"):
+    if d.placement is None or not d.verdict.places:
         return ""
     data = base64.b64encode(placement_text(d.placement).encode("utf-8")).decode("ascii")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", capture.name).strip("._") or "tile"

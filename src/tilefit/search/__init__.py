@@ -1,10 +1,11 @@
 """The search: find a placement or prove that none exists.
 
-- ``solve(capture, time_limit, node_limit=None) -> Decision``: the exact search alone
+- ``exact_search(capture, time_limit, node_limit=None) -> Decision``: the exact search alone
 - ``minimize(capture, time_limit) -> MinimizeResult``: the lowest memory top
 - ``irreducible_subset(capture, time_limit)``: a minimal set of units that
   still cannot be placed together
-- ``tilefit.search.portfolio.decide``: every route at once, as ``solve`` and ``diagnose`` run it
+- ``tilefit.search.portfolio.decide``: every route at once, as ``tilefit.solve`` and
+  ``tilefit.diagnose`` run it (through ``tilefit.verdicts.ladder``)
 
 The package is arranged by role (docs/architecture.md): ``routes`` (the vocabulary),
 ``blocks`` (the problem as the search sees it), ``kernel/`` (the compiled
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tilefit.search.decision import Decision
     from tilefit.search.exact.minimize import MinimizeResult, minimize
-    from tilefit.search.exact.solve import solve
+    from tilefit.search.exact.solve import exact_search
     from tilefit.search.exact.subset import irreducible_subset
     from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -34,7 +35,7 @@ _WHERE = {
     "MinimizeResult": "tilefit.search.exact.minimize",
     "minimize": "tilefit.search.exact.minimize",
     "Decision": "tilefit.search.decision",
-    "solve": "tilefit.search.exact.solve",
+    "exact_search": "tilefit.search.exact.solve",
     "irreducible_subset": "tilefit.search.exact.subset",
 }
 
@@ -44,9 +45,9 @@ __all__ = [
     "TIMEOUT",
     "Decision",
     "MinimizeResult",
+    "exact_search",
     "irreducible_subset",
     "minimize",
-    "solve",
 ]
 
 

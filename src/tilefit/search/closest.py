@@ -135,10 +135,11 @@ def _first(
     if wide is None:
         return None
     best: Closest | None = None
-    if partial is not None and (finished := finish(capture, wide, partial)) is not None:
+    model = build_model(wide)  # once for the finished partial and the passes
+    if partial is not None and (finished := finish(capture, wide, partial, model)) is not None:
         best = _closest(capture, SEARCH_PARTIAL, finished)
     prepared = Prepared.of(wide)
-    features = Features.of(build_model(wide), prepared)
+    features = Features.of(model, prepared)
     rng = random.Random(seed)
     strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(params.greedy_rounds))]
     for strategy in strategies:

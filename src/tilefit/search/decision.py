@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tilefit.model.placement import Placement
-from tilefit.search.routes import DESCENT, ROUTES, SOLVED, TIMEOUT, check_answer
+from tilefit.search.routes import BOUND, SOLVED, TIMEOUT, check_answer, registered
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Decision:
 
     status: str  # SOLVED, INFEASIBLE or TIMEOUT
     placement: Placement | None  # when SOLVED (the caller's referee checks it: diagnose does)
-    route: str | None  # the route that decided (``routes.ROUTES`` or ``descent``); None: time-out
+    route: str | None  # the route that decided (a search route of the registry); None: time-out
     subset: tuple[str, ...] | None = None  # when INFEASIBLE: ids that cannot fit together
     irreducible: bool = False  # the subset loses its infeasibility without any one of its ids
     seconds: float = 0.0
@@ -45,7 +45,8 @@ class Decision:
     nodes: int = 0  # the exact search's nodes spent for it (0 where none ran)
 
     def __post_init__(self) -> None:
-        check_answer(self.status, self.route, (*ROUTES, DESCENT))
+        searching = tuple(r.name for r in registered() if r.member != BOUND)
+        check_answer(self.status, self.route, searching)
         if (self.placement is not None) != (self.status == SOLVED):
             raise ValueError(f"status {self.status!r} with placement {self.placement is not None}")
 

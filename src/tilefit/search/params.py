@@ -243,12 +243,16 @@ class ClosestParams:
     share: float = 0.15
     """Of an undecided ``diagnose`` or ``solve``'s limit, what the closest placement is given
     (the greedy passes, then the descent); the search has the rest."""
+    seconds: float = 2.0
+    """Without the descent: at most this long, or the time left if shorter, for the greedy
+    passes (they stop at their deadline once one has fitted, so one may run past it)."""
 
     def __post_init__(self) -> None:
         _check(
             self,
             {"greedy_rounds": "count", "descent": "switch", "probe_seconds": "positive"}
-            | {"probe_stall": "whole", "first_cut": "share", "share": "fraction"},
+            | {"probe_stall": "whole", "first_cut": "share", "share": "fraction"}
+            | {"seconds": "positive"},
         )
 
 
@@ -267,11 +271,15 @@ class ChoiceParams:
     table_limit: int = 20_000_000
     """Blocks x steps beyond which the proof's table (8 bytes an entry: 160 MB) is not
     built: a capture of tens of thousands of blocks over thousands of steps."""
+    where_seconds: float = 1.0
+    """At most this long to find the steps of a core the choice proved, for the reader (a
+    few 0-1 programs of the core alone: milliseconds for tile 847's)."""
 
     def __post_init__(self) -> None:
         _check(
             self,
-            {"nodes": "whole", "hulls": "count", "share": "share", "table_limit": "whole"},
+            {"nodes": "whole", "hulls": "count", "share": "share", "table_limit": "whole"}
+            | {"where_seconds": "positive"},
         )
 
 

@@ -32,7 +32,7 @@ import random
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 
 from tilefit.engine.attempt import Prepared
@@ -40,18 +40,18 @@ from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.compiling import ensure_compiled, fork_is_safe
 from tilefit.search.decision import Decision, better
-from tilefit.search.exact.solve import Budget, search_model
-from tilefit.search.exact.subset import shrink
+from tilefit.search.exact.solve import Budget
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.proofs.choice import choice_core
-from tilefit.search.proofs.elements import clique_core
-from tilefit.search.proofs.steps import prove_by_steps
-from tilefit.search.routes import CHOICE, INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.proving import Proving
+from tilefit.search.routes import SOLVED, TIMEOUT, first_proofs
 
 Member = Callable[[Capture, float], Decision]
+
+for _route in first_proofs():  # imported with this module, before any clock starts, so that
+    _route.run()  # a forked member does not import them (scipy: 0.5 s) on its own time
 
 
 def decide(
@@ -61,10 +61,13 @@ def decide(
     workers: int | None = None,
     seed: int = 0,
     params: SearchParams = DEFAULT,
+    model: SearchModel | None = None,
 ) -> Decision:
     """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
 
     ``params`` switches routes and prunings off and tunes every part (``SearchParams``).
+    ``model``: the capture's search model, when the caller built it already (the members,
+    forked or not, share it).
 
     The limit bounds the whole call, down to stopping the members' processes (within
     ``params.portfolio.grace``), except the one-time compilation of the kernels
@@ -74,14 +77,16 @@ def decide(
     # Here once, not in every member; a compilation is given back, loading a cache is not.
     started += ensure_compiled()
     deadline = started + time_limit
+    built = build_model(capture) if model is None else model
     members: list[Member] = [
-        lambda c, t: _find(c, t, seed, params),
-        lambda c, t: _prove(c, t, seed, params),
+        lambda c, t: _find(c, built, t, seed, params),
+        lambda c, t: _prove(c, built, t, seed, params),
     ]
     if _parallel(workers):
         decision = _race(capture, deadline, members, params.portfolio.grace)
     else:
-        decision = _turns(capture, max(0.0, deadline - time.monotonic()), seed, params)
+        left = max(0.0, deadline - time.monotonic())
+        decision = _turns(capture, built, left, seed, params)
     return replace(decision, seconds=time.monotonic() - started)
 
 
@@ -90,18 +95,20 @@ def _parallel(workers: int | None) -> bool:
     return count >= 2 and fork_is_safe()
 
 
-def _turns(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
+def _turns(
+    capture: Capture, model: SearchModel, time_limit: float, seed: int, params: SearchParams
+) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
     deadline = time.monotonic() + time_limit
     shares = params.portfolio
-    first = _prove(capture, time_limit * shares.turns_proof_share, seed, params)
+    first = _prove(capture, model, time_limit * shares.turns_proof_share, seed, params)
     if first.status != TIMEOUT:
         return first
     left = max(0.0, deadline - time.monotonic())
-    found = _find(capture, left * shares.turns_find_share, seed, params)
+    found = _find(capture, model, left * shares.turns_find_share, seed, params)
     if found.status != TIMEOUT:
         return found
-    last = _prove(capture, max(0.0, deadline - time.monotonic()), seed, params)
+    last = _prove(capture, model, max(0.0, deadline - time.monotonic()), seed, params)
     return _closer(_closer(first, found), last)
 
 
@@ -169,122 +176,51 @@ def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) 
         pipe.close()
 
 
-def _find(capture: Capture, time_limit: float, seed: int, params: SearchParams) -> Decision:
-    return find_placement(capture, time_limit, seed=seed, params=params)
+def _find(
+    capture: Capture, model: SearchModel, time_limit: float, seed: int, params: SearchParams
+) -> Decision:
+    return find_placement(capture, time_limit, seed=seed, params=params, model=model)
 
 
 def _prove(
-    capture: Capture, time_limit: float, seed: int = 0, params: SearchParams = DEFAULT
+    capture: Capture,
+    model: SearchModel,
+    time_limit: float,
+    seed: int = 0,
+    params: SearchParams = DEFAULT,
 ) -> Decision:
     """``_proofs``, with the nodes its exact searches visited."""
     budgets: list[Budget] = []
-    decision = _proofs(capture, time_limit, seed, params, budgets)
+    decision = _proofs(capture, model, time_limit, seed, params, budgets)
     return replace(decision, nodes=sum(b.nodes for b in budgets))
 
 
 def _proofs(
-    capture: Capture, time_limit: float, seed: int, params: SearchParams, budgets: list[Budget]
+    capture: Capture,
+    model: SearchModel,
+    time_limit: float,
+    seed: int,
+    params: SearchParams,
+    budgets: list[Budget],
 ) -> Decision:
-    """The proofs in turn: memory elements, a first look by the exact search when no
-    block is pinned (it decides such tiles quickly, as MiniMalloc's are), the step
-    relaxations; then, in turns, the exact search and a second annealing search
-    (another seed, another start than the find member's; a placement ends the race as
-    well as a proof). A proof's subset is shrunk in the time left: one found at the
-    limit keeps the subset it came with, reported as not shown irreducible."""
+    """The proofs in turn, each route of the registry with a runner (``first_proofs``:
+    memory elements, the choice of stretches, a first look by the exact search when no
+    block is pinned, the step relaxations) when it is on; then, in turns, the exact search
+    and a second annealing search (another seed, another start than the find member's; a
+    placement ends the race as well as a proof). A proof's subset is shrunk in the time
+    left: one found at the limit keeps the subset it came with, reported as not shown
+    irreducible."""
     started = time.monotonic()
-    deadline = started + time_limit
-    model = build_model(capture)
-    this = _Proving(capture, model, time_limit, started, deadline, params, budgets)
-    for name, proof in FIRST_PROOFS:
-        if params.routes.on(name):
-            decided = proof(this)
+    this = Proving(capture, model, time_limit, started, started + time_limit, params, budgets)
+    for route in first_proofs():
+        if params.routes.on(route.name):
+            decided: Decision | None = route.run()(this)
             if decided is not None:
                 return decided
     return _anneal_and_exact(this, seed)
 
 
-@dataclass(frozen=True)
-class _Proving:
-    """What the prove member's first proofs share."""
-
-    capture: Capture
-    model: SearchModel
-    time_limit: float
-    started: float
-    deadline: float
-    params: SearchParams
-    budgets: list[Budget]
-
-    def budget(self, time_limit: float, node_limit: int | None = None) -> Budget:
-        """A new budget for one exact search, counted among the member's."""
-        self.budgets.append(Budget(time_limit, node_limit, self.params))
-        return self.budgets[-1]
-
-    def infeasible(self, core: SearchModel, route: str) -> Decision:
-        """A proof by ``route``, with an infeasible subset of the model proven infeasible,
-        shrunk in the time left (none past the deadline: the limit bounds the subset too)."""
-        trial = self.params.portfolio.subset_trial_nodes
-        ids, irreducible = shrink(core, self.deadline, trial, self.params)
-        return Decision(INFEASIBLE, None, route, ids, irreducible, self.seconds())
-
-    def seconds(self) -> float:
-        return time.monotonic() - self.started
-
-    def exact(self, budget: Budget) -> Decision | None:
-        """The exact search within ``budget``: a decision, or None when it ran out."""
-        outcome = search_model(self.model, budget)
-        if outcome.status == INFEASIBLE:
-            return self.infeasible(self.model, "exact")
-        if outcome.bases is not None:
-            found = self.model.placement(self.capture, outcome.bases)
-            return Decision(SOLVED, found, "exact", seconds=self.seconds())
-        return None
-
-
-def _elements(p: _Proving) -> Decision | None:
-    """A clique of conflicting requests needing more memory elements than they reach."""
-    clique = clique_core(p.model)
-    if clique is None:
-        return None
-    return p.infeasible(p.model.restricted(clique), "elements")
-
-
-def _choice(p: _Proving) -> Decision | None:
-    """No choice of stretches holds the blocks: each keeps one all its life. The core comes
-    shrunk by the relaxation itself; the exact search's deletion filter then tries to
-    show it irreducible in the time left (where it cannot, the subset stays as it is)."""
-    share = p.params.choice.share
-    core = choice_core(p.model, time.monotonic() + p.time_limit * share, p.params.choice)
-    return None if core is None else p.infeasible(p.model.restricted(core), CHOICE)
-
-
-def _first_look(p: _Proving) -> Decision | None:
-    """The exact search for a share of the time, where no block is pinned (complete
-    without enumeration, it often decides such tiles at once, as MiniMalloc's)."""
-    if p.model.pinned:
-        return None
-    return p.exact(p.budget(p.time_limit * p.params.portfolio.exact_first_share))
-
-
-def _steps(p: _Proving) -> Decision | None:
-    """The step relaxations: the requests alive at one step must fit on their own."""
-    share = p.params.portfolio.step_share
-    core = prove_by_steps(p.model, time.monotonic() + p.time_limit * share, p.params)
-    return None if core is None else p.infeasible(core, "steps")
-
-
-FIRST_PROOFS: tuple[tuple[str, Callable[[_Proving], Decision | None]], ...] = (
-    ("elements", _elements),
-    (CHOICE, _choice),
-    ("exact", _first_look),
-    ("steps", _steps),
-)
-"""The prove member's routes before its turns, in order, each run when its route is on;
-the turns (``_anneal_and_exact``) then take ``exact`` and ``anneal-turns``. A test ties
-these to ``PROVE_ROUTES``."""
-
-
-def _anneal_and_exact(p: _Proving, seed: int) -> Decision:
+def _anneal_and_exact(p: Proving, seed: int) -> Decision:
     """The exact search with a node allowance (or, ``paced_turns``, seconds) that doubles,
     each turn followed by an annealing slice ``anneal_ratio`` times as long (``Restarts``,
     continued from turn to turn, from passes the find member's first round does not

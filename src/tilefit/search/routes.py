@@ -9,8 +9,10 @@ neither numba nor the search.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
 
 SOLVED = "solved"
 INFEASIBLE = "infeasible"
@@ -40,37 +42,90 @@ among ``ROUTES``: ``ClosestParams.descent`` switches it."""
 @dataclass(frozen=True)
 class Route:
     """One route that may decide a capture: its name (what ``diagnose --json`` reports as
-    ``search_route``), the member it runs in, and what it may answer."""
+    ``search_route``), the member it runs in, what it may answer, how a verdict says it
+    decided (``says``), and, for a proof the prove member runs before its turns, its runner
+    (``"module:function"``, loaded when the member runs: a ``Proving`` in, a ``Decision`` or
+    None out). Everything else (the portfolio's order, the schema's enum, the CLI's
+    sentences, docs/search.md's table) is read from these entries."""
 
     name: str
     member: str  # one of MEMBERS
     proves: bool  # may prove that no placement exists
     places: bool  # may find a placement
+    says: str  # "decided by ..." / "proof: ...": what it showed, in a few words
+    runner: str | None = None  # the prove member's first proofs: "module:function"
 
     def __post_init__(self) -> None:
         if self.member not in MEMBERS:
             raise ValueError(f"route {self.name!r}: member {self.member!r} is not one of {MEMBERS}")
         if not (self.proves or self.places):
             raise ValueError(f"route {self.name!r} neither proves nor places")
+        if self.runner is not None and (self.member != PROVE or ":" not in self.runner):
+            raise ValueError(f"route {self.name!r}: a runner is a prove route's module:function")
+
+    def run(self) -> Callable[[Any], Any]:
+        """The runner, imported now (ValueError for a route without one)."""
+        if self.runner is None:
+            raise ValueError(f"route {self.name!r} has no runner")
+        module, function = self.runner.split(":")
+        found: Callable[[Any], Any] = getattr(import_module(module), function)
+        return found
 
 
 REGISTRY = (
-    Route(PIECES, BOUND, proves=True, places=False),
-    Route("greedy", FIND, proves=False, places=True),
-    Route("completion", FIND, proves=False, places=True),
-    Route("repair", FIND, proves=False, places=True),
-    Route("anneal", FIND, proves=False, places=True),
-    Route("elements", PROVE, proves=True, places=False),
-    Route(CHOICE, PROVE, proves=True, places=False),
-    Route("steps", PROVE, proves=True, places=False),
-    Route("exact", PROVE, proves=True, places=True),
-    Route("anneal-turns", PROVE, proves=False, places=True),
-    Route(DESCENT, CLOSEST, proves=False, places=True),
+    Route(
+        PIECES,
+        BOUND,
+        proves=True,
+        places=False,
+        says="at one step the requests need more than the stretches of memory that can hold "
+        "them (a stretch shorter than a request, aligned, cannot hold it)",
+    ),
+    Route("greedy", FIND, False, True, "a constraint-aware greedy pass"),
+    Route("completion", FIND, False, True, "the exact search around the pass's pinned blocks"),
+    Route("repair", FIND, False, True, "the exact search re-placing a window of the pass"),
+    Route("anneal", FIND, False, True, "ruin and recreate with simulated annealing"),
+    Route(
+        "elements",
+        PROVE,
+        proves=True,
+        places=False,
+        says="requests in conflict with each other need more memory elements than they reach",
+        runner="tilefit.search.proofs.elements:prove",
+    ),
+    Route(
+        CHOICE,
+        PROVE,
+        proves=True,
+        places=False,
+        says="each request keeps one stretch of memory all its life, and no choice of "
+        "stretches holds these at every step",
+        runner="tilefit.search.proofs.choice:prove",
+    ),
+    Route(
+        "exact",
+        PROVE,
+        proves=True,
+        places=True,
+        says="the exact search was exhausted",
+        runner="tilefit.search.proving:first_look",
+    ),
+    Route(
+        "steps",
+        PROVE,
+        proves=True,
+        places=False,
+        says="the requests alive at one step cannot be placed together",
+        runner="tilefit.search.proofs.steps:prove",
+    ),
+    Route("anneal-turns", PROVE, False, True, "annealing between the exact search's turns"),
+    Route(DESCENT, CLOSEST, False, True, "annealing in less memory ended below the top"),
 )
-"""Every route, in the order of docs/search.md's tables (the find member takes its routes
-in this order, ``tilefit.search.local.find.STEPS``; the prove member gives ``exact`` a
-first look before ``steps``): the one list the names below, the schema's ``search_route``
-enum, the CLI's sentences for proofs and the docs are read from or tested against
+"""Every route, in the order of docs/search.md's tables: the find member takes its routes in
+this order (``tilefit.search.local.find.STEPS``), the prove member runs the runners in this
+order before its turns of ``exact`` and ``anneal-turns``. Adding a route is one entry here
+and its module; the names below, the schema's ``search_route`` enum
+(``tilefit.output.schema``), the CLI's sentences and docs/search.md's table are read from it
 (``tests/test_search_routes.py``)."""
 
 DECIDING_ROUTES = tuple(r.name for r in REGISTRY)
@@ -81,9 +136,9 @@ FIND_ROUTES = tuple(r.name for r in REGISTRY if r.member == FIND)
 """The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
 
 PROVE_ROUTES = tuple(r.name for r in REGISTRY if r.member == PROVE)
-"""The prove member's routes (``tilefit.search.portfolio``): ``elements`` and ``steps``
-prove infeasibility, ``exact`` finds or proves, and ``anneal-turns`` is the annealing
-between its turns, which finds."""
+"""The prove member's routes (``tilefit.search.portfolio``): ``elements``, ``choice`` and
+``steps`` prove infeasibility, ``exact`` finds or proves, and ``anneal-turns`` is the
+annealing between its turns, which finds."""
 
 ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
 """Every route of the portfolio; each can be switched off (``Routes``)."""
@@ -95,9 +150,34 @@ PLACING_ROUTES = tuple(r.name for r in REGISTRY if r.places)
 """The routes that find placements."""
 
 
+def registered() -> tuple[Route, ...]:
+    """The registry as it stands when asked (the consumers that derive from it read it
+    here, so that a route registered in one entry reaches them all)."""
+    return REGISTRY
+
+
+def first_proofs() -> tuple[Route, ...]:
+    """The prove member's routes with a runner, in order: what it runs before its turns."""
+    return tuple(r for r in registered() if r.runner is not None)
+
+
+def proof_says(name: str) -> str:
+    """How a verdict says route ``name`` proved it."""
+    return route(name).says
+
+
+def routes_table() -> str:
+    """docs/search.md's table of the routes, made from the registry."""
+    rows = ["| route | member | proves | places | what it shows |", "|---|---|---|---|---|"]
+    for r in registered():
+        proves, places = ("yes" if r.proves else "-"), ("yes" if r.places else "-")
+        rows.append(f"| `{r.name}` | {r.member} | {proves} | {places} | {r.says} |")
+    return "\n".join(rows)
+
+
 def route(name: str) -> Route:
     """The route of that name (ValueError if there is none)."""
-    for known in REGISTRY:
+    for known in registered():
         if known.name == name:
             return known
     raise ValueError(f"unknown search route: {name}")

@@ -52,7 +52,7 @@ class WhatIf:
     @property
     def fits(self) -> bool:
         """Does a placement of the edited capture exist (and was one found)?"""
-        return self.after.verdict in ("fits", "fragmentation")
+        return self.after.verdict.places
 
 
 def what_if(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from tilefit.bounds.top import top_lower_bound
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.blocks import build_model
+from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -47,6 +47,7 @@ def minimize(
     node_limit: int | None = None,
     first: Placement | None = None,
     on_probe: Callable[[int, int, int], None] | None = None,
+    model: SearchModel | None = None,
 ) -> MinimizeResult:
     """The lowest top within ``time_limit`` (and ``node_limit`` nodes over all probes).
 
@@ -54,10 +55,11 @@ def minimize(
     is the first upper bound; without it the exact search finds one at the full top.
     ``on_probe(lower, best, top)`` hears of each probe before it runs: the least top lies
     in ``[lower, best]``, and ``top`` is asked (``tilefit solve``'s progress line).
+    ``model``: the capture's, when the caller built it already.
     """
     started = time.monotonic()
     deadline = started + time_limit
-    model = build_model(capture)
+    model = build_model(capture) if model is None else model
     lower = top_lower_bound(capture, model.lowest_tops())
     nodes = 0
 
@@ -100,8 +102,10 @@ def minimize(
     return result(SOLVED, best, placement)
 
 
-def undecided(capture: Capture, status: str, seconds: float, nodes: int) -> MinimizeResult:
+def undecided(
+    capture: Capture, model: SearchModel, status: str, seconds: float, nodes: int
+) -> MinimizeResult:
     """The answer of a minimization whose first question (any placement at all?) ended
     ``status``, infeasible or timed out, without a placement."""
-    lower = top_lower_bound(capture, build_model(capture).lowest_tops())
+    lower = top_lower_bound(capture, model.lowest_tops())
     return MinimizeResult(status, seconds, nodes, lower, None, None)

@@ -74,22 +74,24 @@ class Outcome:
     bases: dict[int, int] | None  # model block index -> base, when SOLVED
 
 
-def solve(
+def exact_search(
     capture: Capture,
     time_limit: float,
     node_limit: int | None = None,
     *,
     params: SearchParams = DEFAULT,
+    model: SearchModel | None = None,
 ) -> Decision:
     """A placement of every request of ``capture``, a proof that none exists, or a time-out.
 
     With ``node_limit`` the answer depends only on the capture (not on the
     machine's speed) as long as the time limit is not reached first. ``params`` pace the
-    search and switch the kernel's prunings (``Budget``).
+    search and switch the kernel's prunings (``Budget``). ``model``: the capture's, when the
+    caller built it already.
     """
     started = time.monotonic()
     budget = Budget(time_limit, node_limit, params)
-    model = build_model(capture)
+    model = build_model(capture) if model is None else model
     outcome = search_model(model, budget)
     placement = None
     if outcome.bases is not None:

@@ -20,14 +20,16 @@ from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED
 
 
-def irreducible_subset(capture: Capture, time_limit: float) -> tuple[str, ...] | None:
+def irreducible_subset(
+    capture: Capture, time_limit: float, model: SearchModel | None = None
+) -> tuple[str, ...] | None:
     """Unit ids (requests outside sequences, or sequences), in capture order.
 
     None when the capture is not proven infeasible, or when the time limit
     ends the filter before it is done.
     """
     deadline = time.monotonic() + time_limit  # the proof and the filter share the limit
-    model = build_model(capture)
+    model = build_model(capture) if model is None else model
     if search_model(model, Budget(time_limit)).status != INFEASIBLE:
         return None
     ids, irreducible = shrink(model, deadline)

@@ -51,12 +51,14 @@ def find_placement(
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     params: SearchParams = DEFAULT,
+    model: SearchModel | None = None,
 ) -> Decision:
     """A placement of every request, found by the routes above within ``time_limit``
     (those of them that ``params.routes`` leaves on, tuned by ``params.find``), or a
     time-out with the annealing's best partial placement: never a proof."""
     started = time.monotonic()
-    finder = _Finder(capture, started + time_limit, random.Random(seed), params, stop)
+    model = build_model(capture) if model is None else model
+    finder = _Finder(capture, model, started + time_limit, random.Random(seed), params, stop)
     rounds = 0
     while params.routes.any_on(FIND_ROUTES) and not finder.over():
         answer = finder.round(rounds)
@@ -73,6 +75,7 @@ class _Finder:
     def __init__(
         self,
         capture: Capture,
+        model: SearchModel,
         deadline: float,
         rng: random.Random,
         params: SearchParams,
@@ -83,7 +86,7 @@ class _Finder:
         self.rng = rng
         self.params = params
         self.stop = stop
-        self.model = model = build_model(capture)
+        self.model = model
         self.prepared = Prepared.of(capture)
         self.features = Features.of(model, self.prepared)
         self.pinned = model.pinned

@@ -25,11 +25,14 @@ def partial_of(model: SearchModel, bases: Mapping[int, int], left_out: int) -> P
     return Partial(left_out, model.offsets(bases))
 
 
-def finish(capture: Capture, wide: Capture, partial: Partial) -> Placement | None:
+def finish(
+    capture: Capture, wide: Capture, partial: Partial, model: SearchModel | None = None
+) -> Placement | None:
     """Every request of ``capture`` in ``wide`` (the capture extended above its top): the
     placed ones where ``partial`` has them, each left-out block at the lowest base above
-    the top clear of the others (largest first). None when a block has no such base."""
-    model = build_model(wide)
+    the top clear of the others (largest first). None when a block has no such base.
+    ``model``: ``wide``'s, when the caller built it already."""
+    model = build_model(wide) if model is None else model
     top = capture.memory.size
     at = model.bases_of(partial.offsets)
     left = [k for k in range(len(model.blocks)) if k not in at]

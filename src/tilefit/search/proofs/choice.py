@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,10 @@ from scipy.sparse import coo_array
 
 from tilefit.search.blocks import SearchModel
 from tilefit.search.params import DEFAULT, ChoiceParams
+
+if TYPE_CHECKING:
+    from tilefit.search.decision import Decision
+    from tilefit.search.proving import Proving
 
 Span = tuple[int, int]  # addresses [start, end)
 
@@ -317,3 +321,12 @@ def _shrink(
         if chunk == 1:
             return keep
         chunk = max(1, chunk // 2)
+
+
+def prove(p: Proving) -> Decision | None:
+    """Route ``choice``: no choice of stretches holds the blocks (each keeps one all its
+    life). The core comes shrunk by the relaxation itself; the exact search's deletion
+    filter then tries to show it irreducible in the time left (where it cannot, the subset
+    stays as it is)."""
+    core = choice_core(p.model, p.share(p.params.choice.share), p.params.choice)
+    return None if core is None else p.infeasible(p.model.restricted(core), "choice")

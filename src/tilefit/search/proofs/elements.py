@@ -12,7 +12,13 @@ only by trying every assignment.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tilefit.search.blocks import SearchModel, Side
+
+if TYPE_CHECKING:
+    from tilefit.search.decision import Decision
+    from tilefit.search.proving import Proving
 
 SideKey = tuple[int, int, int]  # block, offset, size
 
@@ -71,3 +77,12 @@ def _need(model: SearchModel, side: SideKey, reach: set[int]) -> int:
         return 1
     widest = max(model.elements[e + 1] - model.elements[e] for e in reach)
     return 1 if size <= widest else 2
+
+
+def prove(p: Proving) -> Decision | None:
+    """Route ``elements``: a clique of conflicting requests needing more memory elements
+    than they reach."""
+    clique = clique_core(p.model)
+    if clique is None:
+        return None
+    return p.infeasible(p.model.restricted(clique), "elements")

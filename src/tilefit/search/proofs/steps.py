@@ -25,12 +25,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tilefit.bounds.live import live_steps
 from tilefit.search.blocks import Block, Piece, SearchModel
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED
+
+if TYPE_CHECKING:
+    from tilefit.search.decision import Decision
+    from tilefit.search.proving import Proving
 
 
 def step_model(model: SearchModel, step: int) -> SearchModel:
@@ -173,3 +178,9 @@ def prove_by_steps(
 def _signature(model: SearchModel) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The blocks and the live pieces they keep (the same recur from step to step)."""
     return frozenset((b.id, tuple(p.request for p in b.pieces)) for b in model.blocks)
+
+
+def prove(p: Proving) -> Decision | None:
+    """Route ``steps``: the requests alive at one step must fit on their own."""
+    core = prove_by_steps(p.model, p.share(p.params.portfolio.step_share), p.params)
+    return None if core is None else p.infeasible(core, "steps")

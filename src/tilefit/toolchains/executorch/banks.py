@@ -25,10 +25,9 @@ from dataclasses import dataclass, replace
 from tilefit.model.capture import Memory, Range
 from tilefit.model.placement import Placement
 from tilefit.toolchains.executorch.plan import ArenaPlan, ProgramPlan, plan_placement
+from tilefit.verdicts.verdict import Verdict
 
-FITS = "fits"
-FRAGMENTATION = "fragmentation"
-CAPACITY = "capacity"
+FITS, FRAGMENTATION, CAPACITY = Verdict.FITS, Verdict.FRAGMENTATION, Verdict.CAPACITY
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +55,7 @@ class BankVerdict:
     bank: int  # index in the banks given, fastest first
     capacity: int
     room: int  # what the plan gets: capacity less reserved bytes and extra_padding
-    verdict: str
+    verdict: Verdict
     top: int | None  # the plan that fits (greedy's for fits)
     placement: Placement | None  # for fragmentation: the plan that fits, relative to the room
     must_leave: int  # for capacity: bytes that must spill from the worst window
@@ -130,7 +129,7 @@ def _verdict(
     capture = arena.capture.capture
     asked = replace(capture, memory=Memory(room, (Range(0, room, f"bank {index}"),)))
     told = diagnose(asked, time_limit=time_limit)
-    if told.verdict in (FITS, FRAGMENTATION) and told.placement is not None:
+    if told.verdict.places and told.placement is not None:
         top = max(o + asked.request_by_id[k].size for k, o in told.placement.offsets.items())
         return replace(verdict, verdict=FRAGMENTATION, top=top, placement=told.placement)
     names = plan.program.node_names

@@ -115,7 +115,7 @@ def plan_arena(
     if arena.greedy is not None and not check(capture, arena.greedy).valid:
         why = "greedy's plan fails tilefit's referee on the capture (the capture misreads it)"
         return _greedy(arena, specs, base, began, why, True)
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     report = bound(capture)
     floor = max(report.lower_bound, report.aligned.top)
@@ -123,17 +123,14 @@ def plan_arena(
     optimal = False
     placement: Placement | None = None
     if arena.greedy is None or arena.greedy_top > floor:  # else greedy's is proven least
-        result = search_exact(capture, time_limit, minimize=True, workers=workers).result
-        best = getattr(result, "best_top", None)
-        optimal = bool(getattr(result, "optimal", False))
-        placement = result.placement
+        answer = solve(capture, time_limit, minimize=True, workers=workers)  # refereed
+        if answer.least is not None:
+            best, optimal = answer.least.best_top, answer.least.optimal
+        placement = answer.placement
     chosen = arena.greedy
     top = arena.greedy_top if arena.greedy is not None else capture.memory.size
     source = GREEDY
     if placement is not None and best is not None and (chosen is None or best < top):
-        if not check(capture, placement).valid:  # search_exact referees too; never trust
-            why = "tilefit's plan fails the referee"
-            return _greedy(arena, specs, base, began, why, True)
         chosen, top, source = placement, best, TILEFIT
     if chosen is None:
         raise ValueError(f"arena {mem_id}: no plan found and greedy's is unknown")

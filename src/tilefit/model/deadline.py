@@ -1,0 +1,49 @@
+"""One deadline for a whole command: when it started, its limit, and what is given back.
+
+A command's ``--time-limit`` bounds it from start to exit, except the one-time
+compilation of the search kernels (``tilefit.search.compiling``), which is given
+back. Every stage reads the same ``Deadline``: what is left, and the moment it
+must end by (keeping a reserve for the stages after it). Immutable: giving time
+back makes a new one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    started: float  # on the monotonic clock
+    limit: float  # seconds
+    given_back: float = 0.0  # seconds not counted (a one-time compilation)
+
+    def __post_init__(self) -> None:
+        if self.limit < 0 or self.given_back < 0:
+            raise ValueError(f"a deadline of {self.limit} s, {self.given_back} s given back")
+
+    @classmethod
+    def start(cls, limit: float, started: float | None = None) -> Deadline:
+        """A deadline ``limit`` seconds after ``started`` (default: now)."""
+        return cls(time.monotonic() if started is None else started, max(0.0, limit))
+
+    @property
+    def at(self) -> float:
+        """The moment it ends, on the monotonic clock."""
+        return self.started + self.given_back + self.limit
+
+    def left(self, reserve: float = 0.0) -> float:
+        """Seconds left, less ``reserve`` kept for later stages (never below 0)."""
+        return max(0.0, self.at - reserve - time.monotonic())
+
+    def spent(self) -> float:
+        """Seconds counted against the limit so far."""
+        return time.monotonic() - self.started - self.given_back
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.at
+
+    def give_back(self, seconds: float) -> Deadline:
+        """The same deadline, ``seconds`` later (time that is not the limit's)."""
+        return replace(self, given_back=self.given_back + max(0.0, seconds))

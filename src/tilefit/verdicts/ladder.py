@@ -1,0 +1,401 @@
+"""The decision ladder: one function that decides a capture, for every command.
+
+The rungs, cheapest first, each tried only where those below it decided nothing:
+
+1. **production**: the production replay places every unit (``fits``);
+2. **bounds**: live storage, a union of allowed sets, alignment padding (``capacity``)
+   or the pieces bound (``infeasible``, route ``pieces``);
+3. **strategies**: the retry chain's fallbacks, then every other strategy: one greedy
+   pass each (``fragmentation``; minimising, a pass at the aligned bound is the least);
+4. **search**: the search kernels are compiled if no cache holds them (time given back
+   to the limit), then the portfolio (``tilefit.search.portfolio``) or, with a node
+   limit, the bare exact search; minimising, the least top from its placement;
+5. **closest**: nothing decided, the closest placement in more memory and the bracket
+   of the least top (it can still place the tile below the top: route ``descent``).
+
+``diagnose`` climbs from rung 1 (``Entry.REPLAY``), ``solve`` from rung 3
+(``Entry.STRATEGIES``, or rung 4 with a node limit: ``Entry.SEARCH``). One
+``Deadline`` bounds the whole climb; the closest placement's reserve is kept from the
+search's share. Every placement leaves through one exit, ``_refereed``: a placement the
+independent referee rejects is an internal error naming the route or strategy that
+made it. The problem (``Problem``) is built once: the search model, the prepared units
+and the bounds are shared by every rung.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from tilefit.engine.attempt import Attempt, run_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.model.deadline import Deadline
+from tilefit.model.placement import Placement, placement_top
+from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
+from tilefit.search.routes import CHOICE, INFEASIBLE, PIECES, SOLVED, strategy_of
+from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.check import referee
+from tilefit.verdicts.heap import heap_standing
+from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.replay import ReplayResult
+from tilefit.verdicts.retry import DEFAULT_FALLBACKS
+from tilefit.verdicts.verdict import Verdict
+from tilefit.verdicts.watch import QUIET, Watch, search_stage
+
+if TYPE_CHECKING:
+    from tilefit.search.closest import Closest
+    from tilefit.search.decision import Decision, Partial
+    from tilefit.search.exact.minimize import MinimizeResult
+    from tilefit.search.proofs.choice import ChoiceWhere
+
+
+class Entry(IntEnum):
+    """The rung a command starts on."""
+
+    REPLAY = 1  # diagnose: production, bounds, strategies, search, closest
+    STRATEGIES = 3  # solve: strategies, search, closest
+    SEARCH = 4  # solve --node-limit: the bare exact search alone
+
+
+@dataclass(frozen=True)
+class Climb:
+    """What a command asks of the ladder (every field has the default ``diagnose`` uses)."""
+
+    entry: Entry = Entry.REPLAY
+    search: bool = True  # False: stop before the search (the closest placement still runs)
+    minimize: bool = False  # the least memory top, not only a placement
+    node_limit: int | None = None  # with Entry.SEARCH: the bare exact search's nodes
+    fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS  # tried first among strategies
+    workers: int | None = None  # the portfolio's processes (None: up to 2 cores)
+    params: SearchParams = DEFAULT
+
+
+def decide(
+    problem: Problem,
+    deadline: Deadline,
+    climb: Climb = Climb(),
+    replayed: ReplayResult | None = None,
+    watch: Watch = QUIET,
+) -> Answer:
+    """The answer for ``problem`` by ``deadline``, climbing from ``climb.entry``
+    (``replayed``: the production replay, for ``Entry.REPLAY``). Every placement in it has
+    passed the referee."""
+    answer = _climb(problem, deadline, climb, replayed, watch)
+    return _refereed(problem, replace(answer, seconds=deadline.spent()))
+
+
+def _climb(
+    problem: Problem,
+    deadline: Deadline,
+    climb: Climb,
+    replayed: ReplayResult | None,
+    watch: Watch,
+) -> Answer:
+    if climb.entry == Entry.REPLAY:
+        if replayed is None:
+            raise ValueError("the ladder's first rung needs the production replay")
+        found = _production(replayed) or _bounds(problem)
+        if found is not None:
+            return found
+    passes = 0.0
+    if climb.entry <= Entry.STRATEGIES:
+        began = time.monotonic()
+        tried = set(problem.capture.production) if climb.entry == Entry.REPLAY else set()
+        found = _strategies(problem, climb, tried)
+        passes = time.monotonic() - began
+        if found is not None:
+            return found
+    searched = Answer(Verdict.UNDETERMINED)
+    partial: Partial | None = None
+    if climb.search:
+        deadline = _compiled(deadline, watch)
+        if climb.entry == Entry.SEARCH:
+            return _bare(problem, deadline, climb, watch)
+        reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
+        searched, partial = _search(problem, deadline, reserve, climb, watch)
+        if searched.verdict.decided:
+            return searched
+    return _closest(problem, deadline, searched, partial, climb, watch)
+
+
+def _production(replayed: ReplayResult) -> Answer | None:
+    """Rung 1: the production replay places every unit."""
+    last = replayed.attempts[-1] if replayed.attempts else None
+    if last is None or not last.fits:
+        return None
+    return Answer(Verdict.FITS, last.strategy.name, last.placement)
+
+
+def _bounds(problem: Problem) -> Answer | None:
+    """Rung 2: a bound proves that no placement exists."""
+    report = problem.bound
+    if report.proves_deficit:  # live bytes, a union of allowed sets, or with padding
+        return Answer(Verdict.CAPACITY)
+    if (short := report.pieces) is not None:
+        return Answer(Verdict.INFEASIBLE, subset=short.requests, route=PIECES)
+    return None
+
+
+def _strategies(problem: Problem, climb: Climb, tried: set[str]) -> Answer | None:
+    """Rung 3: the fallbacks, then every other strategy, one greedy pass each; the first
+    that fits is a placement (``fragmentation``). Minimising, only a pass whose top
+    reaches the aligned lower bound decides: none can be lower."""
+    lower = problem.bound.aligned.top
+    for strategy in (*as_strategies(climb.fallbacks), *STRATEGIES):
+        name = format_strategy(strategy)
+        if name in tried:
+            continue
+        tried.add(name)
+        attempt = run_strategy(problem.prepared, strategy)
+        if not attempt.fits or (climb.minimize and attempt.peak_address > lower):
+            continue
+        least = Least(lower, attempt.peak_address) if climb.minimize else None
+        return Answer(Verdict.FRAGMENTATION, name, _placed(attempt), least=least)
+    return None
+
+
+def _placed(attempt: Attempt) -> Placement:
+    if attempt.placement is None:
+        raise ValueError(f"{attempt.strategy.name} fits without a placement")
+    return attempt.placement
+
+
+def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
+    """The deadline, with the one-time compilation of the search kernels given back. The
+    search's modules are imported here too, so that the time they take (numba, scipy) is
+    given back as well: it is paid once per process, not per capture."""
+    watch.pause()  # a compilation says so itself, on stderr
+    began = time.monotonic()
+    import tilefit.search.portfolio  # noqa: F401
+    from tilefit.search.compiling import ensure_compiled
+
+    ensure_compiled()
+    return deadline.give_back(time.monotonic() - began)
+
+
+def _nearest(climb: Climb) -> SearchParams:
+    """The parameters the closest placement runs with: the descent is annealing, so not
+    without the search, nor with its ``anneal`` route off."""
+    params = climb.params
+    descent = params.closest.descent and climb.search and params.routes.on("anneal")
+    return replace(params, closest=replace(params.closest, descent=descent))
+
+
+def closest_reserve(remaining: float, passes: float, params: ClosestParams) -> float:
+    """Seconds of ``remaining`` kept from the search for the closest placement, should it
+    end undecided: with the descent, ``params.share`` of it; without, about twice the
+    greedy passes just run (``passes`` seconds: the closest runs 24 of them on a larger
+    capture), at most ``params.seconds`` and a fifth of it."""
+    if params.descent:
+        return remaining * params.share
+    return min(params.seconds, 2 * passes, remaining / 5)
+
+
+def _search(
+    problem: Problem, deadline: Deadline, reserve: float, climb: Climb, watch: Watch
+) -> tuple[Answer, Partial | None]:
+    """Rung 4: the portfolio, in what is left less ``reserve``; minimising, the least top
+    from its placement in all that is left (the reserve given back). Undecided, the
+    search's best partial placement comes along for the closest placement."""
+    from tilefit.search.portfolio import decide as race
+
+    watch.stage(search_stage(climb.workers), deadline.at - reserve)
+    decision = race(
+        problem.capture,
+        deadline.left(reserve),
+        workers=climb.workers,
+        params=climb.params,
+        model=problem.model,
+    )
+    if decision.status == SOLVED and climb.minimize:
+        return _least(problem, deadline, decision, watch), None
+    found = _decision_answer(problem, decision, climb.params)
+    if climb.minimize and not found.verdict.decided:
+        found = replace(found, least=_unplaced_least(problem))
+    return found, decision.partial
+
+
+def _decision_answer(problem: Problem, decision: Decision, params: SearchParams) -> Answer:
+    """The portfolio's (or the bare exact search's) decision as an answer."""
+    route = decision.route
+    if decision.status == SOLVED and decision.placement is not None and route is not None:
+        name = strategy_of(route)
+        return Answer(
+            Verdict.FRAGMENTATION, name, decision.placement, route, SOLVED, nodes=decision.nodes
+        )
+    if decision.status == INFEASIBLE:
+        return Answer(
+            Verdict.INFEASIBLE,
+            search_status=INFEASIBLE,
+            subset=decision.subset,
+            route=route,
+            irreducible=decision.irreducible,
+            choice=_where(problem, decision.subset, params) if route == CHOICE else None,
+            nodes=decision.nodes,
+        )
+    return Answer(Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
+
+
+def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watch) -> Answer:
+    """Minimising from the portfolio's placement: the least top in the time left."""
+    from tilefit.search.exact.minimize import minimize
+
+    placement = decision.placement
+    route = decision.route
+    if placement is None or route is None:
+        raise ValueError("the least top needs a placement to start from")
+    lowest = minimize(
+        problem.capture,
+        deadline.left(),
+        first=placement,
+        on_probe=_bisection(watch, deadline.at),
+        model=problem.model,
+    )
+    return _minimized(lowest, strategy_of(route), route, decision.nodes)
+
+
+def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:
+    least = Least(lowest.lower_bound, lowest.best_top)
+    if lowest.placement is not None:
+        verdict = Verdict.FRAGMENTATION
+    else:
+        verdict = Verdict.INFEASIBLE if lowest.status == INFEASIBLE else Verdict.UNDETERMINED
+    return Answer(
+        verdict,
+        strategy if lowest.placement is not None else None,
+        lowest.placement,
+        route if verdict.decided else None,
+        lowest.status,
+        least=least,
+        nodes=nodes + lowest.nodes,
+    )
+
+
+def _unplaced_least(problem: Problem) -> Least:
+    from tilefit.bounds.top import top_lower_bound
+
+    return Least(top_lower_bound(problem.capture, problem.model.lowest_tops()), None)
+
+
+def _bisection(watch: Watch, deadline: float) -> Callable[[int, int, int], None]:
+    """What ``minimize`` calls before each probe: the watch hears the bracket."""
+
+    def probing(lower: int, best: int, top: int) -> None:
+        watch.stage("least top", deadline)
+        watch.bracket(lower, best, top)
+
+    return probing
+
+
+def _bare(problem: Problem, deadline: Deadline, climb: Climb, watch: Watch) -> Answer:
+    """Rung 4 with a node limit: the bare exact kernel alone, whose answer depends on the
+    capture alone while the time lasts; proven infeasible, its irreducible subset."""
+    from tilefit.search.exact.minimize import minimize
+    from tilefit.search.exact.solve import exact_search
+    from tilefit.search.exact.subset import irreducible_subset
+
+    capture, model, limit = problem.capture, problem.model, climb.node_limit
+    watch.stage("search: the exact search alone", deadline.at)
+    if climb.minimize:
+        probing = _bisection(watch, deadline.at)
+        lowest = minimize(capture, deadline.left(), node_limit=limit, on_probe=probing, model=model)
+        return replace(_minimized(lowest, "exact-search", "exact", 0), route="exact")
+    decision = exact_search(capture, deadline.left(), limit, model=model)
+    found = replace(_decision_answer(problem, decision, climb.params), route="exact")
+    if decision.status == INFEASIBLE:
+        watch.stage("the irreducible subset", deadline.at)
+        subset = irreducible_subset(capture, deadline.left(), model)
+        found = replace(found, subset=subset, irreducible=subset is not None)
+    return found
+
+
+def _closest(
+    problem: Problem,
+    deadline: Deadline,
+    searched: Answer,
+    partial: Partial | None,
+    climb: Climb,
+    watch: Watch,
+) -> Answer:
+    """Rung 5: the closest placement in more memory, in the time left, and the bracket of
+    the least top; unless it fits below the top after all (the descent can end there):
+    then it is a placement of the tile, and decides it."""
+    from tilefit.search.bracket import bracket_of
+    from tilefit.search.closest import closest
+
+    params = _nearest(climb)
+    left = deadline.left()
+    cap = left if params.closest.descent else params.closest.seconds
+    watch.stage("the closest placement, in more memory", deadline.at)
+    found = closest(
+        problem.capture,
+        min(cap, max(left, 0.1)),
+        partial=partial,
+        params=params.closest,
+        anneal=params.anneal,
+    )
+    if found is None:
+        return searched
+    if found.overflow == 0:
+        return _fits_after_all(problem, searched, found)
+    bracket = bracket_of(problem.capture, problem.model, found.overflow)
+    return replace(searched, closest=found, bracket=bracket)
+
+
+def _fits_after_all(problem: Problem, searched: Answer, found: Closest) -> Answer:
+    """The closest placement ends within the memory: the tile fragmented, placed by the
+    descent (route ``descent``) or by a greedy pass in the extended memory (no route)."""
+    least = searched.least
+    if least is not None:
+        least = Least(least.lower_bound, placement_top(problem.capture, found.placement.offsets))
+    return replace(
+        searched,
+        verdict=Verdict.FRAGMENTATION,
+        strategy=found.strategy,
+        placement=found.placement,
+        route=found.route,
+        search_status=SOLVED if found.route else searched.search_status,
+        least=least,
+    )
+
+
+def _where(
+    problem: Problem, subset: tuple[str, ...] | None, params: SearchParams
+) -> ChoiceWhere | None:
+    """The steps and stretches of the core the choice proved, for the reader to check
+    (a few 0-1 programs of the core alone, within ``ChoiceParams.where_seconds``)."""
+    from tilefit.search.proofs.choice import where_choice_fails
+
+    model = problem.model
+    named = set(subset or ())
+    core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
+    return where_choice_fails(core, time.monotonic() + params.choice.where_seconds)
+
+
+def _refereed(problem: Problem, answer: Answer) -> Answer:
+    """The ladder's one exit: every placement refereed (a rejected one is tilefit's bug,
+    named by the route or strategy that made it), and an imported capture's standing."""
+    capture = problem.capture
+    if answer.placement is not None:
+        referee(capture, answer.placement, _maker(answer.route, answer.strategy))
+    if answer.closest is not None:
+        from tilefit.search.closest import extended
+
+        wide = extended(capture, answer.closest.overflow)
+        referee(
+            wide, answer.closest.placement, f"the closest placement ({answer.closest.strategy})"
+        )
+    least = answer.least
+    top = None if answer.placement is None else placement_top(capture, answer.placement.offsets)
+    best = least.best_top if least is not None else top
+    proven = least.optimal if least is not None else False
+    report = problem.bound
+    heap = heap_standing(capture, report.lower_bound, best, proven, aligned=report.aligned.top)
+    return replace(answer, heap=heap)
+
+
+def _maker(route: str | None, strategy: str | None) -> str:
+    return f"route {route}" if route is not None else f"strategy {strategy}"

@@ -1,0 +1,237 @@
+"""The decision ladder (issue 36): ``diagnose`` and ``solve`` climb one ladder with one
+deadline, every placement leaves through one refereed exit, the problem's search model is
+built once per command, and a route registered in one entry reaches every consumer."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tilefit.cli.diagnose import _verdict_lines, route_text
+from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
+from tilefit.model.placement import Placement
+from tilefit.output.jsonout import diagnosis_json
+from tilefit.output.schema import output_schema
+from tilefit.search import blocks, routes
+from tilefit.search.closest import Closest
+from tilefit.search.decision import Decision
+from tilefit.search.params import ClosestParams, SearchParams
+from tilefit.search.proving import Proving
+from tilefit.search.routes import PROVE, SEARCH_DESCENT, Route
+from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.solving import solve
+from tilefit.verdicts.verdict import Verdict
+
+
+def _elements_tile() -> Capture:
+    """Three requests in conflict with each other in a memory of two elements: no bound
+    shows it, no strategy places it, and the elements route proves it."""
+    memory = Memory(64, (Range(0, 64),), elements=(0, 32))
+    requests = tuple(Request(n, 8, 0, 1) for n in "abc")
+    conflicts = tuple(Conflict(a, b) for a, b in (("a", "b"), ("a", "c"), ("b", "c")))
+    return Capture("elements", 1, memory, requests, conflicts=conflicts)
+
+
+def _two() -> Capture:
+    """Two 4-byte requests alive together in 8 bytes."""
+    memory = Memory(8, (Range(0, 8),))
+    return Capture("two", 1, memory, (Request("a", 4, 0, 1), Request("b", 4, 0, 1)))
+
+
+@pytest.fixture(scope="module")
+def dense() -> Capture:
+    """300 requests at 100%: no member decides it in a second or two."""
+    capture, _ = planted_tile(PlantedRecipe(requests=300, density=1.0, seed=5))
+    return capture
+
+
+def _undecided(monkeypatch: pytest.MonkeyPatch, **answer: Any) -> None:
+    """The portfolio answers ``answer`` (a time-out unless given) without searching."""
+    import tilefit.search.portfolio as portfolio
+
+    def race(capture: Capture, time_limit: float, **_: Any) -> Decision:
+        return Decision(**answer) if answer else Decision.undecided(0.0)
+
+    monkeypatch.setattr(portfolio, "decide", race)
+
+
+def _closest_is(monkeypatch: pytest.MonkeyPatch, found: Closest | None, heard: list[Any]) -> None:
+    import tilefit.search.closest as closest
+
+    def near(capture: Capture, time_limit: float, **kw: Any) -> Closest | None:
+        heard.append(kw)
+        return found
+
+    monkeypatch.setattr(closest, "closest", near)
+
+
+def _refused(capture: Capture, after: Callable[[], object]) -> str:
+    with pytest.raises(RuntimeError, match="fails the checker") as raised:
+        after()
+    return str(raised.value)
+
+
+def test_diagnose_and_solve_give_one_verdict_each_from_the_same_ladder(dense: Capture) -> None:
+    fits = Capture("fits", 2, Memory(16, (Range(0, 16),)), (Request("a", 8, 0, 1),))
+    short = Capture("short", 1, Memory(4, (Range(0, 4),)), (Request("a", 8, 0, 1),))
+    expected = {"fits": "solved", "capacity": "infeasible", "infeasible": "infeasible"}
+    expected |= {"fragmentation": "solved", "undetermined": "timeout"}
+    seen = set()
+    for capture in (fits, short, _elements_tile(), _two(), dense):
+        d = diagnose(capture, time_limit=1.5, workers=1)
+        s = solve(capture, 1.5, workers=1)
+        assert expected[d.verdict] == s.status, capture.name
+        seen.add(str(d.verdict))
+    assert {"fits", "capacity", "infeasible"} <= seen
+
+
+def test_a_placement_the_referee_rejects_is_an_internal_error_naming_the_route(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    capture = _elements_tile()
+    broken = Placement("elements", {"a": 0, "b": 0, "c": 0})  # in conflict, in one element
+    _undecided(monkeypatch, status="solved", placement=broken, route="anneal")
+    for run in (lambda: diagnose(capture, time_limit=2.0), lambda: solve(capture, 2.0)):
+        assert "route anneal" in _refused(capture, run)
+
+
+def test_a_closest_placement_is_refereed_at_the_exit_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    capture = _elements_tile()
+    _undecided(monkeypatch)
+    broken = Closest(0, 64, SEARCH_DESCENT, Placement("elements", {"a": 0, "b": 0, "c": 0}))
+    _closest_is(monkeypatch, broken, [])
+    for run in (lambda: diagnose(capture, time_limit=2.0), lambda: solve(capture, 2.0)):
+        assert "route descent" in _refused(capture, run)
+
+
+@pytest.mark.parametrize("minimize", [False, True])
+def test_a_closest_placement_within_the_memory_decides_the_tile(
+    monkeypatch: pytest.MonkeyPatch, minimize: bool
+) -> None:
+    """The descent can end below the top: its placement is the tile's, refereed, route
+    ``descent``, for diagnose and solve alike (and minimising, its top is the best)."""
+    capture = _two()
+    _undecided(monkeypatch)
+    found = Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 4, "b": 0}))
+    _closest_is(monkeypatch, found, [])
+    # Every strategy places this tile: enter the ladder where none has.
+    from tilefit.verdicts import ladder
+    from tilefit.verdicts.problem import Problem
+
+    climb = ladder.Climb(ladder.Entry.STRATEGIES, minimize=minimize, fallbacks=())
+    monkeypatch.setattr(ladder, "_strategies", lambda *_: None)
+    answer = ladder.decide(Problem(capture), Deadline.start(2.0), climb)
+    assert (answer.verdict, answer.route, answer.search_status) == (
+        Verdict.FRAGMENTATION,
+        "descent",
+        "solved",
+    )
+    assert answer.placement == found.placement and answer.bracket is None
+    if minimize:
+        assert answer.least is not None and answer.least.best_top == 8
+
+
+def test_solve_runs_the_closest_placement_with_diagnose_s_parameters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before the ladder, solve gave the closest placement the default parameters whatever
+    it was asked; now both commands hand it the same ones."""
+    capture = _elements_tile()
+    _undecided(monkeypatch)
+    heard: list[Any] = []
+    _closest_is(monkeypatch, None, heard)
+    params = SearchParams(closest=ClosestParams(greedy_rounds=3, probe_seconds=0.25))
+    diagnose(capture, time_limit=2.0, params=params)
+    solve(capture, 2.0, params=params)
+    assert len(heard) == 2 and heard[0] == heard[1]
+    assert heard[1]["params"].greedy_rounds == 3 and heard[1]["params"].probe_seconds == 0.25
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Capture]]:
+    """Every call of ``build_model``, wherever a module imported it from."""
+    made: list[Capture] = []
+    original = blocks.build_model
+
+    def counting(capture: Capture, top: int | None = None) -> blocks.SearchModel:
+        made.append(capture)
+        return original(capture, top)
+
+    for module in list(sys.modules.values()):
+        if (module.__name__ or "").startswith("tilefit") and (
+            getattr(module, "build_model", None) is original
+        ):
+            monkeypatch.setattr(module, "build_model", counting)
+    yield made
+
+
+def test_the_search_model_is_built_once_per_command(dense: Capture, builds: list[Capture]) -> None:
+    d = diagnose(dense, time_limit=2.0, workers=1)
+    assert d.verdict == "undetermined" and d.bracket is not None  # every rung ran
+    assert sum(1 for c in builds if c is dense) == 1
+    builds.clear()
+    s = solve(dense, 2.0, workers=1, minimize=True)
+    assert s.status == "timeout" and s.bracket is not None
+    assert sum(1 for c in builds if c is dense) == 1
+    builds.clear()
+    assert diagnose(_two(), time_limit=2.0).verdict == "fits"
+    assert builds == []  # no search, no model
+
+
+def fixture_proof(p: Proving) -> Decision | None:
+    """A route's runner, as a module of its own would hold it: proves ``_elements_tile``
+    (whose three requests cannot share two elements) with the subset the filter leaves."""
+    return p.infeasible(p.model, "fixture") if p.capture.name == "elements" else None
+
+
+def test_a_route_registered_in_one_entry_reaches_every_consumer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    says = "the fixture's own proof"
+    fixture = Route("fixture", PROVE, True, False, says, runner=f"{__name__}:fixture_proof")
+    monkeypatch.setattr(routes, "REGISTRY", (fixture, *routes.REGISTRY))
+    # The prove member runs it first, and the verdict names it.
+    d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
+    assert (d.verdict, d.search_route) == ("infeasible", "fixture")
+    assert d.irreducible_subset == ("a", "b", "c") and d.subset_irreducible
+    # The schema accepts it, the CLI says it, the docs' table lists it.
+    enum = output_schema("diagnose")["$defs"]["diagnose"]["properties"]["search_route"]
+    assert "fixture" in enum["anyOf"][0]["enum"]
+    jsonschema.validate(diagnosis_json(d), output_schema("diagnose"))
+    assert f"proof: {says}" in "\n".join(_verdict_lines(d, None))
+    assert route_text("fixture") == "the search: route fixture of its prove member"
+    assert f"| `fixture` | prove | yes | - | {says} |" in routes.routes_table()
+
+
+def test_the_docs_table_of_routes_is_the_registry_s() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "search.md").read_text()
+    assert routes.routes_table() in text
+
+
+def test_verdicts_say_what_they_imply_and_stay_strings_in_json() -> None:
+    assert [v for v in Verdict if v.places] == [Verdict.FITS, Verdict.FRAGMENTATION]
+    assert [v for v in Verdict if v.proves] == [Verdict.CAPACITY, Verdict.INFEASIBLE]
+    assert not Verdict.UNDETERMINED.decided and Verdict.CAPACITY.decided
+    assert json.dumps({"verdict": Verdict.FITS}) == '{"verdict": "fits"}'
+    assert all(v.sentence and v.meaning for v in Verdict)
+    assert Verdict("capacity") is Verdict.CAPACITY
+
+
+def test_one_deadline_gives_back_what_is_not_the_limit_s() -> None:
+    deadline = Deadline(100.0, 10.0)
+    later = deadline.give_back(2.5)
+    assert (deadline.at, later.at, later.given_back) == (110.0, 112.5, 2.5)
+    assert Deadline.start(5.0).left(reserve=1.0) <= 4.0
+    assert replace(later, limit=0.0).left() == 0.0
+    with pytest.raises(ValueError, match="deadline"):
+        Deadline(0.0, -1.0)
