@@ -25,7 +25,7 @@ and the bounds are shared by every rung.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import TYPE_CHECKING
@@ -35,21 +35,20 @@ from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import CHOICE, INFEASIBLE, PIECES, SOLVED, strategy_of
+from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer, Least
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import heap_standing
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
+from tilefit.verdicts.searching import bare_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
-from tilefit.verdicts.watch import QUIET, Watch, search_stage
+from tilefit.verdicts.watch import QUIET, Watch
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
-    from tilefit.search.decision import Decision, Partial
-    from tilefit.search.exact.minimize import MinimizeResult
-    from tilefit.search.proofs.choice import ChoiceWhere
+    from tilefit.search.decision import Partial
 
 
 class Entry(IntEnum):
@@ -113,9 +112,9 @@ def _climb(
     if climb.search:
         deadline = _compiled(deadline, watch)
         if climb.entry == Entry.SEARCH:
-            return _bare(problem, deadline, climb, watch)
+            return bare_rung(problem, deadline, climb, watch)
         reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
-        searched, partial = _search(problem, deadline, reserve, climb, watch)
+        searched, partial = search_rung(problem, deadline, reserve, climb, watch)
         if searched.verdict.decided:
             return searched
     return _closest(problem, deadline, searched, partial, climb, watch)
@@ -194,124 +193,6 @@ def closest_reserve(remaining: float, passes: float, params: ClosestParams) -> f
     return min(params.seconds, 2 * passes, remaining / 5)
 
 
-def _search(
-    problem: Problem, deadline: Deadline, reserve: float, climb: Climb, watch: Watch
-) -> tuple[Answer, Partial | None]:
-    """Rung 4: the portfolio, in what is left less ``reserve``; minimising, the least top
-    from its placement in all that is left (the reserve given back). Undecided, the
-    search's best partial placement comes along for the closest placement."""
-    from tilefit.search.portfolio import decide as race
-
-    watch.stage(search_stage(climb.workers), deadline.at - reserve)
-    decision = race(
-        problem.capture,
-        deadline.left(reserve),
-        workers=climb.workers,
-        params=climb.params,
-        model=problem.model,
-    )
-    if decision.status == SOLVED and climb.minimize:
-        return _least(problem, deadline, decision, watch), None
-    found = _decision_answer(problem, decision, climb.params)
-    if climb.minimize and not found.verdict.decided:
-        found = replace(found, least=_unplaced_least(problem))
-    return found, decision.partial
-
-
-def _decision_answer(problem: Problem, decision: Decision, params: SearchParams) -> Answer:
-    """The portfolio's (or the bare exact search's) decision as an answer."""
-    route = decision.route
-    if decision.status == SOLVED and decision.placement is not None and route is not None:
-        name = strategy_of(route)
-        return Answer(
-            Verdict.FRAGMENTATION, name, decision.placement, route, SOLVED, nodes=decision.nodes
-        )
-    if decision.status == INFEASIBLE:
-        return Answer(
-            Verdict.INFEASIBLE,
-            search_status=INFEASIBLE,
-            subset=decision.subset,
-            route=route,
-            irreducible=decision.irreducible,
-            choice=_where(problem, decision.subset, params) if route == CHOICE else None,
-            nodes=decision.nodes,
-        )
-    return Answer(Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
-
-
-def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watch) -> Answer:
-    """Minimising from the portfolio's placement: the least top in the time left."""
-    from tilefit.search.exact.minimize import minimize
-
-    placement = decision.placement
-    route = decision.route
-    if placement is None or route is None:
-        raise ValueError("the least top needs a placement to start from")
-    lowest = minimize(
-        problem.capture,
-        deadline.left(),
-        first=placement,
-        on_probe=_bisection(watch, deadline.at),
-        model=problem.model,
-    )
-    return _minimized(lowest, strategy_of(route), route, decision.nodes)
-
-
-def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:
-    least = Least(lowest.lower_bound, lowest.best_top)
-    if lowest.placement is not None:
-        verdict = Verdict.FRAGMENTATION
-    else:
-        verdict = Verdict.INFEASIBLE if lowest.status == INFEASIBLE else Verdict.UNDETERMINED
-    return Answer(
-        verdict,
-        strategy if lowest.placement is not None else None,
-        lowest.placement,
-        route if verdict.decided else None,
-        lowest.status,
-        least=least,
-        nodes=nodes + lowest.nodes,
-    )
-
-
-def _unplaced_least(problem: Problem) -> Least:
-    from tilefit.bounds.top import top_lower_bound
-
-    return Least(top_lower_bound(problem.capture, problem.model.lowest_tops()), None)
-
-
-def _bisection(watch: Watch, deadline: float) -> Callable[[int, int, int], None]:
-    """What ``minimize`` calls before each probe: the watch hears the bracket."""
-
-    def probing(lower: int, best: int, top: int) -> None:
-        watch.stage("least top", deadline)
-        watch.bracket(lower, best, top)
-
-    return probing
-
-
-def _bare(problem: Problem, deadline: Deadline, climb: Climb, watch: Watch) -> Answer:
-    """Rung 4 with a node limit: the bare exact kernel alone, whose answer depends on the
-    capture alone while the time lasts; proven infeasible, its irreducible subset."""
-    from tilefit.search.exact.minimize import minimize
-    from tilefit.search.exact.solve import exact_search
-    from tilefit.search.exact.subset import irreducible_subset
-
-    capture, model, limit = problem.capture, problem.model, climb.node_limit
-    watch.stage("search: the exact search alone", deadline.at)
-    if climb.minimize:
-        probing = _bisection(watch, deadline.at)
-        lowest = minimize(capture, deadline.left(), node_limit=limit, on_probe=probing, model=model)
-        return replace(_minimized(lowest, "exact-search", "exact", 0), route="exact")
-    decision = exact_search(capture, deadline.left(), limit, model=model)
-    found = replace(_decision_answer(problem, decision, climb.params), route="exact")
-    if decision.status == INFEASIBLE:
-        watch.stage("the irreducible subset", deadline.at)
-        subset = irreducible_subset(capture, deadline.left(), model)
-        found = replace(found, subset=subset, irreducible=subset is not None)
-    return found
-
-
 def _closest(
     problem: Problem,
     deadline: Deadline,
@@ -360,19 +241,6 @@ def _fits_after_all(problem: Problem, searched: Answer, found: Closest) -> Answe
         search_status=SOLVED if found.route else searched.search_status,
         least=least,
     )
-
-
-def _where(
-    problem: Problem, subset: tuple[str, ...] | None, params: SearchParams
-) -> ChoiceWhere | None:
-    """The steps and stretches of the core the choice proved, for the reader to check
-    (a few 0-1 programs of the core alone, within ``ChoiceParams.where_seconds``)."""
-    from tilefit.search.proofs.choice import where_choice_fails
-
-    model = problem.model
-    named = set(subset or ())
-    core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
-    return where_choice_fails(core, time.monotonic() + params.choice.where_seconds)
 
 
 def _refereed(problem: Problem, answer: Answer) -> Answer:

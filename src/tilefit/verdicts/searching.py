@@ -1,0 +1,155 @@
+"""The ladder's search rung (``tilefit.verdicts.ladder``): the portfolio or the bare exact
+search, and, minimising, the least top from the placement found; each answer made an
+``Answer`` (refereed at the ladder's exit, not here)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tilefit.model.deadline import Deadline
+from tilefit.search.params import SearchParams
+from tilefit.search.routes import CHOICE, INFEASIBLE, SOLVED, strategy_of
+from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.verdict import Verdict
+from tilefit.verdicts.watch import Watch, search_stage
+
+if TYPE_CHECKING:
+    from tilefit.search.decision import Decision, Partial
+    from tilefit.search.exact.minimize import MinimizeResult
+    from tilefit.search.proofs.choice import ChoiceWhere
+    from tilefit.verdicts.ladder import Climb
+
+
+def search_rung(
+    problem: Problem, deadline: Deadline, reserve: float, climb: Climb, watch: Watch
+) -> tuple[Answer, Partial | None]:
+    """Rung 4: the portfolio, in what is left less ``reserve``; minimising, the least top
+    from its placement in all that is left (the reserve given back). Undecided, the
+    search's best partial placement comes along for the closest placement."""
+    from tilefit.search.portfolio import decide as race
+
+    watch.stage(search_stage(climb.workers), deadline.at - reserve)
+    decision = race(
+        problem.capture,
+        deadline.left(reserve),
+        workers=climb.workers,
+        params=climb.params,
+        model=problem.model,
+    )
+    if decision.status == SOLVED and climb.minimize:
+        return _least(problem, deadline, decision, watch), None
+    found = _decision_answer(problem, decision, climb.params)
+    if climb.minimize and not found.verdict.decided:
+        found = replace(found, least=_unplaced_least(problem))
+    return found, decision.partial
+
+
+def _decision_answer(problem: Problem, decision: Decision, params: SearchParams) -> Answer:
+    """The portfolio's (or the bare exact search's) decision as an answer."""
+    route = decision.route
+    if decision.status == SOLVED and decision.placement is not None and route is not None:
+        name = strategy_of(route)
+        return Answer(
+            Verdict.FRAGMENTATION, name, decision.placement, route, SOLVED, nodes=decision.nodes
+        )
+    if decision.status == INFEASIBLE:
+        return Answer(
+            Verdict.INFEASIBLE,
+            search_status=INFEASIBLE,
+            subset=decision.subset,
+            route=route,
+            irreducible=decision.irreducible,
+            choice=_where(problem, decision.subset, params) if route == CHOICE else None,
+            nodes=decision.nodes,
+        )
+    return Answer(Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
+
+
+def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watch) -> Answer:
+    """Minimising from the portfolio's placement: the least top in the time left."""
+    from tilefit.search.exact.minimize import minimize
+
+    placement = decision.placement
+    route = decision.route
+    if placement is None or route is None:
+        raise ValueError("the least top needs a placement to start from")
+    lowest = minimize(
+        problem.capture,
+        deadline.left(),
+        first=placement,
+        on_probe=_bisection(watch, deadline.at),
+        model=problem.model,
+    )
+    return _minimized(lowest, strategy_of(route), route, decision.nodes)
+
+
+def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:
+    least = Least(lowest.lower_bound, lowest.best_top)
+    if lowest.placement is not None:
+        verdict = Verdict.FRAGMENTATION
+    else:
+        verdict = Verdict.INFEASIBLE if lowest.status == INFEASIBLE else Verdict.UNDETERMINED
+    return Answer(
+        verdict,
+        strategy if lowest.placement is not None else None,
+        lowest.placement,
+        route if verdict.decided else None,
+        lowest.status,
+        least=least,
+        nodes=nodes + lowest.nodes,
+    )
+
+
+def _unplaced_least(problem: Problem) -> Least:
+    from tilefit.bounds.top import top_lower_bound
+
+    return Least(top_lower_bound(problem.capture, problem.model.lowest_tops()), None)
+
+
+def _bisection(watch: Watch, deadline: float) -> Callable[[int, int, int], None]:
+    """What ``minimize`` calls before each probe: the watch hears the bracket."""
+
+    def probing(lower: int, best: int, top: int) -> None:
+        watch.stage("least top", deadline)
+        watch.bracket(lower, best, top)
+
+    return probing
+
+
+def bare_rung(problem: Problem, deadline: Deadline, climb: Climb, watch: Watch) -> Answer:
+    """Rung 4 with a node limit: the bare exact kernel alone, whose answer depends on the
+    capture alone while the time lasts; proven infeasible, its irreducible subset."""
+    from tilefit.search.exact.minimize import minimize
+    from tilefit.search.exact.solve import exact_search
+    from tilefit.search.exact.subset import irreducible_subset
+
+    capture, model, limit = problem.capture, problem.model, climb.node_limit
+    watch.stage("search: the exact search alone", deadline.at)
+    if climb.minimize:
+        probing = _bisection(watch, deadline.at)
+        lowest = minimize(capture, deadline.left(), node_limit=limit, on_probe=probing, model=model)
+        return replace(_minimized(lowest, "exact-search", "exact", 0), route="exact")
+    decision = exact_search(capture, deadline.left(), limit, model=model)
+    found = replace(_decision_answer(problem, decision, climb.params), route="exact")
+    if decision.status == INFEASIBLE:
+        watch.stage("the irreducible subset", deadline.at)
+        subset = irreducible_subset(capture, deadline.left(), model)
+        found = replace(found, subset=subset, irreducible=subset is not None)
+    return found
+
+
+def _where(
+    problem: Problem, subset: tuple[str, ...] | None, params: SearchParams
+) -> ChoiceWhere | None:
+    """The steps and stretches of the core the choice proved, for the reader to check
+    (a few 0-1 programs of the core alone, within ``ChoiceParams.where_seconds``)."""
+    from tilefit.search.proofs.choice import where_choice_fails
+
+    model = problem.model
+    named = set(subset or ())
+    core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
+    return where_choice_fails(core, time.monotonic() + params.choice.where_seconds)
