@@ -13,7 +13,7 @@ default 12, and its WHILE and IF models), `--models DIR` (default: `TILEFIT_TFLM
 Per model: the tensors TFLM plans in its arena's head; TFLM's head as its
 GreedyMemoryPlanner makes it (reproduced, and equal to what TFLM's
 interpreter reports, or the row says so); the live lower bound and the
-aligned one; tilefit's head (`search_exact(..., minimize=True)`, what
+aligned one; tilefit's head (`solve(..., minimize=True)`, what
 `tilefit solve --minimize` runs) and whether it is proven minimal; the
 whole arena (`tensor_arena_size`) the interpreter needs with each plan; and
 whether the outputs of 100 invocations on the same inputs are identical bit
@@ -68,18 +68,18 @@ def measure(name: str, path: Path, time_limit: float) -> Row:
     from tilefit.bounds.deficit import bound
     from tilefit.toolchains.tflm import read_model
     from tilefit.toolchains.tflm.export import export_plan
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     started = time.monotonic()
     item = read_model(path)
     assert item is not None and item.capture.origin is not None
     capture = item.capture
     report = bound(capture)
-    found = search_exact(capture, time_limit, minimize=True)
-    result = found.result
-    placement = result.placement if result.placement is not None else item.placement
-    best = getattr(result, "best_top", None) or capture.origin.heap
-    proven = bool(getattr(result, "optimal", False))
+    found = solve(capture, time_limit, minimize=True)
+    placement = found.placement if found.placement is not None else item.placement
+    least = found.least
+    best = (least.best_top if least is not None else None) or capture.origin.heap
+    proven = least is not None and least.optimal
     note = "; ".join(item.notes)
     before = after = None
     identical = varies = None

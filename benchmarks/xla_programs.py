@@ -22,7 +22,7 @@ The inputs are numpy arrays, so the dump holds the program's own module
 is named and skipped. Per module: XLA's heap (its temp allocation), the live
 lower bound, the aligned lower bound (the live bytes with the padding that the
 64 B alignment forces between them, `tilefit.bounds.aligned`), the lowest top
-the exact search finds inside XLA's heap (`search_exact(...,
+the exact search finds inside XLA's heap (`solve(...,
 minimize=True)`, what `tilefit solve --minimize` runs) and whether it is
 proven optimal, and both placements refereed (XLA's in
 exactly its own heap). Exit 1 if any check of the summary fails. Then one
@@ -410,10 +410,9 @@ def module_name(imported: Any) -> str:
 
 def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
     from tilefit.bounds.deficit import bound
-    from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.verdicts.check import check
     from tilefit.verdicts.imported import at_own_heap
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.verdicts.solving import solve
 
     folder = Path(tempfile.mkdtemp(prefix="tilefit-xla-"))
     try:
@@ -436,10 +435,10 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
         report = bound(capture)
         lower = report.lower_bound
         started = time.monotonic()
-        found_top = search_exact(capture, time_limit, minimize=True)
+        found_top = solve(capture, time_limit, minimize=True)
         solve_s = time.monotonic() - started
-        result = found_top.result
-        assert isinstance(result, MinimizeResult)
+        least = found_top.least
+        assert least is not None  # minimising: the least top's bounds
         placement = found_top.placement
         ours = None if placement is None else check(capture, placement)
         if ours is not None:
@@ -453,9 +452,9 @@ def measure(name: str, size: int, time_limit: float, label: str) -> list[Row]:
                 heap=capture.origin.heap,
                 lower=lower,
                 aligned=report.aligned.top,
-                best=result.best_top,
-                proven_lower=result.lower_bound,
-                optimal=result.optimal,
+                best=least.best_top,
+                proven_lower=least.lower_bound,
+                optimal=least.optimal,
                 import_s=import_s,
                 solve_s=solve_s,
                 compile_s=compile_s,
@@ -616,17 +615,10 @@ def import_speed() -> bool:
 
 def warm_up() -> float:
     """Compile the search's kernel once, so that no solve below pays for it."""
-    from tilefit.model.capture import Capture, Memory, Range, Request
-    from tilefit.verdicts.solving import search_exact
+    from tilefit.search.compiling import ensure_compiled
 
     started = time.monotonic()
-    capture = Capture(
-        name="warm-up",
-        horizon=1,
-        memory=Memory(1, (Range(0, 1),)),
-        requests=(Request("a", 1, 0, 1),),
-    )
-    search_exact(capture, 10.0, minimize=True)
+    ensure_compiled()
     return time.monotonic() - started
 
 

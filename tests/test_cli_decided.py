@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,8 @@ from tilefit.formats.load import read_capture
 from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.search.routes import REGISTRY
-from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.diagnose import Diagnosis, diagnose
+from tilefit.verdicts.verdict import Verdict
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -61,14 +63,14 @@ def test_the_strategy_or_the_replay_that_fits_is_named() -> None:
 
 def test_a_search_route_is_named_with_its_member() -> None:
     d = diagnose(read_capture(EXAMPLES / "0-0.json"), search=False)
-    proven = replace(d, verdict="infeasible", strategy=None, search_route="elements")
+    proven = _as(d, verdict=Verdict.INFEASIBLE, strategy=None, route="elements")
     assert decided_by(proven) == "the search: route elements of its prove member"
-    placed = replace(d, verdict="fragmentation", strategy="search:anneal", search_route="anneal")
+    placed = _as(d, verdict=Verdict.FRAGMENTATION, strategy="search:anneal", route="anneal")
     assert decided_by(placed) == "the search: route anneal of its find member"
-    assert decided_by(replace(d, verdict="infeasible", search_route="pieces")) == (
+    assert decided_by(_as(d, verdict=Verdict.INFEASIBLE, route="pieces")) == (
         "the pieces bound, before any search"
     )
-    assert decided_by(replace(d, verdict="undetermined", strategy=None)) is None
+    assert decided_by(_as(d, verdict=Verdict.UNDETERMINED, strategy=None)) is None
     for route in REGISTRY:  # every route has its words
         assert route.name in route_text(route.name)
 
@@ -97,3 +99,8 @@ def test_solve_names_what_decided(tmp_path: Path, capsys: pytest.CaptureFixture[
         "infeasible: the search was exhausted, no placement exists",
         "  decided by the exact search alone (--node-limit)",
     ]
+
+
+def _as(d: Diagnosis, **answer: Any) -> Diagnosis:
+    """``d`` with its answer changed."""
+    return replace(d, answer=replace(d.answer, **answer))

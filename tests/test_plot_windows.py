@@ -20,6 +20,7 @@ from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.plot.windows import MAX_WINDOW_LABELS, WindowMark, marks_to_label, window_marks
 from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.verdict import Verdict
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ONE_ZERO = [("12", "+6,608 B"), ("26", "+8,904 B"), ("40", "+13,832 B"), ("54", "+16,328 B")]
@@ -89,9 +90,11 @@ def test_the_verdict_caption_says_the_verdict_and_the_deficit() -> None:
     )
     d = diagnose(fragmented(), time_limit=1)
     assert verdict_caption(d).text == f"FRAGMENTATION: no deficit, {d.strategy} fits"
-    assert verdict_caption(replace(d, verdict="fits")).text.startswith("FITS: ")
+    assert verdict_caption(
+        replace(d, answer=replace(d.answer, verdict=Verdict.FITS))
+    ).text.startswith("FITS: ")
     for verdict in ("infeasible", "undetermined"):
-        caption = verdict_caption(replace(d, verdict=verdict))
+        caption = verdict_caption(replace(d, answer=replace(d.answer, verdict=Verdict(verdict))))
         assert caption.text.startswith(f"{verdict.upper()}: no deficit")
 
 

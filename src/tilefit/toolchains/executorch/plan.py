@@ -2,7 +2,7 @@
 
 For every arena of a ``Program``: its capture (``capture.arena_capture``),
 ExecuTorch's greedy plan refereed on it, then tilefit's search
-(``verdicts.solving.search_exact`` with ``minimize``) in a memory of greedy's
+(``verdicts.solving.solve`` with ``minimize``) in a memory of greedy's
 top, so that whatever it finds is no larger. A plan the referee
 (``verdicts.check``) does not accept is never used. The arena keeps
 greedy's plan when the search finds nothing lower, when a spec cannot be
