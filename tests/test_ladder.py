@@ -235,3 +235,79 @@ def test_one_deadline_gives_back_what_is_not_the_limit_s() -> None:
     assert replace(later, limit=0.0).left() == 0.0
     with pytest.raises(ValueError, match="deadline"):
         Deadline(0.0, -1.0)
+
+
+def _many(count: int) -> Capture:
+    """``count`` requests one after another in time: every strategy places them."""
+    memory = Memory(1024, (Range(0, 1024),))
+    requests = tuple(Request(f"r{k}", 64, k, k + 2) for k in range(count))
+    return Capture("many", count + 1, memory, requests)
+
+
+def test_a_pass_asked_to_stop_is_cut_neither_fitting_nor_failing() -> None:
+    from tilefit.engine.attempt import STOP_EVERY, Prepared, run_strategy
+
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return True
+
+    attempt = run_strategy(_many(3 * STOP_EVERY), "size/first-fit", stop)
+    assert attempt.cut and not attempt.fits and attempt.placement is None
+    assert attempt.failure is None and len(attempt.placed) == STOP_EVERY - 1 and asked == [1]
+    assert run_strategy(_many(3 * STOP_EVERY), "size/first-fit", lambda: False).fits
+    # A large uniform capture is placed many units at a time: it is cut as well.
+    prepared = Prepared.of(_many(6000))
+    assert prepared.uniform is not None
+    bulk = run_strategy(prepared, "size/first-fit", stop)
+    assert bulk.cut and bulk.placement is None and 0 < len(bulk.placed) < 6000
+    assert run_strategy(prepared, "size/first-fit", lambda: False).fits
+
+
+def test_the_deadline_cuts_a_stage_that_would_run_past_it() -> None:
+    """A fallback whose fit takes 5 ms a unit would take 5 s on 1,000 units; with a limit
+    of 0.3 s the strategies' rung cuts it at its first look at the clock and says so,
+    and runs no pass after it."""
+    import time as clock
+
+    from tilefit.engine.fits import FITS, Fit
+    from tilefit.engine.orders import ORDERS
+    from tilefit.engine.strategy import Strategy
+    from tilefit.verdicts import ladder
+    from tilefit.verdicts.problem import Problem
+
+    calls: list[int] = []
+
+    def slow(space: Any) -> int | None:
+        calls.append(1)
+        clock.sleep(0.005)
+        return FITS[0].choose(space)
+
+    capture = _many(1000)
+    fallback = Strategy(ORDERS[0], Fit("slow", slow))
+    climb = ladder.Climb(ladder.Entry.STRATEGIES, search=False, fallbacks=(fallback,))
+    answer = ladder.decide(Problem(capture), Deadline.start(0.3), climb)
+    assert len(calls) < 1000  # cut: the pass never reached its last unit
+    assert any(c.startswith("the strategies' greedy passes (0 of") for c in answer.cut)
+    assert answer.strategy != fallback.name
+
+
+def test_diagnose_at_a_spent_limit_says_what_it_cut(tmp_path: Any) -> None:
+    from tilefit.cli.diagnose import diagnosis_lines
+
+    capture = replace(_many(1000), production=("size/first-fit",))
+    d = diagnose(capture, time_limit=0.0)
+    assert d.production[-1].cut and d.verdict == "undetermined"
+    assert d.cut[0] == f"the production replay ({len(d.production[-1].placed)} units placed)"
+    out = diagnosis_json(d)
+    jsonschema.validate(out, output_schema("diagnose"))
+    assert out["production"][-1]["status"] == "cut" and out["cut"] == list(d.cut)
+    assert d.cut[1:] == (
+        "the strategies' greedy passes (0 of 15 run)",
+        "the search (no time left)",
+        "the closest placement (no time left)",
+    )
+    text = "\n".join(diagnosis_lines(d))
+    assert "size/first-fit: cut by the time limit" in text
+    assert "cut short by the time limit: the production replay" in text

@@ -100,6 +100,8 @@ def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
     if decided is not None:
         verdict.insert(1, f"  decided by {decided}")
     lines += verdict
+    if d.cut:
+        lines.append(f"  cut short by the time limit: {'; '.join(d.cut)}")
     lines.append("")
     lines += _peak_lines(d)
     return lines
@@ -143,6 +145,11 @@ def route_text(name: str) -> str:
 def _production_lines(d: Diagnosis) -> list[str]:
     lines = [f"production replay: {d.heap.replay_text}" if d.heap else "production replay:"]
     for a in d.production:
+        if a.cut:
+            lines.append(
+                f"  {a.strategy.name}: cut by the time limit ({len(a.placed)} units placed)"
+            )
+            continue
         if a.failure is None:
             lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")
             continue
@@ -252,6 +259,8 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
         return lines
     searched = f" (search: {d.search_status})" if d.search_status else ""
     lines = [f"undetermined: no strategy fits and no bound proves a deficit{searched}"]
+    if d.cut:
+        lines = ["undetermined: the time limit ran out before a strategy or the search decided"]
     c = d.closest
     if c is not None:
         lines.append(f"  {closest_text(c.storage, c.overflow, c.strategy)}")

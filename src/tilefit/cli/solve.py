@@ -119,6 +119,8 @@ def solve_lines(capture: Capture, answer: Answer, bare: bool = False) -> list[st
         elif answer.bracket is None:
             lines.append(f"lowest memory top: at least {least.lower_bound}")
     lines += closest_lines(answer)
+    if answer.cut:
+        lines.append(f"  cut short by the time limit: {'; '.join(answer.cut)}")
     if answer.heap is not None:
         lines.append(answer.heap.text)
     if status == "infeasible":

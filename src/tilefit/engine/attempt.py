@@ -10,7 +10,7 @@ with the same result (see ``tilefit.engine.uniform``).
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -20,7 +20,7 @@ from tilefit.engine.constraints import Constraints
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import Ints, UniformArrays
+from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
@@ -46,15 +46,19 @@ class Attempt:
     placed: tuple[str, ...]  # ids of the units placed, in placement order
     peak_address: int  # the highest address occupied (exclusive), 0 when none
     failure: Failure | None
+    cut: bool = False  # stopped before every unit was tried (its deadline): no answer
 
     @property
     def fits(self) -> bool:
-        return self.failure is None
+        return self.failure is None and not self.cut
 
     @property
     def placement(self) -> Placement | None:
-        return Placement(self.capture, self.offsets) if self.failure is None else None
+        return Placement(self.capture, self.offsets) if self.fits else None
 
+
+STOP_EVERY = 256
+"""Units placed between two looks at a pass's ``stop`` (one look costs a clock reading)."""
 
 UNIFORM_FROM = 5_000
 """Units from which a uniform capture is placed many units at a time (see
@@ -109,8 +113,15 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def run_strategy(capture: Capture | Prepared, strategy: Strategy | str) -> Attempt:
+def run_strategy(
+    capture: Capture | Prepared,
+    strategy: Strategy | str,
+    stop: Callable[[], bool] | None = None,
+) -> Attempt:
     """Place every unit of the capture with one strategy, from an empty memory.
+
+    ``stop`` (a deadline's ``passed``, say) is asked every ``STOP_EVERY`` units: once it
+    answers True the pass ends there, ``cut``, neither fitting nor failing.
 
     >>> attempt = run_strategy(capture, "long-lived/first-fit")  # doctest: +SKIP
     >>> attempt.fits, attempt.peak_address  # doctest: +SKIP
@@ -119,11 +130,13 @@ def run_strategy(capture: Capture | Prepared, strategy: Strategy | str) -> Attem
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
         if prepared.uniform is not None and chosen.fit.uniform is not None:
-            return _run_uniform(prepared, prepared.uniform, chosen)
-        return _run_units(prepared, chosen)
+            return _run_uniform(prepared, prepared.uniform, chosen, stop)
+        return _run_units(prepared, chosen, stop)
 
 
-def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
+def _run_units(
+    prepared: Prepared, strategy: Strategy, stop: Callable[[], bool] | None = None
+) -> Attempt:
     """Place units one by one: the fit chooses among each unit's valid offsets."""
     cap = prepared.capture
     constraints = prepared.constraints
@@ -136,7 +149,12 @@ def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
     failure = None
     add = occupancy.add
     element_span = constraints.element_span
+    cut = False
     for count, unit in enumerate(order):
+        if stop is not None and count % STOP_EVERY == STOP_EVERY - 1 and stop():
+            cut = True
+            placed = count
+            break
         space = UnitSpace(unit, constraints, occupancy, spans)
         base = choose(space)
         if base is None:
@@ -149,22 +167,34 @@ def _run_units(prepared: Prepared, strategy: Strategy) -> Attempt:
             add(lo, lo + member.size, member.start, member.end)
             if track_spans:
                 spans[member.id] = element_span(lo, lo + member.size)
+    if not cut:
+        placed = failure.placed_before if failure else len(order)
     return Attempt(
         strategy=strategy,
         capture=cap.name,
         offsets={r.id: offsets[r.id] for r in cap.requests if r.id in offsets},
-        placed=tuple(u.id for u in order[: failure.placed_before if failure else len(order)]),
+        placed=tuple(u.id for u in order[:placed]),
         peak_address=occupancy.peak,
         failure=failure,
+        cut=cut,
     )
 
 
-def _run_uniform(prepared: Prepared, uniform: UniformArrays, strategy: Strategy) -> Attempt:
+def _run_uniform(
+    prepared: Prepared,
+    uniform: UniformArrays,
+    strategy: Strategy,
+    stop: Callable[[], bool] | None = None,
+) -> Attempt:
     """Place a uniform capture many units at a time: the same attempt as one by one."""
     assert strategy.fit.uniform is not None
     cap = prepared.capture
     order = strategy.order.sort(prepared.units, cap.horizon)
-    offsets, failed_at = strategy.fit.uniform(uniform, _indexes(order))
+    offsets, failed_at = strategy.fit.uniform(uniform, _indexes(order), stop)
+    if failed_at == CUT:
+        placed = int((offsets >= 0).sum())
+        kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}
+        return Attempt(strategy, cap.name, kept, tuple(u.id for u in order[:placed]), 0, None, True)
     placed = len(order) if failed_at < 0 else failed_at
     ends = offsets + uniform.sizes
     failure = None
@@ -195,16 +225,19 @@ def _largest_first(hole: Interval) -> tuple[int, int]:
 
 
 def run_until_fits(
-    capture: Capture | Prepared, strategies: Iterable[Strategy | str]
+    capture: Capture | Prepared,
+    strategies: Iterable[Strategy | str],
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[Attempt, ...]:
     """Run strategies in turn, each from an empty memory, until one fits (as production does).
 
-    The last attempt is the one that fits, or every attempt failed.
+    The last attempt is the one that fits, or every attempt failed, or (``stop``) the one
+    cut short.
     """
     prepared = prepare(capture)
     attempts: list[Attempt] = []
     for strategy in as_strategies(strategies):
-        attempts.append(run_strategy(prepared, strategy))
-        if attempts[-1].fits:
+        attempts.append(run_strategy(prepared, strategy, stop))
+        if attempts[-1].fits or attempts[-1].cut:
             break
     return tuple(attempts)

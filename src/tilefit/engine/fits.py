@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tilefit.engine.uniform import Ints, UniformArrays, first_fit
+from tilefit.engine.uniform import BulkFit, first_fit
 from tilefit.model.capture import Interval
 
 
@@ -37,7 +37,7 @@ class Fit:
     name: str
     choose: Callable[[Space], int | None]
     """The base offset for the unit, or None when it has no valid offset."""
-    uniform: Callable[[UniformArrays, Ints], tuple[Ints, int]] | None = None
+    uniform: BulkFit | None = None
     """The same choice for a whole uniform capture at once, when the fit has one."""
 
 

@@ -19,7 +19,7 @@ whenever a unit touching the bucket is placed.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,11 +85,27 @@ class UniformArrays:
         )
 
 
-def first_fit(uniform: UniformArrays, order: Ints) -> tuple[Ints, int]:
+Stop = Callable[[], bool]
+"""Asked now and then by a long pass: True ends it (a deadline's ``passed``)."""
+
+BulkFit = Callable[["UniformArrays", "Ints", Stop | None], tuple["Ints", int]]
+"""A fit's choice for a whole uniform capture at once (``first_fit``)."""
+
+CUT = -2
+"""``first_fit``'s position when ``stop`` ended it before every request was tried."""
+
+STOP_RUNS = 64
+"""Runs placed between two looks at ``stop``."""
+
+
+def first_fit(
+    uniform: UniformArrays, order: Ints, stop: Callable[[], bool] | None = None
+) -> tuple[Ints, int]:
     """Place requests in ``order`` (capture indices) at their lowest valid offsets.
 
     Returns the offsets by capture index (-1 where not placed) and the position
-    in ``order`` of the first request with no valid offset, or -1 when all fit.
+    in ``order`` of the first request with no valid offset, or -1 when all fit, or
+    ``CUT`` when ``stop`` (asked every ``STOP_RUNS`` runs) ended it first.
     """
     rank = np.empty(len(uniform.starts), np.int64)
     rank[order] = np.arange(len(order))
@@ -99,7 +115,9 @@ def first_fit(uniform: UniformArrays, order: Ints) -> tuple[Ints, int]:
     filled = np.zeros(len(uniform.table_start) - 1, np.int64)  # placed entries per bucket
     offsets = np.full(len(uniform.starts), -1, np.int64)
     shift = uniform.high.bit_length() + 1
-    for begin, end in _runs(uniform, order):
+    for count, (begin, end) in enumerate(_runs(uniform, order)):
+        if stop is not None and count % STOP_RUNS == STOP_RUNS - 1 and stop():
+            return offsets, CUT
         run = order[begin:end]
         buckets, touching = _buckets(uniform, run)
         found = _place_run(uniform, table, filled, run, buckets, touching, offsets, shift)

@@ -77,7 +77,7 @@ def attempt_json(attempt: Attempt) -> Json:
     failure = attempt.failure
     return {
         "strategy": attempt.strategy.name,
-        "status": "fits" if failure is None else "failed",
+        "status": "cut" if attempt.cut else "fits" if failure is None else "failed",
         "failed": None if failure is None else failure_json(failure),
         "holes": [] if failure is None else [{"start": s, "end": e} for s, e in failure.holes],
         "peak_address": attempt.peak_address,
@@ -278,6 +278,7 @@ def solve_json(result: Answer) -> Json:
         "heap_standing": heap_json(result.heap),
         "closest": closest_json(result.closest),
         "bracket": bracket_json(result.bracket),
+        "cut": list(result.cut),
     }
 
 
@@ -314,6 +315,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "aligned_lower_bound": d.aligned_lower_bound,
         "aligned_deficit": d.aligned_deficit,
         "aligned": aligned_json(d.bound.aligned),
+        "cut": list(d.answer.cut),
     }
 
 

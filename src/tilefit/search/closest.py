@@ -129,8 +129,8 @@ def _first(
     partial: Partial | None,
     params: ClosestParams,
 ) -> Closest | None:
-    """The closest of the finished ``partial`` and the greedy passes: they stop at the
-    deadline once one has fitted."""
+    """The closest of the finished ``partial`` and the greedy passes, by the deadline: a
+    pass it reaches is cut (none fitted by then: None)."""
     wide = wide_enough(capture)
     if wide is None:
         return None
@@ -142,10 +142,14 @@ def _first(
     features = Features.of(model, prepared)
     rng = random.Random(seed)
     strategies = [*STRATEGIES, *(features.strategy(r, rng) for r in range(params.greedy_rounds))]
+
+    def passed() -> bool:
+        return time.monotonic() >= deadline
+
     for strategy in strategies:
-        if best is not None and (best.overflow == 0 or time.monotonic() >= deadline):
+        if passed() or (best is not None and best.overflow == 0):
             break
-        attempt = run_strategy(prepared, strategy)
+        attempt = run_strategy(prepared, strategy, passed)
         if attempt.fits and attempt.placement is not None:
             found = _closest(capture, attempt.strategy.name, attempt.placement)
             if best is None or found.overflow < best.overflow:

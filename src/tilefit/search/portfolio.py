@@ -233,7 +233,7 @@ def _anneal_and_exact(p: Proving, seed: int) -> Decision:
     # Passes from order 1 on (the find member's first round makes pass 0), and restarts far
     # rarer than the find member's: some tiles need one long search.
     annealer = Restarts(
-        lambda k: fresh_annealer(model, prepared, features, k + 1, rng, p.params.anneal),
+        lambda k: fresh_annealer(model, prepared, features, k + 1, rng, p.params.anneal, p.over),
         tuned.long_stall_unit,
     )
     exact, anneal = routes.on("exact"), routes.on("anneal-turns")

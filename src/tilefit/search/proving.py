@@ -48,6 +48,10 @@ class Proving:
     def seconds(self) -> float:
         return time.monotonic() - self.started
 
+    def over(self) -> bool:
+        """The member's deadline has passed."""
+        return time.monotonic() >= self.deadline
+
     def share(self, fraction: float) -> float:
         """The moment ``fraction`` of the member's time from now ends."""
         return time.monotonic() + self.time_limit * fraction

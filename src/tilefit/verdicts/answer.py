@@ -54,6 +54,7 @@ class Answer:
     heap: HeapStanding | None = None  # an imported capture: its toolchain's plan beside it
     nodes: int = 0  # the exact search's nodes spent
     seconds: float = 0.0
+    cut: tuple[str, ...] = ()  # stages the deadline cut short, each with what it had done
 
     @property
     def status(self) -> str:

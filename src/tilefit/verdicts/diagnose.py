@@ -111,6 +111,11 @@ class Diagnosis:
         return self.answer.seconds
 
     @property
+    def cut(self) -> tuple[str, ...]:
+        """The stages the time limit cut short (each answered nothing)."""
+        return self.answer.cut
+
+    @property
     def must_leave(self) -> int:
         """Bytes that must leave the worst overloaded window (0: none)."""
         return self.bound.must_leave
@@ -200,7 +205,8 @@ def diagnose(
     """
     deadline = Deadline.start(time_limit)
     problem = Problem(capture)
-    replayed = replay(problem.prepared)  # the production attempts, as production runs them
+    # The production attempts, as production runs them (cut short at the deadline).
+    replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, False, None, fallbacks, workers, params)
     answer = decide(problem, deadline, climb, replayed, watch)
     return Diagnosis(

@@ -82,8 +82,9 @@ def decide(
     """The answer for ``problem`` by ``deadline``, climbing from ``climb.entry``
     (``replayed``: the production replay, for ``Entry.REPLAY``). Every placement in it has
     passed the referee."""
-    answer = _climb(problem, deadline, climb, replayed, watch)
-    return _refereed(problem, replace(answer, seconds=deadline.spent()))
+    cut: list[str] = []
+    answer = _climb(problem, deadline, climb, replayed, watch, cut)
+    return _refereed(problem, replace(answer, seconds=deadline.spent(), cut=tuple(cut)))
 
 
 def _climb(
@@ -92,10 +93,15 @@ def _climb(
     climb: Climb,
     replayed: ReplayResult | None,
     watch: Watch,
+    cut: list[str],
 ) -> Answer:
+    """The rungs in turn from ``climb.entry``; each stage the deadline cuts short says so
+    in ``cut`` and answers nothing."""
     if climb.entry == Entry.REPLAY:
         if replayed is None:
             raise ValueError("the ladder's first rung needs the production replay")
+        if replayed.cut:
+            cut.append(f"the production replay ({len(replayed.attempts[-1].placed)} units placed)")
         found = _production(replayed) or _bounds(problem)
         if found is not None:
             return found
@@ -103,13 +109,15 @@ def _climb(
     if climb.entry <= Entry.STRATEGIES:
         began = time.monotonic()
         tried = set(problem.capture.production) if climb.entry == Entry.REPLAY else set()
-        found = _strategies(problem, climb, tried)
+        found = _strategies(problem, climb, tried, deadline, cut)
         passes = time.monotonic() - began
         if found is not None:
             return found
     searched = Answer(Verdict.UNDETERMINED)
     partial: Partial | None = None
-    if climb.search:
+    if climb.search and deadline.passed():
+        cut.append("the search (no time left)")
+    elif climb.search:
         deadline = _compiled(deadline, watch)
         if climb.entry == Entry.SEARCH:
             return bare_rung(problem, deadline, climb, watch)
@@ -117,7 +125,7 @@ def _climb(
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
         if searched.verdict.decided:
             return searched
-    return _closest(problem, deadline, searched, partial, climb, watch)
+    return _closest(problem, deadline, searched, partial, climb, watch, cut)
 
 
 def _production(replayed: ReplayResult) -> Answer | None:
@@ -138,17 +146,26 @@ def _bounds(problem: Problem) -> Answer | None:
     return None
 
 
-def _strategies(problem: Problem, climb: Climb, tried: set[str]) -> Answer | None:
+def _strategies(
+    problem: Problem, climb: Climb, tried: set[str], deadline: Deadline, cut: list[str]
+) -> Answer | None:
     """Rung 3: the fallbacks, then every other strategy, one greedy pass each; the first
     that fits is a placement (``fragmentation``). Minimising, only a pass whose top
-    reaches the aligned lower bound decides: none can be lower."""
+    reaches the aligned lower bound decides: none can be lower. A pass the deadline
+    reaches is cut, and the passes after it are not run."""
     lower = problem.bound.aligned.top
-    for strategy in (*as_strategies(climb.fallbacks), *STRATEGIES):
-        name = format_strategy(strategy)
-        if name in tried:
-            continue
+    chosen = {format_strategy(s): s for s in (*as_strategies(climb.fallbacks), *STRATEGIES)}
+    names = [name for name in chosen if name not in tried]
+    for done, name in enumerate(names):
+        attempt = (
+            None
+            if deadline.passed()
+            else run_strategy(problem.prepared, chosen[name], deadline.passed)
+        )
+        if attempt is None or attempt.cut:
+            cut.append(f"the strategies' greedy passes ({done} of {len(names)} run)")
+            return None
         tried.add(name)
-        attempt = run_strategy(problem.prepared, strategy)
         if not attempt.fits or (climb.minimize and attempt.peak_address > lower):
             continue
         least = Least(lower, attempt.peak_address) if climb.minimize else None
@@ -200,25 +217,33 @@ def _closest(
     partial: Partial | None,
     climb: Climb,
     watch: Watch,
+    cut: list[str],
 ) -> Answer:
     """Rung 5: the closest placement in more memory, in the time left, and the bracket of
     the least top; unless it fits below the top after all (the descent can end there):
-    then it is a placement of the tile, and decides it."""
+    then it is a placement of the tile, and decides it. Its greedy passes end at its
+    deadline, fitted or not: none fitted by then, there is no closest placement."""
     from tilefit.search.bracket import bracket_of
     from tilefit.search.closest import closest
 
     params = _nearest(climb)
     left = deadline.left()
+    if left <= 0:
+        cut.append("the closest placement (no time left)")
+        return searched
     cap = left if params.closest.descent else params.closest.seconds
     watch.stage("the closest placement, in more memory", deadline.at)
+    began, limit = time.monotonic(), min(cap, left)
     found = closest(
         problem.capture,
-        min(cap, max(left, 0.1)),
+        limit,
         partial=partial,
         params=params.closest,
         anneal=params.anneal,
     )
     if found is None:
+        if time.monotonic() >= began + limit:
+            cut.append("the closest placement (no pass fitted in time)")
         return searched
     if found.overflow == 0:
         return _fits_after_all(problem, searched, found)

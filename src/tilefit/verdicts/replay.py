@@ -8,7 +8,7 @@ last failure names the same unit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
@@ -28,6 +28,11 @@ class ReplayResult:
         return bool(self.attempts) and self.attempts[-1].fits
 
     @property
+    def cut(self) -> bool:
+        """Its deadline stopped the last attempt: the replay says nothing."""
+        return bool(self.attempts) and self.attempts[-1].cut
+
+    @property
     def placement(self) -> Placement | None:
         """The placement of the attempt that fits, if one does."""
         return self.attempts[-1].placement if self.attempts else None
@@ -41,7 +46,7 @@ class ReplayResult:
     def reproduced(self) -> bool | None:
         """Whether the final failure names the observed id (or a member of it); None
         when nothing was observed."""
-        if self.observed is None:
+        if self.observed is None or self.cut:
             return None
         failure = self.failure
         if failure is None:
@@ -51,9 +56,12 @@ class ReplayResult:
 
 
 def replay(
-    capture: Capture | Prepared, strategies: Iterable[Strategy | str] | None = None
+    capture: Capture | Prepared,
+    strategies: Iterable[Strategy | str] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> ReplayResult:
-    """The production attempts (or ``strategies`` instead), until one fits.
+    """The production attempts (or ``strategies`` instead), until one fits (or ``stop``
+    cuts one short: see ``ReplayResult.cut``).
 
     >>> result = replay(read_capture("examples/0-0.json"))  # doctest: +SKIP
     >>> result.fits, result.reproduced, result.failure.unit.id  # doctest: +SKIP
@@ -61,4 +69,4 @@ def replay(
     prepared = prepare(capture)
     cap = prepared.capture
     chosen = cap.production if strategies is None else strategies
-    return ReplayResult(cap.name, run_until_fits(prepared, chosen), cap.observed_failed)
+    return ReplayResult(cap.name, run_until_fits(prepared, chosen, stop), cap.observed_failed)

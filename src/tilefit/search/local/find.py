@@ -103,7 +103,9 @@ class _Finder:
         """Round ``r``: one greedy pass, then each route of ``FIND_ROUTES`` that is on, in
         that order (``STEPS``), until one places every request: the placement and its route."""
         started = time.monotonic()  # the pass is part of the round's time
-        attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng))
+        attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng), self.over)
+        if attempt.cut:  # the deadline came during the pass: no round to make of it
+            return None
         this = _Round(r, started, self.params.find.first_nodes << min(r, 20), attempt)
         this.at = self.model.bases_of(attempt.offsets)
         for name in FIND_ROUTES:
@@ -126,7 +128,9 @@ class _Finder:
             self.annealing = (
                 Restarts.one(Annealer(model, at, rng.randrange(1 << 30), tuned)),
                 Restarts(
-                    lambda k: fresh_annealer(model, prepared, features, k + 1, rng, tuned),
+                    lambda k: fresh_annealer(
+                        model, prepared, features, k + 1, rng, tuned, self.over
+                    ),
                     tuned.stall_unit,
                 ),
             )
@@ -208,9 +212,12 @@ def fresh_annealer(
     k: int,
     rng: random.Random,
     params: AnnealParams,
+    stop: Callable[[], bool] | None = None,
 ) -> Annealer:
-    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn."""
-    attempt = run_strategy(prepared, features.strategy(k, rng))
+    """The k-th annealing search: from the pass of constraint-aware order k, a seed drawn
+    (a pass ``stop`` cuts short still starts it: the units it did not place start left
+    out)."""
+    attempt = run_strategy(prepared, features.strategy(k, rng), stop)
     return Annealer(model, model.bases_of(attempt.offsets), rng.randrange(1 << 30), params)
 
 
