@@ -245,22 +245,22 @@ def _many(count: int) -> Capture:
 
 
 def test_a_pass_asked_to_stop_is_cut_neither_fitting_nor_failing() -> None:
-    from tilefit.engine.attempt import STOP_EVERY, Prepared, run_strategy
+    from tilefit.engine.attempt import Prepared, run_strategy
 
     asked: list[int] = []
 
-    def stop() -> bool:
+    def stop() -> bool:  # asked before each unit: "stop" from the 101st question on
         asked.append(1)
-        return True
+        return len(asked) > 100
 
-    attempt = run_strategy(_many(3 * STOP_EVERY), "size/first-fit", stop)
+    attempt = run_strategy(_many(300), "size/first-fit", stop)
     assert attempt.cut and not attempt.fits and attempt.placement is None
-    assert attempt.failure is None and len(attempt.placed) == STOP_EVERY - 1 and asked == [1]
-    assert run_strategy(_many(3 * STOP_EVERY), "size/first-fit", lambda: False).fits
+    assert attempt.failure is None and len(attempt.placed) == 100
+    assert run_strategy(_many(300), "size/first-fit", lambda: False).fits
     # A large uniform capture is placed many units at a time: it is cut as well.
     prepared = Prepared.of(_many(6000))
     assert prepared.uniform is not None
-    bulk = run_strategy(prepared, "size/first-fit", stop)
+    bulk = run_strategy(prepared, "size/first-fit", lambda: True)
     assert bulk.cut and bulk.placement is None and 0 < len(bulk.placed) < 6000
     assert run_strategy(prepared, "size/first-fit", lambda: False).fits
 

@@ -57,9 +57,6 @@ class Attempt:
         return Placement(self.capture, self.offsets) if self.fits else None
 
 
-STOP_EVERY = 256
-"""Units placed between two looks at a pass's ``stop`` (one look costs a clock reading)."""
-
 UNIFORM_FROM = 5_000
 """Units from which a uniform capture is placed many units at a time (see
 ``tilefit.engine.uniform``); below, the one-by-one loop is quicker."""
@@ -120,8 +117,9 @@ def run_strategy(
 ) -> Attempt:
     """Place every unit of the capture with one strategy, from an empty memory.
 
-    ``stop`` (a deadline's ``passed``, say) is asked every ``STOP_EVERY`` units: once it
-    answers True the pass ends there, ``cut``, neither fitting nor failing.
+    ``stop`` (a deadline's ``passed``, say) is asked before each unit (a clock reading:
+    well under a microsecond, where one unit can take milliseconds on a large capture):
+    once it answers True the pass ends there, ``cut``, neither fitting nor failing.
 
     >>> attempt = run_strategy(capture, "long-lived/first-fit")  # doctest: +SKIP
     >>> attempt.fits, attempt.peak_address  # doctest: +SKIP
@@ -151,7 +149,7 @@ def _run_units(
     element_span = constraints.element_span
     cut = False
     for count, unit in enumerate(order):
-        if stop is not None and count % STOP_EVERY == STOP_EVERY - 1 and stop():
+        if stop is not None and stop():
             cut = True
             placed = count
             break

@@ -94,9 +94,6 @@ BulkFit = Callable[["UniformArrays", "Ints", Stop | None], tuple["Ints", int]]
 CUT = -2
 """``first_fit``'s position when ``stop`` ended it before every request was tried."""
 
-STOP_RUNS = 64
-"""Runs placed between two looks at ``stop``."""
-
 
 def first_fit(
     uniform: UniformArrays, order: Ints, stop: Callable[[], bool] | None = None
@@ -105,7 +102,8 @@ def first_fit(
 
     Returns the offsets by capture index (-1 where not placed) and the position
     in ``order`` of the first request with no valid offset, or -1 when all fit, or
-    ``CUT`` when ``stop`` (asked every ``STOP_RUNS`` runs) ended it first.
+    ``CUT`` when ``stop`` (asked before each run: a run's numpy work dwarfs a clock
+    reading) ended it first.
     """
     rank = np.empty(len(uniform.starts), np.int64)
     rank[order] = np.arange(len(order))
@@ -115,8 +113,8 @@ def first_fit(
     filled = np.zeros(len(uniform.table_start) - 1, np.int64)  # placed entries per bucket
     offsets = np.full(len(uniform.starts), -1, np.int64)
     shift = uniform.high.bit_length() + 1
-    for count, (begin, end) in enumerate(_runs(uniform, order)):
-        if stop is not None and count % STOP_RUNS == STOP_RUNS - 1 and stop():
+    for begin, end in _runs(uniform, order):
+        if stop is not None and stop():
             return offsets, CUT
         run = order[begin:end]
         buckets, touching = _buckets(uniform, run)

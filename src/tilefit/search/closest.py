@@ -116,10 +116,12 @@ def closest(
     deadline = started + time_limit
     # Half the time for the passes, the rest for the descent that lowers their best.
     passes = started + time_limit / 2 if params.descent else deadline
-    best = _first(capture, passes, seed, partial, params)
+    best, setup = _first(capture, passes, seed, partial, params)
     if best is None or not params.descent:
         return best
-    return descend(capture, best, deadline, seed, params, anneal)
+    # A probe cannot stop while it builds its model: about as long as the passes' set-up
+    # took, so the first probe starts only with that much time left.
+    return descend(capture, best, deadline, seed, params, anneal, setup)
 
 
 def _first(
@@ -128,14 +130,17 @@ def _first(
     seed: int,
     partial: Partial | None,
     params: ClosestParams,
-) -> Closest | None:
+) -> tuple[Closest | None, float]:
     """The closest of the finished ``partial`` and the greedy passes, by the deadline: a
-    pass it reaches is cut (none fitted by then: None)."""
+    pass it reaches is cut (none fitted by then: None); and the seconds the extended
+    capture's model took to build."""
     wide = wide_enough(capture)
     if wide is None:
-        return None
+        return None, 0.0
     best: Closest | None = None
+    began = time.monotonic()
     model = build_model(wide)  # once for the finished partial and the passes
+    setup = time.monotonic() - began
     if partial is not None and (finished := finish(capture, wide, partial, model)) is not None:
         best = _closest(capture, SEARCH_PARTIAL, finished)
     prepared = Prepared.of(wide)
@@ -154,7 +159,7 @@ def _first(
             found = _closest(capture, attempt.strategy.name, attempt.placement)
             if best is None or found.overflow < best.overflow:
                 best = found
-    return best
+    return best, setup
 
 
 def descend(
@@ -164,6 +169,7 @@ def descend(
     seed: int = 0,
     params: ClosestParams = DEFAULT.closest,
     anneal: AnnealParams = DEFAULT.anneal,
+    setup: float = 0.0,
 ) -> Closest:
     """``best`` lowered by minimising the top: annealing probes in less extra memory.
 
@@ -174,21 +180,26 @@ def descend(
     block is the new best and the next asks for a larger cut; one that does not proves
     nothing, and the next asks for half the cut. Probing down from the best (not
     bisecting from no overflow up) keeps each probe near what the last one reached, so
-    that the time left is never spent on a probe far out of reach."""
+    that the time left is never spent on a probe far out of reach. A probe starts only
+    with more time left than a probe's set-up took (``setup`` seconds before the first:
+    on a capture of a hundred thousand requests, its model and tables take seconds, and
+    nothing stops them at the deadline)."""
     from tilefit.search.local.anneal import Annealer  # compiled: loaded when it runs
 
     cut = params.first_cut
     for n in itertools.count():
         now = time.monotonic()
-        if best.overflow * cut < 1.0 or now >= deadline:  # the cut is not a byte
+        if best.overflow * cut < 1.0 or now + setup >= deadline:  # the cut is not a byte
             break
         extra = int(best.overflow * (1.0 - cut))
         wide = extended(capture, extra)
         model = build_model(wide)
         start = model.bases_of(best.placement.offsets)
         annealer = Annealer(model, start, seed + n, anneal)
+        setup = time.monotonic() - now
         if annealer.pairs is None:  # too large for the annealing's tables
             break
+        now = time.monotonic()
         probe_ends = min(deadline, now + params.probe_seconds)
         bases = annealer.run(1 << 62, probe_ends, stall=params.probe_stall)
         if bases is None:

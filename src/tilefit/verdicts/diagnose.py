@@ -205,6 +205,7 @@ def diagnose(
     """
     deadline = Deadline.start(time_limit)
     problem = Problem(capture)
+    report = problem.bound  # first: cheap, and a deficit they prove needs no more time
     # The production attempts, as production runs them (cut short at the deadline).
     replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, False, None, fallbacks, workers, params)
@@ -212,7 +213,7 @@ def diagnose(
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
-        bound=problem.bound,
+        bound=report,
         production=replayed.attempts,
         reproduced=replayed.reproduced,
         answer=answer,

@@ -32,13 +32,14 @@ def search_rung(
     search's best partial placement comes along for the closest placement."""
     from tilefit.search.portfolio import decide as race
 
+    model = problem.model  # built before the portfolio's share is worked out: it is the limit's
     watch.stage(search_stage(climb.workers), deadline.at - reserve)
     decision = race(
         problem.capture,
         deadline.left(reserve),
         workers=climb.workers,
         params=climb.params,
-        model=problem.model,
+        model=model,
     )
     if decision.status == SOLVED and climb.minimize:
         return _least(problem, deadline, decision, watch), None
