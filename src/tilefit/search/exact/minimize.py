@@ -59,16 +59,22 @@ def minimize(
     """
     started = time.monotonic()
     deadline = started + time_limit
+    began = time.monotonic()
     model = build_model(capture) if model is None else model
     lower = top_lower_bound(capture, model.lowest_tops())
     nodes = 0
+    # A probe's model is built before its search can stop: a probe starts only with more
+    # time left than that takes (seconds, on a capture of a hundred thousand requests).
+    setup = time.monotonic() - began
 
     def probe(top: int, share: float) -> tuple[str, Placement | None]:
-        nonlocal nodes
-        remaining = deadline - time.monotonic()
+        nonlocal nodes, setup
         left = None if node_limit is None else max(0, node_limit - nodes)
-        budget = Budget(max(0.0, remaining * share), left)
+        built = time.monotonic()
         probe_model = model if top >= model.top else build_model(capture, top)
+        setup = max(setup, time.monotonic() - built)
+        remaining = deadline - time.monotonic()
+        budget = Budget(max(0.0, remaining * share), left)
         outcome = search_model(probe_model, budget)
         nodes += budget.nodes
         if outcome.bases is None:
@@ -85,7 +91,7 @@ def minimize(
             return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
     best = placement_top(capture, placement.offsets)
     probe_from = lower
-    while probe_from < best and time.monotonic() < deadline:
+    while probe_from < best and time.monotonic() + setup < deadline:
         if node_limit is not None and nodes >= node_limit:
             break
         mid = (probe_from + best - 1) // 2
