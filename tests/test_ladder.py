@@ -18,7 +18,7 @@ from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
-from tilefit.output.jsonout import diagnosis_json
+from tilefit.output.jsonout import diagnosis_json, solve_json
 from tilefit.output.schema import output_schema
 from tilefit.search import blocks, routes
 from tilefit.search.closest import Closest
@@ -260,7 +260,8 @@ def test_a_pass_asked_to_stop_is_cut_neither_fitting_nor_failing() -> None:
     # A large uniform capture is placed many units at a time: it is cut as well.
     prepared = Prepared.of(_many(6000))
     assert prepared.uniform is not None
-    bulk = run_strategy(prepared, "size/first-fit", lambda: True)
+    asked.clear()
+    bulk = run_strategy(prepared, "size/first-fit", lambda: stop() or len(asked) > 2)
     assert bulk.cut and bulk.placement is None and 0 < len(bulk.placed) < 6000
     assert run_strategy(prepared, "size/first-fit", lambda: False).fits
 
@@ -311,3 +312,11 @@ def test_diagnose_at_a_spent_limit_says_what_it_cut(tmp_path: Any) -> None:
     text = "\n".join(diagnosis_lines(d))
     assert "size/first-fit: cut by the time limit" in text
     assert "cut short by the time limit: the production replay" in text
+
+
+def test_minimising_an_infeasible_capture_still_bounds_the_least_top() -> None:
+    answer = solve(_elements_tile(), 5.0, minimize=True, workers=1)
+    assert answer.status == "infeasible" and answer.least is not None
+    assert answer.least.best_top is None and answer.least.lower_bound > 0
+    out = solve_json(answer)
+    assert out["top_lower_bound"] == answer.least.lower_bound and out["optimal"] is False

@@ -208,7 +208,7 @@ def diagnose(
     report = problem.bound  # first: cheap, and a deficit they prove needs no more time
     # The production attempts, as production runs them (cut short at the deadline).
     replayed = replay(problem.prepared, stop=deadline.passed)
-    climb = Climb(Entry.REPLAY, search, False, None, fallbacks, workers, params)
+    climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
     answer = decide(problem, deadline, climb, replayed, watch)
     return Diagnosis(
         capture=capture.name,

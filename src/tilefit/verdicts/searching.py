@@ -44,7 +44,7 @@ def search_rung(
     if decision.status == SOLVED and climb.minimize:
         return _least(problem, deadline, decision, watch), None
     found = _decision_answer(problem, decision, climb.params)
-    if climb.minimize and not found.verdict.decided:
+    if climb.minimize:  # no placement: the least top is bounded from below only
         found = replace(found, least=_unplaced_least(problem))
     return found, decision.partial
 

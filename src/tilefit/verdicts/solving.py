@@ -57,7 +57,7 @@ def solve(
     """
     deadline = Deadline.start(time_limit)
     entry = Entry.STRATEGIES if node_limit is None else Entry.SEARCH
-    climb = Climb(entry, True, minimize, node_limit, (), workers, params)
+    climb = Climb(entry, True, minimize, node_limit, (), workers=workers, params=params)
     return decide(Problem(capture), deadline, climb, None, watch)
 
 
