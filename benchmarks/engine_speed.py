@@ -14,6 +14,11 @@ the 1,000,000-request instance, which takes a few minutes).
    1 + an exponential draw of mean 20 steps over a horizon of n steps (about
    20 requests live at a time), sizes uniform in [1, 4096] bytes.
 
+3. With ``--trace CSV`` (a MiniMalloc CSV, e.g. ``../shared/traces/pangu_2.6B.csv``;
+   repeatable): each first-fit strategy on the real trace in a memory of its live
+   peak, placed as the engine chooses (``RUN_FLOOR``), one by one, and in bulk
+   (``tilefit.engine.uniform``) however short its runs: what the choice saves.
+
 Times are wall-clock, best of a few repeats. tilefit's time is
 ``run_strategy(capture, "size/first-fit")`` from the capture (units, time
 index and all); omnimalloc's is ``GreedyBySizeAllocator().allocate(...)`` on
@@ -142,18 +147,60 @@ def comparison_section(sizes: tuple[int, ...]) -> None:
         previous = (n, ours)
 
 
+def trace_section(paths: list[str]) -> None:
+    from pathlib import Path
+
+    from tilefit.bounds.live import live_peak, request_spans
+    from tilefit.engine.attempt import _indexes
+    from tilefit.engine.uniform import bulk_runs
+    from tilefit.formats.minimalloc import capture_from_csv
+
+    first_fits = [s for s in STRATEGIES if s.fit.name == "first-fit"]
+    for given in paths:
+        capture = capture_from_csv(Path(given).read_text(encoding="utf-8"), Path(given).name, 1)
+        peak = live_peak(request_spans(capture.requests))[0]
+        capture = Capture(
+            capture.name, capture.horizon, Memory(peak, (Range(0, peak),)), capture.requests
+        )
+        ways = {
+            "chosen": Prepared.of(capture),
+            "one by one": Prepared.of(capture, uniform_from=1 << 62),
+            "in bulk": Prepared.of(capture, run_floor=0),
+        }
+        print(f"{capture.name}: {len(capture.requests):,} buffers, live peak {peak:,} B")
+        print(f"  {'strategy':26} {'units/run':>9}" + "".join(f"{w:>12}" for w in ways))
+        for strategy in first_fits:
+            order = strategy.order.sort(ways["chosen"].units, capture.horizon)
+            uniform = ways["in bulk"].uniform
+            per_run = len(order) / len(bulk_runs(uniform, _indexes(order))) if uniform else 0
+            cells = []
+            for prepared in ways.values():
+                began = time.monotonic()
+                run_strategy(prepared, strategy, lambda b=began: time.monotonic() - b > 120)
+                cells.append(f"{time.monotonic() - began:10.2f} s")
+            print(f"  {strategy.name:26} {per_run:9.1f}" + "".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="leave out 1,000,000 requests")
+    parser.add_argument("--trace", action="append", default=[], help="a MiniMalloc CSV trace")
+    parser.add_argument("--traces-only", action="store_true", help="only the --trace section")
     args = parser.parse_args()
     print(
         f"python {platform.python_version()}, numpy {np.__version__}, "
         f"{platform.machine()}, {platform.processor() or 'cpu'}"
     )
-    print("\n== one capture of about 2,000 units, every constraint kind ==")
-    strategies_section()
-    print("\n== size/first-fit, unconstrained, side by side with omnimalloc greedy_by_size ==")
-    comparison_section(SIZES[:2] if args.quick else SIZES)
+    if not args.traces_only:
+        print("\n== one capture of about 2,000 units, every constraint kind ==")
+        strategies_section()
+        print("\n== size/first-fit, unconstrained, side by side with omnimalloc greedy_by_size ==")
+        comparison_section(SIZES[:2] if args.quick else SIZES)
+    if args.trace:
+        print(
+            "\n== real traces: each first-fit pass as chosen, one by one, in bulk (cut at 120 s) =="
+        )
+        trace_section(args.trace)
 
 
 if __name__ == "__main__":

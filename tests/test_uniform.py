@@ -50,9 +50,31 @@ def one_by_one(capture: Capture) -> Prepared:
 @settings(max_examples=150, deadline=None)
 @given(plain_captures(), st.sampled_from(FIRST_FITS))
 def test_many_at_a_time_equals_one_by_one(capture: Capture, strategy: Strategy) -> None:
-    prepared = Prepared.of(capture, uniform_from=0)
+    prepared = Prepared.of(capture, uniform_from=0, run_floor=0)  # always in bulk
     assert prepared.uniform is not None
     assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
+
+
+def test_the_bulk_placement_stands_aside_where_its_runs_are_short() -> None:
+    """Runs of one or two units (lifetimes overlapping in the order, or a buffer alive
+    throughout, which touches every bucket): the one-by-one loop is far quicker there."""
+    from tilefit.engine.attempt import RUN_FLOOR, _run_uniform
+
+    chain = tuple(Request(f"r{k}", 8, k, k + 2) for k in range(400))  # overlapping in order
+    scattered = tuple(Request(f"r{k}", 8, (k * 37) % 400, (k * 37) % 400 + 1) for k in range(400))
+    memory = Memory(1 << 16, (Range(0, 1 << 16),))
+    (strategy,) = [s for s in FIRST_FITS if s.order.name == "size"]
+    for requests, bulk in ((chain, False), (scattered, True)):
+        prepared = Prepared.of(Capture("c", 401, memory, requests), uniform_from=0)
+        assert prepared.run_floor == RUN_FLOOR and prepared.uniform is not None
+        found = _run_uniform(prepared, prepared.uniform, strategy)
+        assert (found is not None) == bulk
+        assert run_strategy(prepared, strategy) == run_strategy(
+            one_by_one(prepared.capture), strategy
+        )
+    alive = (*scattered, Request("all", 8, 0, 401))  # one buffer alive throughout
+    prepared = Prepared.of(Capture("c", 401, memory, alive), uniform_from=0)
+    assert prepared.whole_horizon and _run_uniform(prepared, prepared.uniform, strategy) is None
 
 
 @settings(max_examples=100, deadline=None)

@@ -20,7 +20,7 @@ from tilefit.engine.constraints import Constraints
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays
+from tilefit.engine.uniform import CUT, Ints, UniformArrays, bulk_runs
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
@@ -61,6 +61,12 @@ UNIFORM_FROM = 5_000
 """Units from which a uniform capture is placed many units at a time (see
 ``tilefit.engine.uniform``); below, the one-by-one loop is quicker."""
 
+RUN_FLOOR = 32
+"""Units a bulk run must hold on average for the bulk placement to pay: on real traces
+(lifetimes overlapping in the strategy's order, or buffers alive throughout) runs hold one
+or two units, and the one-by-one loop is 8-40 times quicker (benchmarks/README.md,
+"engine_speed.py")."""
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -72,9 +78,12 @@ class Prepared:
     bucket_width: int
     whole_horizon: bool  # whether some request lives over the whole horizon
     uniform: UniformArrays | None  # for a uniform capture of at least uniform_from units
+    run_floor: int = RUN_FLOOR  # 0: the bulk placement wherever it applies (tests)
 
     @classmethod
-    def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
+    def of(
+        cls, capture: Capture, uniform_from: int = UNIFORM_FROM, run_floor: int = RUN_FLOOR
+    ) -> Prepared:
         with _collector_paused():
             all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
@@ -88,6 +97,7 @@ class Prepared:
                 uniform=UniformArrays.of(capture, width)
                 if len(all_units) >= uniform_from
                 else None,
+                run_floor=run_floor,
             )
 
 
@@ -128,7 +138,9 @@ def run_strategy(
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
         if prepared.uniform is not None and chosen.fit.uniform is not None:
-            return _run_uniform(prepared, prepared.uniform, chosen, stop)
+            bulk = _run_uniform(prepared, prepared.uniform, chosen, stop)
+            if bulk is not None:
+                return bulk
         return _run_units(prepared, chosen, stop)
 
 
@@ -183,12 +195,20 @@ def _run_uniform(
     uniform: UniformArrays,
     strategy: Strategy,
     stop: Callable[[], bool] | None = None,
-) -> Attempt:
-    """Place a uniform capture many units at a time: the same attempt as one by one."""
+) -> Attempt | None:
+    """Place a uniform capture many units at a time: the same attempt as one by one; None
+    where that would not pay (a buffer alive throughout, or runs of few units)."""
     assert strategy.fit.uniform is not None
+    floor = prepared.run_floor
+    if floor and prepared.whole_horizon:  # it touches every bucket: each run gathers all
+        return None
     cap = prepared.capture
     order = strategy.order.sort(prepared.units, cap.horizon)
-    offsets, failed_at = strategy.fit.uniform(uniform, _indexes(order), stop)
+    indexes = _indexes(order)
+    runs = bulk_runs(uniform, indexes)
+    if len(order) < floor * len(runs):
+        return None
+    offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop, runs)
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}

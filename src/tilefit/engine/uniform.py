@@ -88,7 +88,10 @@ class UniformArrays:
 Stop = Callable[[], bool]
 """Asked now and then by a long pass: True ends it (a deadline's ``passed``)."""
 
-BulkFit = Callable[["UniformArrays", "Ints", Stop | None], tuple["Ints", int]]
+Runs = list[tuple[int, int]]
+"""An order cut into runs of units that share no time bucket: (begin, end) positions."""
+
+BulkFit = Callable[["UniformArrays", "Ints", Stop | None, Runs | None], tuple["Ints", int]]
 """A fit's choice for a whole uniform capture at once (``first_fit``)."""
 
 CUT = -2
@@ -96,14 +99,18 @@ CUT = -2
 
 
 def first_fit(
-    uniform: UniformArrays, order: Ints, stop: Callable[[], bool] | None = None
+    uniform: UniformArrays,
+    order: Ints,
+    stop: Callable[[], bool] | None = None,
+    runs: Runs | None = None,
 ) -> tuple[Ints, int]:
     """Place requests in ``order`` (capture indices) at their lowest valid offsets.
 
     Returns the offsets by capture index (-1 where not placed) and the position
     in ``order`` of the first request with no valid offset, or -1 when all fit, or
     ``CUT`` when ``stop`` (asked before each run: a run's numpy work dwarfs a clock
-    reading) ended it first.
+    reading) ended it first. ``runs``: ``bulk_runs(uniform, order)``, when the caller
+    has them already.
     """
     rank = np.empty(len(uniform.starts), np.int64)
     rank[order] = np.arange(len(order))
@@ -113,7 +120,7 @@ def first_fit(
     filled = np.zeros(len(uniform.table_start) - 1, np.int64)  # placed entries per bucket
     offsets = np.full(len(uniform.starts), -1, np.int64)
     shift = uniform.high.bit_length() + 1
-    for begin, end in _runs(uniform, order):
+    for begin, end in bulk_runs(uniform, order) if runs is None else runs:
         if stop is not None and stop():
             return offsets, CUT
         run = order[begin:end]
@@ -127,6 +134,13 @@ def first_fit(
         offsets[run] = found
         filled[buckets] += 1  # no bucket twice: the run's units share none
     return offsets, -1
+
+
+def bulk_runs(uniform: UniformArrays, order: Ints) -> Runs:
+    """``order`` cut into runs of units sharing no time bucket, as (begin, end) positions:
+    each run is placed at once. Few units a run, the bulk placement loses to the one-by-one
+    loop (``tilefit.engine.attempt``, which asks this first)."""
+    return list(_runs(uniform, order))
 
 
 def _runs(uniform: UniformArrays, order: Ints) -> Iterator[tuple[int, int]]:
