@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
@@ -54,16 +56,30 @@ class _Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
+        chosen = re.search(r"invalid choice: '([^']*)'", message)
+        if chosen and (near := _near(chosen[1], list(getattr(self, "commands", {})))):
+            message = f"{message}; did you mean {near}?"
         self.exit(common.EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
 
     def parse_command(self, argv: Sequence[str] | None) -> argparse.Namespace:
         """``parse_args``, except that arguments no command knows are the command's error
-        (argparse leaves them to the top parser, whose hint was ``tilefit --help``)."""
+        (argparse leaves them to the top parser, whose hint was ``tilefit --help``), with
+        the command's nearest option named when one is near."""
         args, unknown = self.parse_known_args(argv)
         if unknown:
             parser = self.commands.get(args.command, self) if args.command else self
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+            options = [o for action in parser._actions for o in action.option_strings]
+            near = {u: n for u in unknown if (n := _near(u, options))}
+            said = [n if len(near) == 1 else f"{n} for {u}" for u, n in near.items()]
+            hint = f"; did you mean {', '.join(said)}?" if near else ""
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
         return args
+
+
+def _near(word: str, known: list[str]) -> str | None:
+    """The known word nearest a mistyped one, if one is near enough."""
+    found = difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=0.75)
+    return found[0] if found else None
 
 
 def build_parser() -> _Parser:

@@ -47,7 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "included (default 10); a time-out is never taken as infeasible",
     )
     parser.add_argument(
-        "--minimize", action="store_true", help="find the lowest memory top that still fits"
+        "--minimize",
+        "--minimise",
+        action="store_true",
+        help="find the lowest memory top that still fits",
     )
     parser.add_argument(
         "--node-limit",

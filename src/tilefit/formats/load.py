@@ -75,10 +75,24 @@ _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 # --------------------------------------------------------------------------- capture
 
 
+def _output_of(obj: dict[str, object]) -> str | None:
+    """The command whose ``--json`` this object is (every key its schema requires is
+    here), or None: a user who feeds a result back gets told what it is."""
+    from tilefit.schema import json_commands, output_schema
+
+    for command in json_commands():
+        required = output_schema(command)["$defs"][command].get("required", [])
+        if len(required) >= 3 and set(required) <= set(obj):
+            return command
+    return None
+
+
 def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
     """Build a Capture from decoded JSON, enforcing every rule of the format."""
     if isinstance(obj, dict) and obj.get("format") == PLACEMENT_FORMAT:
         fail("format", f'"{PLACEMENT_FORMAT}": this is a placement, not a capture')
+    if isinstance(obj, dict) and "format" not in obj and (command := _output_of(obj)):
+        fail("", f"this is the --json of tilefit {command}, not a capture")
     top = as_object(obj, "", _TOP_KEYS, ("format", "version", "horizon", "memory", "requests"))
     if top["format"] != FORMAT:
         fail("format", f'must be "{FORMAT}"')
