@@ -53,3 +53,13 @@ def test_a_result_fed_back_is_called_what_it_is(
     result.write_text(capsys.readouterr().out, encoding="utf-8")
     err = _refused(["diagnose", str(result)], capsys)
     assert err == f"tilefit: {result}: this is the --json of tilefit {command}, not a capture"
+
+
+def test_import_to_standard_output_is_refused_not_a_folder_named_dash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Path(__file__).parent.parent / "examples" / "tflm" / "streaming.tflite"
+    monkeypatch.chdir(tmp_path)
+    err = _refused(["import", "tflm", str(model), "-o", "-"], capsys)
+    assert err == "tilefit: -o: import writes a folder of captures and placements: name one"
+    assert not (tmp_path / "-").exists()

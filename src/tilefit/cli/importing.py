@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
     common.check_count(args.capacity, "--capacity", 1)
     common.check_count(args.alignment, "--alignment", 1)
+    if args.output == "-":  # several files: a folder, never standard output
+        raise InputError("-o", "import writes a folder of captures and placements: name one")
     chain = toolchain(args.toolchain)
     options = ImportOptions(capacity=args.capacity, alignment=args.alignment)
     reading = chain.read(args.dumps, options)
