@@ -70,11 +70,12 @@ def test_a_worker_killed_from_outside_mid_run(
 
 
 def test_a_capture_past_the_time_limit_is_stopped() -> None:
-    started = time.monotonic()
-    rows = _run(_jobs("t0", "hang", "t1", "t2"), workers=1, time_limit=0.3)
-    assert time.monotonic() - started < 20
+    """The hanging capture is stopped at its hard limit; the others, each given a limit
+    that a loaded machine keeps too (a 40-request tile decided by its replay), fit."""
     assert hard_limit(0.3) == pytest.approx(1.3)
-    assert rows["hang"].error == "time limit: stopped after 1.3 s"
+    assert hard_limit(4.0) == pytest.approx(8.0)
+    rows = _run(_jobs("t0", "hang", "t1", "t2"), workers=1, time_limit=4.0)
+    assert rows["hang"].error == "time limit: stopped after 8 s"
     assert all(rows[n].verdict == "fits" for n in ("t0", "t1", "t2"))
 
 
