@@ -104,8 +104,9 @@ class TerminalWatch(Watch):
     def _draw(self) -> None:
         line = self.line()
         if line:
-            self._write(CLEAR + line)
+            # Drawn before the write: a Ctrl-C during it must still find a line to clear.
             self.drawn = True
+            self._write(CLEAR + line)
 
     def _clear(self) -> None:
         if self.drawn:
