@@ -18,6 +18,6 @@ trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 echo "busy: $cores loop(s) on $cores core(s); load before the suite: $(cut -d' ' -f1 /proc/loadavg)"
 started=$(date +%s)
 status=0
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?
+.venv/bin/python -m pytest -p no:cacheprovider "$@" || status=$?
 echo "suite under load: exit $status in $(( $(date +%s) - started )) s; load at the end: $(cut -d' ' -f1 /proc/loadavg)"
 exit "$status"
