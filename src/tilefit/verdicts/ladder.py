@@ -15,8 +15,10 @@ The rungs, cheapest first, each tried only where those below it decided nothing:
 
 ``diagnose`` climbs from rung 1 (``Entry.REPLAY``), ``solve`` from rung 3
 (``Entry.STRATEGIES``, or rung 4 with a node limit: ``Entry.SEARCH``). One
-``Deadline`` bounds the whole climb; the closest placement's reserve is kept from the
-search's share. Every placement leaves through one exit, ``_refereed``: a placement the
+``Deadline`` bounds the whole climb: every greedy pass asks it before each unit, the
+search and the closest placement keep it, and a stage it cuts short answers nothing and
+is said (``Answer.cut``); the closest placement's reserve is kept from the search's
+share. Every placement leaves through one exit, ``_refereed``: a placement the
 independent referee rejects is an internal error naming the route or strategy that
 made it. The problem (``Problem``) is built once: the search model, the prepared units
 and the bounds are shared by every rung.
