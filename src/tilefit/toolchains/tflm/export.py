@@ -69,7 +69,11 @@ def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported
 def _run_both(data: bytes, written: bytes, where: str, head: int) -> RuntimeCheck:
     from tilefit.toolchains.tflm.runtime import run_model
 
-    own = run_model(data, where, invocations=INVOCATIONS, head=head)
+    try:
+        own = run_model(data, where, invocations=INVOCATIONS, head=head)
+    except InputError as refused:  # it would not even load the model: say what still works
+        rule = f"{refused.rule}: --no-run writes the plan the referee accepts"
+        raise InputError(refused.place, rule, refused.source) from None
     if own.refused is not None:
         raise InputError(
             "",

@@ -63,13 +63,17 @@ class Run:
 
 
 def _why(done: subprocess.CompletedProcess[str]) -> str:
-    """TFLM's own reason (the line before its kernel's "failed to prepare"), else the last."""
+    """TFLM's own reason, in its words: the first and the last line it printed before
+    Python's traceback (its cause, "Didn't find op for builtin opcode 'DENSIFY'", and
+    what failed of it), then the exception's message without its class; never a line of
+    the traceback (a Python source line is no reason)."""
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    said = [line for line in lines if not line.startswith(("Traceback", "File ", "^"))]
-    prepare = next((i for i, line in enumerate(said) if "failed to" in line), None)
-    if prepare is not None:
-        return "; ".join(line.rstrip(".") for line in said[max(0, prepare - 1) : prepare + 1])
-    return said[-1] if said else f"exit {done.returncode}"
+    start = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+    own = lines if start is None else lines[:start]
+    said = list(dict.fromkeys(own[:1] + own[-1:]))
+    if start is not None and lines[-1] not in said:
+        said.append(lines[-1].split(": ", 1)[-1])  # "RuntimeError: TFLM failed to ..."
+    return "; ".join(line.rstrip(".") for line in said) or f"exit {done.returncode}"
 
 
 def available() -> bool:
