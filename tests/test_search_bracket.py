@@ -132,6 +132,12 @@ def test_an_undetermined_diagnosis_brackets_the_least_top(full_tile: Capture) ->
     }
     text = "\n".join(diagnosis_lines(d))
     assert f"the least memory top that fits lies in [{b.lower}, {b.upper}] B" in text
+    top, lacks = full_tile.memory.size, d.closest.overflow
+    assert f"from {top} to {top + lacks} B, every request is placed" in text
+    assert "not written" not in text
+    assert "no placement within the memory: out.json not written" in "\n".join(
+        diagnosis_lines(d, "out.json")
+    )
     assert bracket_html(b) in verdict_html(full_tile, d)  # the report draws it
 
 
@@ -152,7 +158,9 @@ def test_a_timed_out_solve_brackets_the_least_top(full_tile: Capture, minimize: 
     jsonschema.validate(out, output_schema("solve"))
     assert out["bracket"]["upper"] == found.bracket.upper
     text = "\n".join(solve_lines(full_tile, found))
-    assert "closest placement found: fits in" in text
+    top = full_tile.memory.size
+    raised = f"the memory's top raised by {found.closest.overflow} B, from {top}"
+    assert f"closest placement found: with {raised} to {found.bracket.upper} B" in text
     assert f"lies in [{found.bracket.lower}, {found.bracket.upper}] B" in text
     assert "lowest memory top: at least" not in text  # the bracket says more
 

@@ -261,12 +261,13 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     lines = [f"undetermined: no strategy fits and no bound proves a deficit{searched}"]
     if d.cut:
         lines = ["undetermined: the time limit ran out before a strategy or the search decided"]
-    c = d.closest
-    if c is not None:
-        lines.append(f"  {closest_text(c.storage, c.overflow, c.strategy)}")
-    if d.bracket is not None:
-        lines.append(f"  {bracket_text(d.bracket)}")
+    c, b = d.closest, d.bracket
+    if c is not None and b is not None:
+        lines.append(f"  {closest_text(b.top, c.overflow, c.strategy)}")
+        lines.append(f"  {bracket_text(b)}")
     lines.append(f"  {avail}; try a larger --time-limit")
+    if output:
+        lines.append(f"  no placement within the memory: {output} not written")
     return lines
 
 
@@ -277,11 +278,12 @@ def _proof(route: str | None) -> str:
     return "the search was exhausted" if route is None else proof_says(route)
 
 
-def closest_text(storage: int, overflow: int, strategy: str) -> str:
-    """The closest placement found, in one line."""
+def closest_text(top: int, overflow: int, strategy: str) -> str:
+    """The closest placement found, in one line, in memory tops (one scale for every
+    number the undetermined answer gives)."""
     return (
-        f"closest placement found: fits in {storage} B, {overflow} B more than available "
-        f"({strategy}, checked in memory extended by {overflow} B)"
+        f"closest placement found: with the memory's top raised by {overflow} B, from "
+        f"{top} to {top + overflow} B, every request is placed ({strategy}; checked there)"
     )
 
 
@@ -289,9 +291,8 @@ def bracket_text(b: Bracket) -> str:
     """Where the least memory top lies, in one line."""
     return (
         f"the least memory top that fits lies in [{b.lower}, {b.upper}] B "
-        f"(width {b.width} B, {b.share(b.width):.2%} of available): nothing ends below "
-        f"{b.lower} (the live peak with its alignment padding), the closest placement "
-        f"ends at {b.upper} (the memory's top is {b.top})"
+        f"(width {b.width} B, {b.share(b.width):.2%} of available): no placement ends below "
+        f"{b.lower} (the live peak with its alignment padding), the closest ends at {b.upper}"
     )
 
 

@@ -153,7 +153,7 @@ def closest_lines(answer: Answer) -> list[str]:
         return []
     from tilefit.cli.diagnose import bracket_text, closest_text
 
-    return [f"  {closest_text(c.storage, c.overflow, c.strategy)}", f"  {bracket_text(b)}"]
+    return [f"  {closest_text(b.top, c.overflow, c.strategy)}", f"  {bracket_text(b)}"]
 
 
 def subset_lines(capture: Capture, subset: tuple[str, ...] | None) -> list[str]:
