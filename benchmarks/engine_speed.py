@@ -15,9 +15,9 @@ the 1,000,000-request instance, which takes a few minutes).
    20 requests live at a time), sizes uniform in [1, 4096] bytes.
 
 3. With ``--trace CSV`` (a MiniMalloc CSV, e.g. ``../shared/traces/pangu_2.6B.csv``;
-   repeatable): each first-fit strategy on the real trace in a memory of its live
-   peak, placed as the engine chooses (``RUN_FLOOR``), one by one, and in bulk
-   (``tilefit.engine.uniform``) however short its runs: what the choice saves.
+   repeatable): each strategy on the real trace in a memory of its live peak, placed
+   by the compiled loop (``tilefit.engine.uniform``) and one by one in Python: the
+   same placement, and what the loop saves.
 
 Times are wall-clock, best of a few repeats. tilefit's time is
 ``run_strategy(capture, "size/first-fit")`` from the capture (units, time
@@ -151,11 +151,10 @@ def trace_section(paths: list[str]) -> None:
     from pathlib import Path
 
     from tilefit.bounds.live import live_peak, request_spans
-    from tilefit.engine.attempt import _indexes
-    from tilefit.engine.uniform import bulk_runs
     from tilefit.formats.minimalloc import capture_from_csv
+    from tilefit.search.compiling import ensure_compiled
 
-    first_fits = [s for s in STRATEGIES if s.fit.name == "first-fit"]
+    ensure_compiled()  # the loop's one-time compilation is not its speed
     for given in paths:
         capture = capture_from_csv(Path(given).read_text(encoding="utf-8"), Path(given).name, 1)
         peak = live_peak(request_spans(capture.requests))[0]
@@ -163,22 +162,21 @@ def trace_section(paths: list[str]) -> None:
             capture.name, capture.horizon, Memory(peak, (Range(0, peak),)), capture.requests
         )
         ways = {
-            "chosen": Prepared.of(capture),
+            "compiled": Prepared.of(capture, uniform_from=0),
             "one by one": Prepared.of(capture, uniform_from=1 << 62),
-            "in bulk": Prepared.of(capture, run_floor=0),
         }
         print(f"{capture.name}: {len(capture.requests):,} buffers, live peak {peak:,} B")
-        print(f"  {'strategy':26} {'units/run':>9}" + "".join(f"{w:>12}" for w in ways))
-        for strategy in first_fits:
-            order = strategy.order.sort(ways["chosen"].units, capture.horizon)
-            uniform = ways["in bulk"].uniform
-            per_run = len(order) / len(bulk_runs(uniform, _indexes(order))) if uniform else 0
-            cells = []
+        print(f"  {'strategy':26}" + "".join(f"{w:>12}" for w in ways) + "  same")
+        for strategy in STRATEGIES:
+            cells, attempts = [], []
             for prepared in ways.values():
                 began = time.monotonic()
-                run_strategy(prepared, strategy, lambda b=began: time.monotonic() - b > 120)
+                attempts.append(
+                    run_strategy(prepared, strategy, lambda b=began: time.monotonic() - b > 120)
+                )
                 cells.append(f"{time.monotonic() - began:10.2f} s")
-            print(f"  {strategy.name:26} {per_run:9.1f}" + "".join(cells))
+            same = "yes" if attempts[0] == attempts[1] else "NO"
+            print(f"  {strategy.name:26}" + "".join(cells) + f"  {same}")
 
 
 def main() -> None:
@@ -198,7 +196,7 @@ def main() -> None:
         comparison_section(SIZES[:2] if args.quick else SIZES)
     if args.trace:
         print(
-            "\n== real traces: each first-fit pass as chosen, one by one, in bulk (cut at 120 s) =="
+            "\n== real traces: each pass by the compiled loop and one by one (cut at 120 s) =="
         )
         trace_section(args.trace)
 

@@ -257,8 +257,8 @@ def test_a_pass_asked_to_stop_is_cut_neither_fitting_nor_failing() -> None:
     assert attempt.cut and not attempt.fits and attempt.placement is None
     assert attempt.failure is None and len(attempt.placed) == 100
     assert run_strategy(_many(300), "size/first-fit", lambda: False).fits
-    # A large uniform capture is placed many units at a time: it is cut as well.
-    prepared = Prepared.of(_many(6000), run_floor=0)  # in bulk, however short its runs
+    # A large uniform capture is placed by the compiled loop: it is cut as well.
+    prepared = Prepared.of(_many(6000))  # by the compiled loop
     assert prepared.uniform is not None
     asked.clear()
     bulk = run_strategy(prepared, "size/first-fit", lambda: stop() or len(asked) > 2)

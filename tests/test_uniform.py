@@ -1,9 +1,10 @@
-"""Placing a uniform capture many units at a time gives the one-by-one attempt exactly."""
+"""The compiled loop places a uniform capture exactly as the one-by-one engine does."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 from engine_helpers import captures
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,14 +18,14 @@ FIRST_FITS = [s for s in STRATEGIES if s.fit.name == "first-fit"]
 
 
 @st.composite
-def plain_captures(draw: st.DrawFn) -> Capture:
+def plain_captures(draw: st.DrawFn, reach: int = 6) -> Capture:
     """Many requests, one allowed interval, no sequences or conflicts; tight enough
-    that some strategies fail."""
+    that some strategies fail. Lifetimes last up to ``reach`` steps, or to the end."""
     horizon = draw(st.integers(1, 300))
     requests = []
     for k in range(draw(st.integers(1, 120))):
         start = draw(st.integers(0, horizon - 1))
-        end = draw(st.integers(start + 1, min(horizon, start + 6)))
+        end = draw(st.integers(start + 1, min(horizon, start + reach)))
         if draw(st.integers(0, 9)) == 0:
             end = horizon  # now and then a request lives until model completion
         requests.append(
@@ -48,33 +49,25 @@ def one_by_one(capture: Capture) -> Prepared:
 
 
 @settings(max_examples=150, deadline=None)
-@given(plain_captures(), st.sampled_from(FIRST_FITS))
-def test_many_at_a_time_equals_one_by_one(capture: Capture, strategy: Strategy) -> None:
-    prepared = Prepared.of(capture, uniform_from=0, run_floor=0)  # always in bulk
+@given(plain_captures(), st.sampled_from(STRATEGIES))
+def test_the_compiled_loop_places_as_one_by_one(capture: Capture, strategy: Strategy) -> None:
+    prepared = Prepared.of(capture, uniform_from=0)  # always by the compiled loop
     assert prepared.uniform is not None
     assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
 
 
-def test_the_bulk_placement_stands_aside_where_its_runs_are_short() -> None:
-    """Runs of one or two units (lifetimes overlapping in the order, or a buffer alive
-    throughout, which touches every bucket): the one-by-one loop is far quicker there."""
-    from tilefit.engine.attempt import RUN_FLOOR, _run_uniform
-
-    chain = tuple(Request(f"r{k}", 8, k, k + 2) for k in range(400))  # overlapping in order
-    scattered = tuple(Request(f"r{k}", 8, (k * 37) % 400, (k * 37) % 400 + 1) for k in range(400))
-    memory = Memory(1 << 16, (Range(0, 1 << 16),))
-    (strategy,) = [s for s in FIRST_FITS if s.order.name == "size"]
-    for requests, bulk in ((chain, False), (scattered, True)):
-        prepared = Prepared.of(Capture("c", 401, memory, requests), uniform_from=0)
-        assert prepared.run_floor == RUN_FLOOR and prepared.uniform is not None
-        found = _run_uniform(prepared, prepared.uniform, strategy)
-        assert (found is not None) == bulk
-        assert run_strategy(prepared, strategy) == run_strategy(
-            one_by_one(prepared.capture), strategy
-        )
-    alive = (*scattered, Request("all", 8, 0, 401))  # one buffer alive throughout
-    prepared = Prepared.of(Capture("c", 401, memory, alive), uniform_from=0)
-    assert prepared.whole_horizon and _run_uniform(prepared, prepared.uniform, strategy) is None
+@settings(max_examples=40, deadline=None)
+@given(plain_captures(reach=120), st.sampled_from(STRATEGIES), st.integers(1, 4))
+def test_long_requests_in_their_own_list_place_as_in_buckets(
+    capture: Capture, strategy: Strategy, width: int
+) -> None:
+    """Whether a request sits under its buckets or in the list of long requests changes
+    nothing: every bucket width (and so every split into long and short) places alike."""
+    prepared = Prepared.of(capture, uniform_from=0)
+    uniform = UniformArrays.of(capture, width)
+    assert uniform is not None
+    wide = replace(prepared, uniform=uniform)
+    assert run_strategy(wide, strategy) == run_strategy(one_by_one(capture), strategy)
 
 
 @settings(max_examples=100, deadline=None)
@@ -94,15 +87,14 @@ def test_small_captures_stay_one_by_one_unless_asked() -> None:
     assert Prepared.of(capture, uniform_from=1).uniform is not None
 
 
-def test_the_time_table_lists_each_request_under_every_bucket_it_touches() -> None:
+def test_the_time_table_counts_the_slots_of_each_bucket_and_keeps_long_requests_apart() -> None:
+    from tilefit.engine.uniform import LONG_BUCKETS
+
     requests = (Request("a", 1, 0, 3), Request("b", 1, 2, 3), Request("c", 1, 3, 7))
-    capture = Capture("t", 8, Memory(8, (Range(0, 8),)), requests)
+    long = Request("long", 1, 0, 2 * (LONG_BUCKETS + 1))
+    capture = Capture("t", 2 * (LONG_BUCKETS + 1), Memory(8, (Range(0, 8),)), (*requests, long))
     uniform = UniformArrays.of(capture, width=2)
     assert uniform is not None
-    requests_of = uniform.entry_request.tolist()
-    buckets = [
-        sorted(requests_of[uniform.table_start[b] : uniform.table_start[b + 1]])
-        for b in range(len(uniform.table_start) - 1)
-    ]
-    assert buckets == [[0], [0, 1, 2], [2], [2]]
-    assert uniform.entry_bucket.tolist() == [0, 1, 1, 1, 2, 3]
+    slots = np.diff(uniform.table_start).tolist()
+    assert slots[:4] == [1, 3, 1, 1] and sum(slots) == 6  # a: 0-1, b: 1, c: 1-3
+    assert uniform.long.tolist() == [False, False, False, True]

@@ -7,6 +7,6 @@
 - ``space``: the valid offsets of one unit, given what is placed;
 - ``occupancy``: what is placed, by time bucket;
 - ``constraints``: a capture's fixed constraints per unit (allowed sets, conflicts);
-- ``uniform``: first-fit many units at a time on a uniform capture (every
-  request its own unit, no conflict, one shared allowed interval).
+- ``uniform`` and ``uniform_loop``: a large uniform capture (every request its own
+  unit, no conflict, one shared allowed interval) placed by a compiled loop.
 """

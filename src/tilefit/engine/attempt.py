@@ -3,8 +3,9 @@
 A strategy's order decides which unit comes next, its fit where the unit
 goes among its valid offsets (see ``tilefit.engine.space``). The attempt ends at the
 first unit with no valid offset, or when every unit is placed. A large uniform
-capture under a fit that knows how is placed many units at a time instead,
-with the same result (see ``tilefit.engine.uniform``).
+capture (one allowed interval, no sequences, no conflicts: every importer's) is
+placed by a compiled loop instead, with the same result (see
+``tilefit.engine.uniform``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tilefit.engine.constraints import Constraints
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays, bulk_runs
+from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
@@ -57,15 +58,9 @@ class Attempt:
         return Placement(self.capture, self.offsets) if self.fits else None
 
 
-UNIFORM_FROM = 5_000
-"""Units from which a uniform capture is placed many units at a time (see
-``tilefit.engine.uniform``); below, the one-by-one loop is quicker."""
-
-RUN_FLOOR = 32
-"""Units a bulk run must hold on average for the bulk placement to pay: on real traces
-(lifetimes overlapping in the strategy's order, or buffers alive throughout) runs hold one
-or two units, and the one-by-one loop is 8-40 times quicker (benchmarks/README.md,
-"engine_speed.py")."""
+UNIFORM_FROM = 2_000
+"""Units from which a uniform capture is placed by the compiled loop (see
+``tilefit.engine.uniform``); below, loading numba costs more than the loop saves."""
 
 
 @dataclass(frozen=True)
@@ -78,12 +73,9 @@ class Prepared:
     bucket_width: int
     whole_horizon: bool  # whether some request lives over the whole horizon
     uniform: UniformArrays | None  # for a uniform capture of at least uniform_from units
-    run_floor: int = RUN_FLOOR  # 0: the bulk placement wherever it applies (tests)
 
     @classmethod
-    def of(
-        cls, capture: Capture, uniform_from: int = UNIFORM_FROM, run_floor: int = RUN_FLOOR
-    ) -> Prepared:
+    def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
         with _collector_paused():
             all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
@@ -97,7 +89,6 @@ class Prepared:
                 uniform=UniformArrays.of(capture, width)
                 if len(all_units) >= uniform_from
                 else None,
-                run_floor=run_floor,
             )
 
 
@@ -138,9 +129,7 @@ def run_strategy(
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
         if prepared.uniform is not None and chosen.fit.uniform is not None:
-            bulk = _run_uniform(prepared, prepared.uniform, chosen, stop)
-            if bulk is not None:
-                return bulk
+            return _run_uniform(prepared, prepared.uniform, chosen, stop)
         return _run_units(prepared, chosen, stop)
 
 
@@ -195,20 +184,13 @@ def _run_uniform(
     uniform: UniformArrays,
     strategy: Strategy,
     stop: Callable[[], bool] | None = None,
-) -> Attempt | None:
-    """Place a uniform capture many units at a time: the same attempt as one by one; None
-    where that would not pay (a buffer alive throughout, or runs of few units)."""
+) -> Attempt:
+    """Place a uniform capture by the compiled loop: the same attempt as one by one."""
     assert strategy.fit.uniform is not None
-    floor = prepared.run_floor
-    if floor and prepared.whole_horizon:  # it touches every bucket: each run gathers all
-        return None
     cap = prepared.capture
     order = strategy.order.sort(prepared.units, cap.horizon)
     indexes = _indexes(order)
-    runs = bulk_runs(uniform, indexes)
-    if len(order) < floor * len(runs):
-        return None
-    offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop, runs)
+    offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop)
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tilefit.engine.uniform import BulkFit, first_fit
+from tilefit.engine.uniform import BulkFit, lowest_offsets, smallest_holes
 from tilefit.model.capture import Interval
 
 
@@ -66,8 +66,8 @@ def _hole_rank(hole: Interval) -> tuple[int, int]:
     return hole[1] - hole[0], hole[0]
 
 
-FIRST_FIT = Fit("first-fit", lowest_offset, first_fit)
-BEST_FIT = Fit("best-fit", smallest_hole)
+FIRST_FIT = Fit("first-fit", lowest_offset, lowest_offsets)
+BEST_FIT = Fit("best-fit", smallest_hole, smallest_holes)
 
 FITS: tuple[Fit, ...] = (FIRST_FIT, BEST_FIT)
 _BY_NAME = {fit.name: fit for fit in FITS}

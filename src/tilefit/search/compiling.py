@@ -63,10 +63,11 @@ def ensure_compiled(quiet: bool = False) -> float:
 
 def _entries() -> tuple[Any, ...]:
     """The compiled entry points: each holds everything it calls."""
+    from tilefit.engine import uniform_loop
     from tilefit.search.kernel import branch
     from tilefit.search.local import anneal_loop
 
-    return (branch.run, anneal_loop.iterate, anneal_loop.settle)
+    return (branch.run, anneal_loop.iterate, anneal_loop.settle, uniform_loop.place_span)
 
 
 def kernels_cached() -> bool:
@@ -92,15 +93,17 @@ def _cached(dispatcher: Any) -> bool:
 
 
 def _run_once(cold: bool) -> None:
-    """The exact kernel and the annealing loop, each once on a one-request capture. On a
-    cold cache with two cores free the annealing loop compiles in a forked process at the
-    same time (its disk cache is what this process then loads): the two share few
-    functions, so the wait is about the longer of the two instead of their sum."""
+    """The exact kernel, the engine's loop and the annealing loop, each once on a
+    one-request capture. On a cold cache with two cores free the annealing loop compiles
+    in a forked process at the same time (its disk cache is what this process then
+    loads): the two share few functions, so the wait is about the longer of the two
+    instead of their sum."""
     aside: list[Any] = []
     try:
         if cold:
             _compile_aside(aside)
         _exact_once()
+        _uniform_once()
         for child in aside:
             child.join()
     finally:
@@ -164,6 +167,17 @@ def _one_request() -> Any:
 
     memory = Memory(1, (Range(0, 1),))
     return build_model(Capture("warm-up", 1, memory, (Request("w", 1, 0, 1),)))
+
+
+def _uniform_once() -> None:
+    """The engine's compiled loop for uniform captures, both fits, on one request."""
+    from tilefit.engine.attempt import Prepared, run_strategy
+    from tilefit.model.capture import Capture, Memory, Range, Request
+
+    capture = Capture("warm-up", 1, Memory(1, (Range(0, 1),)), (Request("w", 1, 0, 1),))
+    prepared = Prepared.of(capture, uniform_from=0)
+    run_strategy(prepared, "size/first-fit")
+    run_strategy(prepared, "size/best-fit")
 
 
 def _exact_once() -> None:

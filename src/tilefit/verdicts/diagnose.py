@@ -28,7 +28,7 @@ from tilefit.model.placement import Placement
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import DECIDING_ROUTES, PIECES
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide
+from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
@@ -203,8 +203,8 @@ def diagnose(
     (``tilefit.search.params.SearchParams``).
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
     """
-    deadline = Deadline.start(time_limit)
     problem = Problem(capture)
+    deadline = engine_ready(problem, Deadline.start(time_limit), watch)
     report = problem.bound  # first: cheap, and a deficit they prove needs no more time
     # The production attempts, as production runs them (cut short at the deadline).
     replayed = replay(problem.prepared, stop=deadline.passed)

@@ -44,13 +44,18 @@ from tilefit.verdicts.heap import heap_standing
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
-from tilefit.verdicts.searching import bare_rung, search_rung
+from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
     from tilefit.search.decision import Partial
+
+
+PASSES_SHARE = 0.25
+"""Minimising, the share of the limit after which the greedy passes stop once one has
+fitted: the rest is the least rung's, which improves on the lowest of them."""
 
 
 class Entry(IntEnum):
@@ -108,21 +113,27 @@ def _climb(
         if found is not None:
             return found
     passes = 0.0
+    placed: Answer | None = None  # minimising: the best pass, above the bound
     if climb.entry <= Entry.STRATEGIES:
         began = time.monotonic()
         tried = set(problem.capture.production) if climb.entry == Entry.REPLAY else set()
         found = _strategies(problem, climb, tried, deadline, cut)
         passes = time.monotonic() - began
-        if found is not None:
+        if found is not None and (found.least is None or found.least.optimal):
             return found
+        placed = found
     searched = Answer(Verdict.UNDETERMINED)
     partial: Partial | None = None
     if climb.search and deadline.passed():
         cut.append("the search (no time left)")
+        if placed is not None:
+            return placed
     elif climb.search:
         deadline = _compiled(deadline, watch)
         if climb.entry == Entry.SEARCH:
             return bare_rung(problem, deadline, climb, watch)
+        if placed is not None:
+            return least_rung(problem, deadline, placed, watch)
         reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
         if searched.verdict.decided:
@@ -152,13 +163,18 @@ def _strategies(
     problem: Problem, climb: Climb, tried: set[str], deadline: Deadline, cut: list[str]
 ) -> Answer | None:
     """Rung 3: the fallbacks, then every other strategy, one greedy pass each; the first
-    that fits is a placement (``fragmentation``). Minimising, only a pass whose top
-    reaches the aligned lower bound decides: none can be lower. A pass the deadline
-    reaches is cut, and the passes after it are not run."""
+    that fits is a placement (``fragmentation``). Minimising, a pass whose top reaches
+    the aligned lower bound decides (none can be lower); else the lowest pass is the
+    answer so far, the least rung's start, and the passes stop once they have had
+    ``PASSES_SHARE`` of the limit. A pass the deadline reaches is cut, and the passes
+    after it are not run."""
     lower = problem.bound.aligned.top
     chosen = {format_strategy(s): s for s in (*as_strategies(climb.fallbacks), *STRATEGIES)}
     names = [name for name in chosen if name not in tried]
+    best: Attempt | None = None
     for done, name in enumerate(names):
+        if best is not None and deadline.spent() >= PASSES_SHARE * deadline.limit:
+            break
         attempt = (
             None
             if deadline.passed()
@@ -166,19 +182,34 @@ def _strategies(
         )
         if attempt is None or attempt.cut:
             cut.append(f"the strategies' greedy passes ({done} of {len(names)} run)")
-            return None
+            break
         tried.add(name)
-        if not attempt.fits or (climb.minimize and attempt.peak_address > lower):
+        if not attempt.fits:
             continue
-        least = Least(lower, attempt.peak_address) if climb.minimize else None
-        return Answer(Verdict.FRAGMENTATION, name, _placed(attempt), least=least)
-    return None
+        if not climb.minimize or attempt.peak_address <= lower:
+            least = Least(lower, attempt.peak_address) if climb.minimize else None
+            return Answer(Verdict.FRAGMENTATION, name, _placed(attempt), least=least)
+        if best is None or attempt.peak_address < best.peak_address:
+            best = attempt
+    if best is None:
+        return None
+    least = Least(lower, best.peak_address)
+    return Answer(Verdict.FRAGMENTATION, best.strategy.name, _placed(best), least=least)
 
 
 def _placed(attempt: Attempt) -> Placement:
     if attempt.placement is None:
         raise ValueError(f"{attempt.strategy.name} fits without a placement")
     return attempt.placement
+
+
+def engine_ready(problem: Problem, deadline: Deadline, watch: Watch) -> Deadline:
+    """The deadline, with the one-time compilation of the engine's loop given back when the
+    capture is one it places (large and uniform: ``tilefit.engine.uniform``), before its
+    first pass, the production replay's, runs."""
+    if problem.prepared.uniform is None:
+        return deadline
+    return _compiled(deadline, watch)
 
 
 def _compiled(deadline: Deadline, watch: Watch) -> Deadline:

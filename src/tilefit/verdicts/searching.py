@@ -88,6 +88,28 @@ def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watc
     return _minimized(lowest, strategy_of(route), route, decision.nodes)
 
 
+def least_rung(problem: Problem, deadline: Deadline, placed: Answer, watch: Watch) -> Answer:
+    """Minimising from the lowest greedy pass (``placed``, above the bound): the least top
+    in all the time left, by the exact search's probes. A placement they find is the
+    exact search's (route ``exact``); else the pass's stays, with the bracket narrowed."""
+    from tilefit.search.exact.minimize import minimize
+
+    start = placed.placement
+    if start is None or placed.least is None:
+        raise ValueError("the least rung needs a placement to start from")
+    lowest = minimize(
+        problem.capture,
+        deadline.left(),
+        first=start,
+        on_probe=_bisection(watch, deadline.at),
+        model=problem.model,
+    )
+    if lowest.placement is None or lowest.best_top == placed.least.best_top:
+        least = Least(max(lowest.lower_bound, placed.least.lower_bound), placed.least.best_top)
+        return replace(placed, least=least, nodes=lowest.nodes)
+    return _minimized(lowest, "exact-search", "exact", 0)
+
+
 def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:
     least = Least(lowest.lower_bound, lowest.best_top)
     if lowest.placement is not None:

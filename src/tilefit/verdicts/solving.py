@@ -31,7 +31,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide
+from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.watch import QUIET, Watch
 
@@ -55,10 +55,11 @@ def solve(
     compilation of the kernels is not the limit's (``tilefit.search.compiling``).
     ``watch`` hears the stages, their deadlines and the bracket of the least top.
     """
-    deadline = Deadline.start(time_limit)
+    problem = Problem(capture)
+    deadline = engine_ready(problem, Deadline.start(time_limit), watch)
     entry = Entry.STRATEGIES if node_limit is None else Entry.SEARCH
     climb = Climb(entry, True, minimize, node_limit, (), workers=workers, params=params)
-    return decide(Problem(capture), deadline, climb, None, watch)
+    return decide(problem, deadline, climb, None, watch)
 
 
 def minimize(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> Answer:

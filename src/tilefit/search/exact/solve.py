@@ -43,6 +43,7 @@ class Budget:
         self.params = params
         self.stretch_prunes = 0
         self.nodes = 0
+        self.setup = 0.0  # seconds spent building the kernel's tables, before its first node
         self.pace = 0.0  # seconds per kernel node, from the last call (0: not known yet)
 
     def spent(self) -> bool:
@@ -167,7 +168,9 @@ def search_free(
     model: SearchModel, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
 ) -> Outcome:
     params = budget.params
+    began = time.monotonic()
     problem = free_problem(model, free, pinned_at, params.prunings)
+    budget.setup += time.monotonic() - began
     if problem.infeasible:
         return Outcome(INFEASIBLE, None)
     if not free:

@@ -98,7 +98,7 @@ def free_problem(
         s1=_ints([s[1] for s in sections.spans]),
         width=_ints([b.end - b.start for b in blocks]),
         bases=_valid_bases(blocks, bases),
-        members=_rows(sections.members),
+        members=sections.members,
         starts=_starts([s[0] for s in sections.spans], nsec),
         partners=_partners(partners),
         edge_lo=_ints([s[0] for s in edge_spans]),
@@ -261,7 +261,7 @@ def _pointers(rows: Sequence[Sequence[object]]) -> Array:
 
 def _stretch_tables(
     blocks: Sequence[Block],
-    members: Sequence[Sequence[int]],
+    members: Rows,
     regions: Sequence[Sequence[tuple[int, int]]],
     on: bool,
 ) -> dict[str, Any]:
@@ -270,16 +270,21 @@ def _stretch_tables(
     stretch = [int(on and len(rs) > 1) for rs in regions]
     if not any(stretch):
         return {"stretch": _ints([]), "longest": _ints([]), "bysize": _rows([]), "waste": _ints([])}
+    ptr = members.ptr.tolist()
+    idx = members.idx.tolist()
+    members_of = [idx[ptr[s] : ptr[s + 1]] for s in range(len(ptr) - 1)]
     return {
         "stretch": _ints(stretch),
         "longest": _ints(_longest(regions)),
-        "bysize": _rows([sorted(alive, key=lambda i: (-blocks[i].size, i)) for alive in members]),
+        "bysize": _rows(
+            [sorted(alive, key=lambda i: (-blocks[i].size, i)) for alive in members_of]
+        ),
         "waste": _ints(
             [
                 sum(hi - lo for lo, hi in rs if hi - lo < max(blocks[i].size for i in alive))
                 if alive
                 else 0
-                for rs, alive in zip(regions, members, strict=True)
+                for rs, alive in zip(regions, members_of, strict=True)
             ]
         ),
     }
@@ -312,17 +317,27 @@ def _forbidden(
 
 def _regions(
     blocks: Sequence[Block],
-    members: Sequence[Sequence[int]],
+    members: Rows,
     points: Sequence[int],
     obstacles: Sequence[Obstacle],
 ) -> list[list[tuple[int, int]]]:
-    """Per section: the addresses its free blocks may use, less pinned pieces living there."""
-    reach = [tuple((lo, hi + b.size) for lo, hi in b.bases) for b in blocks]
+    """Per section: the addresses its free blocks may use, less pinned pieces living there.
+    Blocks of one reach (most blocks share a few) are counted once per section, by numpy:
+    sections hold tens of millions of entries on a real program."""
+    reaches = [tuple((lo, hi + b.size) for lo, hi in b.bases) for b in blocks]
+    kinds = sorted(set(reaches))  # a kind's number orders it as its reach sorts
+    number = {r: k for k, r in enumerate(kinds)}
+    kind = np.fromiter((number[r] for r in reaches), np.int64, len(reaches))
+    nsec, width = len(members.ptr) - 1, max(len(kinds), 1)
+    entry_section = np.repeat(np.arange(nsec, dtype=np.int64), np.diff(members.ptr))
+    present = np.unique(entry_section * width + kind[members.idx])  # (section, kind) pairs
+    bounds = np.searchsorted(present // width, np.arange(nsec + 1)).tolist()
+    kind_of = (present % width).tolist()
     out: list[list[tuple[int, int]]] = []
     cache: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-    for s, alive in enumerate(members):
+    for s in range(nsec):
         t0, t1 = points[s], points[s + 1]
-        keys = tuple(sorted({reach[i] for i in alive}))
+        keys = tuple(kinds[k] for k in kind_of[bounds[s] : bounds[s + 1]])
         blocked = tuple((ob.lo, ob.hi) for ob in obstacles if ob.start < t1 and t0 < ob.end)
         key = (keys, blocked)
         if key not in cache:

@@ -40,6 +40,7 @@ KERNEL_MODULES = (
     "kernel/layout",
     "kernel/ordering",
     "kernel/place",
+    "kernel/sections",
     "local/anneal_loop",
     "local/ruin",
 )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
+
+from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.layout import Rows
 
 
 @dataclass(frozen=True)
@@ -13,19 +17,43 @@ class Sections:
 
     points: tuple[int, ...]
     spans: tuple[tuple[int, int], ...]  # per lifetime: its sections [first, last + 1)
-    members: tuple[tuple[int, ...], ...]  # per section: the lifetimes alive in it
+    members: Rows  # per section: the lifetimes alive in it, ascending
 
     @property
     def count(self) -> int:
         return max(len(self.points) - 1, 0)
 
+    def alive(self, section: int) -> list[int]:
+        """The lifetimes alive in one section, ascending."""
+        ptr = self.members.ptr
+        return [int(k) for k in self.members.idx[ptr[section] : ptr[section + 1]]]
+
 
 def sweep(lifetimes: Sequence[tuple[int, int]]) -> Sections:
-    """Cut time at every start and end; each half-open lifetime covers whole sections."""
-    points = tuple(sorted({t for life in lifetimes for t in life}))
-    spans = tuple((bisect_left(points, a), bisect_left(points, b)) for a, b in lifetimes)
-    members: list[list[int]] = [[] for _ in range(max(len(points) - 1, 0))]
-    for k, (first, last) in enumerate(spans):
-        for s in range(first, last):
-            members[s].append(k)
-    return Sections(points, spans, tuple(tuple(m) for m in members))
+    """Cut time at every start and end; each half-open lifetime covers whole sections.
+    The members are filled by a compiled loop: a real program's sections hold tens of
+    millions of entries (thousands of buffers live across tens of thousands of sections)."""
+    ends = np.asarray(lifetimes, dtype=np.int64).reshape(-1, 2)
+    points = np.unique(ends)
+    first = np.searchsorted(points, ends[:, 0]).astype(np.int64)
+    last = np.searchsorted(points, ends[:, 1]).astype(np.int64)
+    count = max(len(points) - 1, 0)
+    change = np.zeros(count + 1, dtype=np.int64)  # lifetimes starting less those ending
+    np.add.at(change, first, 1)
+    np.add.at(change, last, -1)
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.cumsum(change)[:count])
+    idx = np.empty(int(ptr[-1]), dtype=np.int64)
+    _fill(first, last, ptr, idx)
+    spans = tuple(zip(first.tolist(), last.tolist(), strict=True))
+    return Sections(tuple(points.tolist()), spans, Rows(ptr, idx))
+
+
+@jit
+def _fill(first: np.ndarray, last: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> None:
+    """Each lifetime k, ascending, into the rows of its sections [first[k], last[k])."""
+    filled = ptr[:-1].copy()
+    for k in range(len(first)):
+        for s in range(first[k], last[k]):
+            idx[filled[s]] = k
+            filled[s] += 1
