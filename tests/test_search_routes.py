@@ -38,10 +38,11 @@ def _diagnosis_schema() -> dict[str, object]:
 def test_each_route_belongs_to_one_member_and_every_name_is_unique() -> None:
     assert len(set(ROUTES)) == len(ROUTES) == len(FIND_ROUTES) + len(PROVE_ROUTES)
     assert set(PROOF_ROUTES) <= set(PROVE_ROUTES)
-    assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == {*ROUTES, routes.DESCENT}
+    assert set(PLACING_ROUTES) | set(PROOF_ROUTES) == {*ROUTES, routes.DESCENT, routes.REORDER}
     names = [r.name for r in routes.REGISTRY]
     assert len(set(names)) == len(names)
-    assert routes.DECIDING_ROUTES == tuple(names) == (routes.PIECES, *ROUTES, routes.DESCENT)
+    assert tuple(names) == routes.DECIDING_ROUTES
+    assert tuple(names) == (routes.PIECES, *ROUTES, routes.DESCENT, routes.REORDER)
     assert routes.route(routes.DESCENT).member == routes.CLOSEST
     assert strategy_of(routes.DESCENT) == routes.SEARCH_DESCENT
     assert [r.name for r in routes.REGISTRY if r.member == routes.BOUND] == [routes.PIECES]
@@ -87,7 +88,7 @@ def test_the_schema_enumerates_the_routes_and_the_statuses() -> None:
 
     properties = _diagnosis_schema()
     route = properties["search_route"]["anyOf"][0]["enum"]  # type: ignore[index]
-    assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES, "descent"]
+    assert route == list(SEARCH_ROUTES) == ["pieces", *ROUTES, "descent", "reorder"]
     assert '"greedy"' not in SCHEMA.read_text()  # the file does not repeat the registry
     text = SCHEMA.read_text()
     for status in STATUSES:

@@ -10,8 +10,8 @@ The groups follow the search's parts: ``routes`` (which may run), ``prunings``
 (the exact kernel's, each switchable, as MiniMalloc's ``SolverParams``), ``exact``
 (the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
 ``find`` (the find member's rounds), ``anneal`` (the annealing search) and
-``closest`` (the closest placement when nothing decides) and ``choice`` (the choice
-relaxation's proof). Importing this module
+``closest`` (the closest placement when nothing decides), ``choice`` (the choice
+relaxation's proof) and ``least`` (minimising from a greedy pass). Importing this module
 loads neither numba nor the search.
 """
 
@@ -284,6 +284,31 @@ class ChoiceParams:
 
 
 @dataclass(frozen=True)
+class LeastParams:
+    """Minimising from a greedy pass (``solve --minimize``; ``tilefit.verdicts.searching``)."""
+
+    passes_share: float = 0.25
+    """Of the limit, what the strategies' greedy passes may take once one has fitted."""
+    bound_share: float = 1 / 3
+    """Of the time left, what the exact probe at the lower bound itself may take."""
+    reorder: bool = True
+    """Greedy passes in orders drawn from the live profile first (route ``reorder``; a
+    uniform capture only: every request its own unit, one allowed interval)."""
+    reorder_share: float = 0.4
+    """Of the time left, what those passes may take; the exact search's probes have the rest."""
+    seed: int = 1
+    """Seed of the random orders (the same capture and time: the same passes)."""
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            {"passes_share": "share", "bound_share": "share", "reorder": "switch"}
+            | {"reorder_share": "share"}
+            | {"seed": "count"},
+        )
+
+
+@dataclass(frozen=True)
 class SearchParams:
     """Every parameter of one search: which routes run, which prunings prune, and the
     tuning of each part (see the module text)."""
@@ -296,6 +321,7 @@ class SearchParams:
     anneal: AnnealParams = field(default_factory=AnnealParams)
     closest: ClosestParams = field(default_factory=ClosestParams)
     choice: ChoiceParams = field(default_factory=ChoiceParams)
+    least: LeastParams = field(default_factory=LeastParams)
 
     def __post_init__(self) -> None:
         kinds: dict[str, type] = {
@@ -307,6 +333,7 @@ class SearchParams:
             "anneal": AnnealParams,
             "closest": ClosestParams,
             "choice": ChoiceParams,
+            "least": LeastParams,
         }
         for name, kind in kinds.items():
             value = getattr(self, name)

@@ -22,11 +22,12 @@ STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
 PIECES = "pieces"
 """The pieces bound's route (``tilefit.bounds.pieces``), the one that is no search."""
 
-BOUND, FIND, PROVE, CLOSEST = "bound", "find", "prove", "closest"
-MEMBERS = (BOUND, FIND, PROVE, CLOSEST)
+BOUND, FIND, PROVE, CLOSEST, LEAST = "bound", "find", "prove", "closest", "least"
+MEMBERS = (BOUND, FIND, PROVE, CLOSEST, LEAST)
 """Where a route runs: ``bound``, in ``diagnose`` before any search (``tilefit.verdicts``);
 ``find`` and ``prove``, the portfolio's two members; ``closest``, after the portfolio
-ends undecided (``tilefit.search.closest``), in the time kept for the closest placement."""
+ends undecided (``tilefit.search.closest``), in the time kept for the closest placement;
+``least``, minimising from a greedy pass (``tilefit.verdicts.searching.least_rung``)."""
 
 
 CHOICE = "choice"
@@ -37,6 +38,12 @@ DESCENT = "descent"
 """The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
 probe places every block below the memory's top. Not a route of the portfolio, so not
 among ``ROUTES``: ``ClosestParams.descent`` switches it."""
+
+
+REORDER = "reorder"
+"""The least rung's greedy passes in orders drawn from the live profile
+(``tilefit.search.local.reorder``): not a route of the portfolio, so not among
+``ROUTES``: ``LeastParams.reorder`` switches it."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,7 @@ REGISTRY = (
     ),
     Route("anneal-turns", PROVE, False, True, "annealing between the exact search's turns"),
     Route(DESCENT, CLOSEST, False, True, "annealing in less memory ended below the top"),
+    Route(REORDER, LEAST, False, True, "greedy passes in orders drawn from the live profile"),
 )
 """Every route, in the order of docs/search.md's tables: the find member takes its routes in
 this order (``tilefit.search.local.find.STEPS``), the prove member runs the runners in this

@@ -53,11 +53,6 @@ if TYPE_CHECKING:
     from tilefit.search.decision import Partial
 
 
-PASSES_SHARE = 0.25
-"""Minimising, the share of the limit after which the greedy passes stop once one has
-fitted: the rest is the least rung's, which improves on the lowest of them."""
-
-
 class Entry(IntEnum):
     """The rung a command starts on."""
 
@@ -133,7 +128,7 @@ def _climb(
         if climb.entry == Entry.SEARCH:
             return bare_rung(problem, deadline, climb, watch)
         if placed is not None:
-            return least_rung(problem, deadline, placed, watch)
+            return least_rung(problem, deadline, placed, watch, climb.params)
         reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
         if searched.verdict.decided:
@@ -166,14 +161,15 @@ def _strategies(
     that fits is a placement (``fragmentation``). Minimising, a pass whose top reaches
     the aligned lower bound decides (none can be lower); else the lowest pass is the
     answer so far, the least rung's start, and the passes stop once they have had
-    ``PASSES_SHARE`` of the limit. A pass the deadline reaches is cut, and the passes
+    ``LeastParams.passes_share`` of the limit. A pass the deadline reaches is cut, and the passes
     after it are not run."""
     lower = problem.bound.aligned.top
     chosen = {format_strategy(s): s for s in (*as_strategies(climb.fallbacks), *STRATEGIES)}
     names = [name for name in chosen if name not in tried]
     best: Attempt | None = None
+    share = climb.params.least.passes_share
     for done, name in enumerate(names):
-        if best is not None and deadline.spent() >= PASSES_SHARE * deadline.limit:
+        if best is not None and deadline.spent() >= share * deadline.limit:
             break
         attempt = (
             None

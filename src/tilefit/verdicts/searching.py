@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.model.deadline import Deadline
-from tilefit.search.params import SearchParams
-from tilefit.search.routes import CHOICE, INFEASIBLE, SOLVED, strategy_of
+from tilefit.search.params import LeastParams, SearchParams
+from tilefit.search.routes import CHOICE, INFEASIBLE, REORDER, SOLVED, strategy_of
 from tilefit.verdicts.answer import Answer, Least
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.verdict import Verdict
@@ -88,26 +88,71 @@ def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watc
     return _minimized(lowest, strategy_of(route), route, decision.nodes)
 
 
-def least_rung(problem: Problem, deadline: Deadline, placed: Answer, watch: Watch) -> Answer:
+def least_rung(
+    problem: Problem, deadline: Deadline, placed: Answer, watch: Watch, params: SearchParams
+) -> Answer:
     """Minimising from the lowest greedy pass (``placed``, above the bound): the least top
-    in all the time left, by the exact search's probes. A placement they find is the
-    exact search's (route ``exact``); else the pass's stays, with the bracket narrowed."""
+    in all the time left, by passes in orders drawn from the live profile (route
+    ``reorder``, for a share of it), then the exact search's probes. A placement the
+    probes find is the exact search's (route ``exact``); else the lowest pass stays,
+    with the bracket narrowed."""
     from tilefit.search.exact.minimize import minimize
 
-    start = placed.placement
-    if start is None or placed.least is None:
+    if placed.placement is None or placed.least is None:
         raise ValueError("the least rung needs a placement to start from")
-    lowest = minimize(
-        problem.capture,
+    probing = _bisection(watch, deadline.at)
+    capture, model = problem.capture, problem.model
+    at_bound = minimize(
+        capture,
         deadline.left(),
-        first=start,
-        on_probe=_bisection(watch, deadline.at),
-        model=problem.model,
+        first=placed.placement,
+        on_probe=probing,
+        model=model,
+        probes=1,
+        bound_share=params.least.bound_share,
     )
+    if at_bound.optimal:
+        return _minimized(at_bound, "exact-search", "exact", 0)
+    placed = _reordered(problem, deadline, placed, watch, params.least)
+    start = placed.placement
+    if start is None or placed.least is None or placed.least.optimal:
+        return placed
+    lowest = minimize(
+        capture, deadline.left(), first=start, on_probe=probing, model=model, bound_first=False
+    )
+    nodes = at_bound.nodes + lowest.nodes
     if lowest.placement is None or lowest.best_top == placed.least.best_top:
         least = Least(max(lowest.lower_bound, placed.least.lower_bound), placed.least.best_top)
-        return replace(placed, least=least, nodes=lowest.nodes)
-    return _minimized(lowest, "exact-search", "exact", 0)
+        return replace(placed, least=least, nodes=nodes)
+    return replace(_minimized(lowest, "exact-search", "exact", 0), nodes=nodes)
+
+
+def _reordered(
+    problem: Problem, deadline: Deadline, placed: Answer, watch: Watch, params: LeastParams
+) -> Answer:
+    """``placed``, or a lower pass in an order drawn from the live profile (route
+    ``reorder``) within ``params.reorder_share`` of the time left: on a uniform capture."""
+    from tilefit.search.local.reorder import reorder
+
+    uniform = problem.prepared.uniform
+    least = placed.least
+    if not params.reorder or uniform is None or least is None:
+        return placed
+    stop_at = time.monotonic() + params.reorder_share * deadline.left()
+    watch.stage("least top: greedy passes in other orders", stop_at)
+    found = reorder(
+        problem.capture, uniform, stop_at, least.best_top or 0, least.lower_bound, params.seed
+    )
+    if found is None:
+        return placed
+    return replace(
+        placed,
+        strategy=strategy_of(REORDER),
+        placement=found.placement,
+        route=REORDER,
+        search_status=SOLVED,
+        least=Least(least.lower_bound, found.top),
+    )
 
 
 def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:

@@ -26,11 +26,6 @@ from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
-BOUND_SHARE = 1 / 3
-"""The share of the time left that the first probe, at the lower bound itself, may take:
-real programs' lifetimes mostly admit a placement at their live bound (MiniMalloc probes
-there first too), and a placement found there ends the search, proven."""
-
 
 @dataclass(frozen=True)
 class MinimizeResult:
@@ -54,6 +49,9 @@ def minimize(
     first: Placement | None = None,
     on_probe: Callable[[int, int, int], None] | None = None,
     model: SearchModel | None = None,
+    probes: int | None = None,
+    bound_first: bool = True,
+    bound_share: float = 1 / 3,
 ) -> MinimizeResult:
     """The lowest top within ``time_limit`` (and ``node_limit`` nodes over all probes).
 
@@ -61,7 +59,11 @@ def minimize(
     is the first upper bound; without it the exact search finds one at the full top.
     ``on_probe(lower, best, top)`` hears of each probe before it runs: the least top lies
     in ``[lower, best]``, and ``top`` is asked (``tilefit solve``'s progress line).
-    ``model``: the capture's, when the caller built it already.
+    ``model``: the capture's, when the caller built it already. ``probes``: at most that
+    many probes; ``bound_first``: the first probe at the lower bound, for ``bound_share`` of
+    the time left (real programs' lifetimes mostly admit a placement at their live bound,
+    MiniMalloc probes there first too, and one found there ends the search, proven); else
+    the bisection from the start, for a caller that probed there already.
     """
     started = time.monotonic()
     deadline = started + time_limit
@@ -99,9 +101,11 @@ def minimize(
             return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
     best = placement_top(capture, placement.offsets)
     probe_from = lower
-    at_bound = True  # the first probe: at the bound itself
-    while probe_from < best:
-        share = BOUND_SHARE if at_bound else 0.5
+    at_bound = bound_first  # the first probe: at the bound itself
+    asked = 0
+    while probe_from < best and (probes is None or asked < probes):
+        asked += 1
+        share = bound_share if at_bound else 0.5
         if (deadline - time.monotonic()) * share <= setup:
             break
         if node_limit is not None and nodes >= node_limit:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from tilefit.model.intervals import merge
 from tilefit.search.blocks import Bases, Block, SearchModel, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
-from tilefit.search.kernel.sections import sweep
+from tilefit.search.kernel.sections import Sections, sweep
 from tilefit.search.params import DEFAULT, Prunings
 
 Array = NDArray[np.int64]
@@ -91,7 +91,7 @@ def free_problem(
     rows = np.array([(ob.lo, ob.hi, ob.start, ob.end) for ob in obstacles], dtype=np.int64)
     rows = rows.reshape(-1, 4)
     bases = [_free_bases(block, rows, forbid[i]) for i, block in enumerate(blocks)]
-    regions = _regions(blocks, sections.members, sections.points, obstacles)
+    regions = _regions(blocks, sections, obstacles)
     tables = Tables(
         size=_ints([b.size for b in blocks]),
         s0=_ints([s[0] for s in sections.spans]),
@@ -317,8 +317,7 @@ def _forbidden(
 
 def _regions(
     blocks: Sequence[Block],
-    members: Rows,
-    points: Sequence[int],
+    sections: Sections,
     obstacles: Sequence[Obstacle],
 ) -> list[list[tuple[int, int]]]:
     """Per section: the addresses its free blocks may use, less pinned pieces living there.
@@ -328,7 +327,22 @@ def _regions(
     kinds = sorted(set(reaches))  # a kind's number orders it as its reach sorts
     number = {r: k for k, r in enumerate(kinds)}
     kind = np.fromiter((number[r] for r in reaches), np.int64, len(reaches))
-    nsec, width = len(members.ptr) - 1, max(len(kinds), 1)
+    nsec, width = sections.count, max(len(kinds), 1)
+    if not obstacles and len(kinds) < 63:  # each section's kinds as one bit mask
+        spans = np.asarray(sections.spans, dtype=np.int64).reshape(-1, 2)
+        masks = np.zeros(nsec, dtype=np.int64)
+        for k in range(len(kinds)):  # the sections where some block of kind k is alive
+            change = np.zeros(nsec + 1, dtype=np.int64)
+            np.add.at(change, spans[kind == k, 0], 1)
+            np.add.at(change, spans[kind == k, 1], -1)
+            masks |= (np.cumsum(change)[:nsec] > 0).astype(np.int64) << k
+        distinct, which = np.unique(masks, return_inverse=True)
+        unions = [
+            _union([r for k, r in enumerate(kinds) if mask >> k & 1], ())
+            for mask in distinct.tolist()
+        ]
+        return [unions[i] for i in which.tolist()]
+    members, points = sections.members, sections.points
     entry_section = np.repeat(np.arange(nsec, dtype=np.int64), np.diff(members.ptr))
     present = np.unique(entry_section * width + kind[members.idx])  # (section, kind) pairs
     bounds = np.searchsorted(present // width, np.arange(nsec + 1)).tolist()
@@ -341,13 +355,20 @@ def _regions(
         blocked = tuple((ob.lo, ob.hi) for ob in obstacles if ob.start < t1 and t0 < ob.end)
         key = (keys, blocked)
         if key not in cache:
-            starts, ends = merge(sorted(iv for r in keys for iv in r))
-            union = list(zip(starts, ends, strict=True))
-            for lo, hi in blocked:
-                union = _cut(union, lo, hi)
-            cache[key] = union
+            cache[key] = _union(keys, blocked)
         out.append(cache[key])
     return out
+
+
+def _union(
+    reaches: Sequence[tuple[tuple[int, int], ...]], blocked: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The addresses that blocks of these reaches may use, less the blocked intervals."""
+    starts, ends = merge(sorted(iv for r in reaches for iv in r))
+    union = list(zip(starts, ends, strict=True))
+    for lo, hi in blocked:
+        union = _cut(union, lo, hi)
+    return union
 
 
 def _cut(intervals: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
