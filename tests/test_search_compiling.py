@@ -125,3 +125,45 @@ def test_the_annealing_compiles_aside_into_the_disk_cache(tmp_path: Path) -> Non
         [sys.executable, "-c", ASIDE], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["True", "True", "False"]  # the exact kernel is not its
+
+
+LARGE = """
+import tilefit
+from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.search.compiling import compilations
+
+# 300 copies of eight lifetimes, one after another, sizes past 2**32: the engine's loop,
+# the least rung's probes, and (at the live peak, where no greedy pass fits) the whole
+# portfolio in this process, the annealing included.
+LIVES = ((2, 4, 7), (3, 6, 7), (4, 7, 8), (1, 3, 8), (3, 2, 6), (2, 2, 5), (1, 0, 4), (4, 5, 8))
+UNIT = (1 << 32) + 64
+requests = tuple(
+    Request(f"r{c}_{k}", s * UNIT, 8 * c + a, 8 * c + b, alignment=64)
+    for c in range(300) for k, (s, a, b) in enumerate(LIVES)
+)
+wide = Capture("large", 2400, Memory(1 << 40, (Range(0, 1 << 40),)), requests)
+tight = Capture("large", 2400, Memory(10 * UNIT, (Range(0, 10 * UNIT),)), requests)
+tilefit.solve(wide, time_limit=20, minimize=True, workers=1)
+tilefit.diagnose(tight, time_limit=10, workers=1)
+print(compilations())
+"""
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="numba is not installed: nothing compiles")
+def test_a_capture_of_large_sizes_compiles_nothing_on_a_warm_cache() -> None:
+    """Sizes past 2**32 over thousands of requests take every compiled function through
+    the same types as the one-request warm-up: after ``tilefit compile`` (the install's
+    cache, warm already in CI) nothing compiles again (numba counts its cache misses),
+    and nothing says it did."""
+    environ = dict(os.environ)
+    environ.pop("TILEFIT_NO_JIT", None)
+    warm = subprocess.run(
+        [sys.executable, "-m", "tilefit", "compile"], env=environ, capture_output=True, text=True
+    )
+    assert warm.returncode == 0, warm.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", LARGE], env=environ, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"
+    assert "compiled" not in done.stderr and COMPILING not in done.stderr

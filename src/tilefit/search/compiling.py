@@ -23,9 +23,6 @@ import sys
 import time
 from typing import Any
 
-ANNOUNCE_AFTER = 2.0
-"""Seconds past which a warm-up the cache check did not foresee is reported all the same."""
-
 _done = False
 
 
@@ -52,7 +49,9 @@ def ensure_compiled(quiet: bool = False) -> float:
     started = time.monotonic()
     _run_once(cold)
     seconds = time.monotonic() - started
-    if cold or seconds > ANNOUNCE_AFTER:
+    # Loading a warm cache can take seconds on a busy machine: only a compilation (a miss
+    # of numba's cache, counted) is said and given back.
+    if cold or compilations() > 0:
         if not quiet:
             print(
                 f"tilefit: search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True
@@ -68,6 +67,24 @@ def _entries() -> tuple[Any, ...]:
     from tilefit.search.local import anneal_loop
 
     return (branch.run, anneal_loop.iterate, anneal_loop.settle, uniform_loop.place_span)
+
+
+def compilations() -> int:
+    """The functions numba compiled in this process so far (its cache missed them), over
+    every compiled module: the search's kernels and the engine's loop. 0 where numba does
+    not count (plain Python)."""
+    import importlib
+
+    from tilefit.search.kernel.jit import KERNEL_MODULES
+
+    names = [f"tilefit.search.{m.replace('/', '.')}" for m in KERNEL_MODULES]
+    count = 0
+    for name in (*names, "tilefit.engine.uniform_loop"):
+        for value in vars(importlib.import_module(name)).values():
+            misses = getattr(getattr(value, "stats", None), "cache_misses", None)
+            if isinstance(misses, dict):
+                count += sum(misses.values())
+    return count
 
 
 def kernels_cached() -> bool:

@@ -82,18 +82,24 @@ FIXED_ORDERS: tuple[tuple[str, ...], ...] = (
 
 
 def reorder(
-    capture: Capture, uniform: UniformArrays, stop_at: float, above: int, floor: int, seed: int
+    capture: Capture,
+    uniform: UniformArrays,
+    stop_at: float,
+    above: int,
+    floor: int,
+    seed: int,
+    most: int | None = None,
 ) -> Reordered | None:
     """The lowest pass below ``above`` found by ``stop_at`` (None if none is): orders of
     ``FIXED_ORDERS``, then random mixtures of the same keys, each first-fit and best-fit; it
-    ends early at a pass whose top is ``floor`` (the lower bound)."""
+    ends early at a pass whose top is ``floor`` (the lower bound), or after ``most`` passes."""
     features = Features.of(uniform)
     keys = features.keys()
     best: Reordered | None = None
     passes = 0
     for name, order in _orders(keys, random.Random(seed)):
         for fit, place in (("first-fit", lowest_offsets), ("best-fit", smallest_holes)):
-            if time.monotonic() >= stop_at:
+            if time.monotonic() >= stop_at or passes == most:
                 return best
             offsets, failed_at = place(uniform, order, lambda: time.monotonic() >= stop_at)
             passes += 1
