@@ -121,10 +121,12 @@ def least_rung(
         capture, deadline.left(), first=start, on_probe=probing, model=model, bound_first=False
     )
     nodes = at_bound.nodes + lowest.nodes
+    lower = max(at_bound.lower_bound, lowest.lower_bound)  # the bound proven empty, if it was
     if lowest.placement is None or lowest.best_top == placed.least.best_top:
-        least = Least(max(lowest.lower_bound, placed.least.lower_bound), placed.least.best_top)
+        least = Least(max(lower, placed.least.lower_bound), placed.least.best_top)
         return replace(placed, least=least, nodes=nodes)
-    return replace(_minimized(lowest, "exact-search", "exact", 0), nodes=nodes)
+    found = _minimized(replace(lowest, lower_bound=lower), "exact-search", "exact", 0)
+    return replace(found, nodes=nodes)
 
 
 def _reordered(
