@@ -139,13 +139,21 @@ def _insert(longs: Ints, count: int, start: int, stop: int, low: int, high: int)
 def _lowest(lows: Ints, highs: Ints, count: int, low: int, size: int, alignment: int) -> int:
     """The lowest aligned offset >= low clear of the first ``count`` blocks (sorted by
     start), past ``high`` when none is."""
-    x = low + (-low) % alignment
+    x = _up(low, alignment)
     for k in range(count):
         if lows[k] >= x + size:
             break
         if highs[k] > x:
-            x = highs[k] + (-highs[k]) % alignment
+            x = _up(highs[k], alignment)
     return x
+
+
+@_jit
+def _up(x: int, alignment: int) -> int:
+    """``x`` rounded up to a multiple of ``alignment`` (a power of two: no division)."""
+    if alignment & (alignment - 1) == 0:
+        return (x + alignment - 1) & -alignment
+    return (x + alignment - 1) // alignment * alignment
 
 
 @_jit
@@ -172,7 +180,7 @@ def _better(
     start: int, stop: int, size: int, alignment: int, chosen: int, chosen_length: int
 ) -> tuple[int, int]:
     length = stop - start
-    base = start + (-start) % alignment
+    base = _up(start, alignment)
     if length < chosen_length and base + size <= stop:
         return base, length
     return chosen, chosen_length
