@@ -129,7 +129,10 @@ def _climb(
             return bare_rung(problem, deadline, climb, watch)
         if placed is not None:
             return least_rung(problem, deadline, placed, watch, climb.params)
+        problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
         reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
+        # The closest placement first builds its extended capture's units and model.
+        reserve = min(max(reserve, 2 * problem.rebuild_seconds()), deadline.left() / 2)
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
         if searched.verdict.decided:
             return searched
@@ -256,7 +259,7 @@ def _closest(
 
     params = _nearest(climb)
     left = deadline.left()
-    if left <= 0:
+    if left <= problem.rebuild_seconds():  # its set-up would run past the deadline
         cut.append("the closest placement (no time left)")
         return searched
     cap = left if params.closest.descent else params.closest.seconds

@@ -8,7 +8,8 @@ forked or not, share it) and never builds it when no search runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -23,11 +24,16 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, eq=False)
 class Problem:
     capture: Capture
+    built: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    """Seconds each part took to build, by name (``prepared``, ``model``)."""
 
     @cached_property
     def prepared(self) -> Prepared:
         """Units and constraints shared by every strategy (``tilefit.engine``)."""
-        return Prepared.of(self.capture)
+        began = time.monotonic()
+        prepared = Prepared.of(self.capture)
+        self.built["prepared"] = time.monotonic() - began
+        return prepared
 
     @cached_property
     def bound(self) -> BoundReport:
@@ -38,4 +44,13 @@ class Problem:
         """The problem as the search sees it (``tilefit.search.blocks``; no numba)."""
         from tilefit.search.blocks import build_model
 
-        return build_model(self.capture)
+        began = time.monotonic()
+        model = build_model(self.capture)
+        self.built["model"] = time.monotonic() - began
+        return model
+
+    def rebuild_seconds(self) -> float:
+        """About what building the prepared units and the model of another capture of this
+        size takes (the closest placement builds them for its extended capture): the
+        seconds they took here, as far as they were built."""
+        return self.built.get("prepared", 0.0) + self.built.get("model", 0.0)
