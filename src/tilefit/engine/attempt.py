@@ -62,6 +62,10 @@ UNIFORM_FROM = 2_000
 """Units from which a uniform capture is placed by the compiled loop (see
 ``tilefit.engine.uniform``); below, loading numba costs more than the loop saves."""
 
+SEARCHING_FROM = 200
+"""The same where the command loads numba anyway (``solve --minimize`` always searches):
+a pass over 1,000 units takes 0.1 s one by one, a millisecond in the loop."""
+
 
 @dataclass(frozen=True)
 class Prepared:

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from tilefit.bounds.deficit import BoundReport, bound
-from tilefit.engine.attempt import Prepared
+from tilefit.engine.attempt import UNIFORM_FROM, Prepared
 from tilefit.model.capture import Capture
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, eq=False)
 class Problem:
     capture: Capture
+    uniform_from: int = UNIFORM_FROM  # units from which the engine's compiled loop places it
     built: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
     """Seconds each part took to build, by name (``prepared``, ``model``)."""
 
@@ -31,7 +32,7 @@ class Problem:
     def prepared(self) -> Prepared:
         """Units and constraints shared by every strategy (``tilefit.engine``)."""
         began = time.monotonic()
-        prepared = Prepared.of(self.capture)
+        prepared = Prepared.of(self.capture, self.uniform_from)
         self.built["prepared"] = time.monotonic() - began
         return prepared
 

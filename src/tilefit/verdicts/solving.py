@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 
+from tilefit.engine.attempt import SEARCHING_FROM, UNIFORM_FROM
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
@@ -55,7 +56,8 @@ def solve(
     compilation of the kernels is not the limit's (``tilefit.search.compiling``).
     ``watch`` hears the stages, their deadlines and the bracket of the least top.
     """
-    problem = Problem(capture)
+    # Minimising always searches, so numba is loaded anyway: the engine's loop pays sooner.
+    problem = Problem(capture, SEARCHING_FROM if minimize else UNIFORM_FROM)
     deadline = engine_ready(problem, Deadline.start(time_limit), watch)
     entry = Entry.STRATEGIES if node_limit is None else Entry.SEARCH
     climb = Climb(entry, True, minimize, node_limit, (), workers=workers, params=params)
