@@ -28,6 +28,8 @@ def plain_captures(draw: st.DrawFn, reach: int = 6) -> Capture:
         end = draw(st.integers(start + 1, min(horizon, start + reach)))
         if draw(st.integers(0, 9)) == 0:
             end = horizon  # now and then a request lives until model completion
+            if draw(st.booleans()):
+                start = 0  # or throughout, alive whenever any other is
         requests.append(
             Request(
                 f"r{k}",
@@ -98,3 +100,19 @@ def test_the_time_table_counts_the_slots_of_each_bucket_and_keeps_long_requests_
     slots = np.diff(uniform.table_start).tolist()
     assert slots[:4] == [1, 3, 1, 1] and sum(slots) == 6  # a: 0-1, b: 1, c: 1-3
     assert uniform.long.tolist() == [False, False, False, True]
+
+
+@settings(max_examples=40, deadline=None)
+@given(plain_captures(), st.sampled_from(STRATEGIES))
+def test_a_union_given_up_places_alike(capture: Capture, strategy: Strategy) -> None:
+    """The union of every placed request's addresses (read by a request alive throughout)
+    is given up once it outgrows its arrays: the loop then gathers what is placed
+    instead, and places alike."""
+    import pytest
+
+    from tilefit.engine import uniform
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(uniform, "UNION_WIDTH", 1)  # as wide as the whole requests need only
+        prepared = Prepared.of(capture, uniform_from=0)
+        assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)

@@ -30,6 +30,10 @@ MAX_ADDRESS_BITS = 62  # offsets plus sizes stay within int64
 LONG_BUCKETS = 16
 """Buckets past which a request is kept in the one list of long requests."""
 
+UNION_WIDTH = 4096
+"""Intervals the union of every placed request's addresses may hold before it is given up
+(a request alive throughout then gathers what is placed instead)."""
+
 CHUNK = 2048
 """Requests placed per call of the compiled loop: ``stop`` is asked between calls."""
 
@@ -48,6 +52,7 @@ class UniformArrays:
     last_bucket: Ints
     table_start: Ints  # bucket b's slots are [table_start[b], table_start[b + 1])
     long: NDArray[np.bool_]  # per request: kept in the list of long requests
+    whole: NDArray[np.bool_]  # per request: alive whenever any other request is
 
     @classmethod
     def of(cls, capture: Capture, width: int) -> UniformArrays | None:
@@ -82,6 +87,7 @@ class UniformArrays:
             last_bucket=last,
             table_start=table_start,
             long=long,
+            whole=(starts <= starts.min()) & (ends >= ends.max()),
         )
 
 
@@ -119,7 +125,8 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
     table = np.empty(int(uniform.table_start[-1]), np.int64)
     filled = np.zeros(len(uniform.table_start) - 1, np.int64)
     longs = np.zeros((int(uniform.long.sum()), 4), np.int64)
-    placed_longs = np.zeros(1, np.int64)
+    unions = np.zeros((4, max(UNION_WIDTH, int(uniform.whole.sum()) + 1)), np.int64)
+    counts = np.zeros(3, np.int64)
     offsets = np.full(count, -1, np.int64)
     seen = np.full(count, -1, np.int64)
     bounds = np.array([uniform.low, uniform.high], np.int64)
@@ -141,7 +148,9 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
             filled,
             uniform.long,
             longs,
-            placed_longs,
+            uniform.whole,
+            unions,
+            counts,
             offsets,
             seen,
             begin,

@@ -49,48 +49,109 @@ def place_span(
     filled: Ints,  # per bucket, its slots filled so far
     long: NDArray[np.bool_],  # requests kept in one list, not under their many buckets
     longs: Ints,  # the placed long requests by offset, as rows (start, end, low, high)
-    placed_longs: Ints,  # [0]: how many rows of ``longs`` are filled
+    whole: NDArray[np.bool_],  # requests alive whenever any other is
+    unions: Ints,  # rows 0-1: every placed request's addresses; rows 2-3: the whole ones'
+    counts: Ints,  # long rows filled, intervals of each union (-1: that of all given up)
     offsets: Ints,  # by capture index, -1 until placed
     seen: Ints,  # by capture index: the position that last gathered it
     begin: int,
     end: int,
 ) -> int:
     """Place ``order[begin:end]``, filling ``offsets`` and the tables; the position of the
-    first request with no valid offset, or -1 when every one of them is placed."""
+    first request with no valid offset, or -1 when every one of them is placed.
+
+    A request alive whenever any other is meets every placed one, so it reads the union
+    of their addresses, kept up to date (while it stays under ``unions``' width); the
+    others read the union of the whole ones' addresses, not each of them."""
     low, high = bounds[0], bounds[1]
     most = len(starts)
     gathered = np.empty(most, np.int64)
-    lows = np.empty(most, np.int64)
-    highs = np.empty(most, np.int64)
+    lows, highs = np.empty(most, np.int64), np.empty(most, np.int64)
+    merged_lows, merged_highs = np.empty(most, np.int64), np.empty(most, np.int64)
     for position in range(begin, end):
         i = order[position]
-        count = 0
         start, stop = starts[i], ends[i]
-        for b in range(first_bucket[i], last_bucket[i] + 1):
-            for k in range(table_start[b], table_start[b] + filled[b]):
-                j = table[k]
-                if seen[j] != position and starts[j] < stop and ends[j] > start:
-                    seen[j] = position
-                    gathered[count] = j
-                    count += 1
-        shorts = gathered[:count][np.argsort(offsets[gathered[:count]])]
-        count = _merge(start, stop, sizes, offsets, shorts, longs, placed_longs[0], lows, highs)
+        if whole[i] and counts[1] >= 0:
+            blocks_low, blocks_high, count = unions[0], unions[1], counts[1]
+        else:
+            count = 0
+            for b in range(first_bucket[i], last_bucket[i] + 1):
+                for k in range(table_start[b], table_start[b] + filled[b]):
+                    j = table[k]
+                    if seen[j] != position and starts[j] < stop and ends[j] > start:
+                        seen[j] = position
+                        gathered[count] = j
+                        count += 1
+            shorts = gathered[:count][np.argsort(offsets[gathered[:count]])]
+            count = _merge(start, stop, sizes, offsets, shorts, longs, counts[0], lows, highs)
+            count = _interleave(
+                lows, highs, count, unions[2], unions[3], counts[2], merged_lows, merged_highs
+            )
+            blocks_low, blocks_high = merged_lows, merged_highs
         size, alignment = sizes[i], alignments[i]
         if best:
-            x = _smallest_hole(lows, highs, count, low, high, size, alignment)
+            x = _smallest_hole(blocks_low, blocks_high, count, low, high, size, alignment)
         else:
-            x = _lowest(lows, highs, count, low, size, alignment)
+            x = _lowest(blocks_low, blocks_high, count, low, size, alignment)
         if x < 0 or x + size > high:
             return position
         offsets[i] = x
-        if long[i]:
-            _insert(longs, placed_longs[0], start, stop, x, x + size)
-            placed_longs[0] += 1
+        if counts[1] >= 0:
+            counts[1] = _unite(unions[0], unions[1], counts[1], x, x + size)
+        if whole[i]:
+            counts[2] = _unite(unions[2], unions[3], counts[2], x, x + size)
+        elif long[i]:
+            _insert(longs, counts[0], start, stop, x, x + size)
+            counts[0] += 1
         else:
             for b in range(first_bucket[i], last_bucket[i] + 1):
                 table[table_start[b] + filled[b]] = i
                 filled[b] += 1
     return -1
+
+
+@_jit
+def _interleave(
+    a_low: Ints,
+    a_high: Ints,
+    a_count: int,
+    b_low: Ints,
+    b_high: Ints,
+    b_count: int,
+    out_low: Ints,
+    out_high: Ints,
+) -> int:
+    """Two lists of blocks, each sorted by start, as one list sorted by start."""
+    a, b, count = 0, 0, 0
+    while a < a_count or b < b_count:
+        if b == b_count or (a < a_count and a_low[a] <= b_low[b]):
+            out_low[count], out_high[count] = a_low[a], a_high[a]
+            a += 1
+        else:
+            out_low[count], out_high[count] = b_low[b], b_high[b]
+            b += 1
+        count += 1
+    return count
+
+
+@_jit
+def _unite(union_low: Ints, union_high: Ints, count: int, low: int, high: int) -> int:
+    """[low, high) into the disjoint intervals ``union_low/high[:count]`` (sorted; touching
+    ones joined); their new count, or -1 when they would outgrow the arrays."""
+    first = np.searchsorted(union_high[:count], low)  # the first that reaches low
+    after = np.searchsorted(union_low[:count], high, side="right")  # the first past high
+    if first < after:
+        low = min(low, union_low[first])
+        high = max(high, union_high[after - 1])
+    grown = int(count - (after - first) + 1)
+    if grown > len(union_low):
+        return -1
+    tail_low = union_low[after:count].copy()
+    tail_high = union_high[after:count].copy()
+    union_low[first], union_high[first] = low, high
+    union_low[first + 1 : grown] = tail_low
+    union_high[first + 1 : grown] = tail_high
+    return grown
 
 
 @_jit
