@@ -44,6 +44,7 @@ def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
 class ImportOptions:
     capacity: int | None = None  # the memory to ask about (default: the toolchain's own heap)
     alignment: int | None = None  # overrides the toolchain's known heap alignment
+    flags: tuple[str, ...] = ()  # passed through to the toolchain's compiler (IREE's)
 
 
 @dataclass(frozen=True)
