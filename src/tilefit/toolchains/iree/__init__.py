@@ -19,7 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
 from tilefit.toolchains.base import (
+    Exported,
+    ExportOptions,
     Imported,
     ImportOptions,
     Reading,
@@ -75,6 +78,12 @@ def _files(paths: Sequence[str]) -> list[Path]:
     return files_named(paths, SUFFIXES[0])
 
 
+def _export(program: Path, placements: Sequence[Placement], options: ExportOptions) -> Exported:
+    from tilefit.toolchains.iree.export import export_plans
+
+    return export_plans(program, placements, options)
+
+
 def _claims(path: Path) -> bool:
     return False  # a batch folder's .mlir files are not all IREE programs: import them by name
 
@@ -87,6 +96,7 @@ TOOLCHAIN = Toolchain(
     plan="slab",
     read=read_programs,
     claims=_claims,
+    export=_export,
 )
 
 __all__ = ["SUFFIXES", "TOOLCHAIN", "alignment_of", "read_programs"]

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,10 +65,18 @@ def tool(name: str) -> str:
     return found
 
 
-def run_tool(name: str, arguments: Sequence[str], where: str) -> subprocess.CompletedProcess[str]:
-    """Run an IREE tool; a refusal is bad input naming ``where`` and IREE's first error."""
+def run_tool(
+    name: str, arguments: Sequence[str], where: str, folder: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run an IREE tool (in ``folder``); a refusal is bad input naming ``where`` and IREE's
+    first error."""
     done = subprocess.run(
-        [tool(name), *arguments], capture_output=True, text=True, errors="replace", check=False
+        [tool(name), *arguments],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+        cwd=folder,
     )
     if done.returncode != 0:
         raise InputError("", f"{name} refuses it: {first_error(done.stderr)}", where)
@@ -88,3 +97,32 @@ def dump(program: Path, flags: Flags) -> str:
     where = str(program)
     done = run_tool("iree-compile", [str(program), *flags.compile, *DUMP, "-o", os.devnull], where)
     return done.stderr
+
+
+# What follows the packing pass in IREE's stream phase: finishes a module edited before it.
+FINISH = (
+    "--pass-pipeline=builtin.module(iree-stream-cmd-transformation-pipeline,"
+    "iree-stream-optimization-pipeline,iree-stream-cleanup-pipeline,symbol-dce)"
+)
+
+
+def finish(module: str, flags: Flags, where: str) -> tuple[str, bytes]:
+    """A module from before the packing pass, compiled: the stream phase finished by
+    ``iree-opt`` (the user's stream flags repeated), then ``iree-compile
+    --compile-from=stream``. The files have the same names on every call, in a folder of
+    their own, so that the same module gives the same bytes (IREE writes the file's name
+    into the executables' debug information)."""
+    with tempfile.TemporaryDirectory(prefix="tilefit-iree-") as folder:
+        (Path(folder) / "module.mlir").write_text(module)
+        run_tool(
+            "iree-opt", [FINISH, *flags.stream, "module.mlir", "-o", "stream.mlir"], where, folder
+        )
+        run_tool(
+            "iree-compile",
+            ["stream.mlir", "--compile-from=stream", *flags.compile, "-o", "module.vmfb"],
+            where,
+            folder,
+        )
+        return (Path(folder) / "stream.mlir").read_text(), (
+            Path(folder) / "module.vmfb"
+        ).read_bytes()
