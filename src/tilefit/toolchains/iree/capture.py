@@ -64,6 +64,8 @@ def make_capture(
     for piece, use in zip(pack.slices, uses, strict=True):
         assert piece.size is not None
         made = use.writer or "no command writes it here"
+        if use.location is not None:
+            made += f" ({use.location})"
         requests.append(
             Request(
                 id=request_id(piece.index),
@@ -73,7 +75,7 @@ def make_capture(
                 alignment=alignment.offset,
                 label=f"{pack.result(piece.index + 1)} [{piece.first}, {piece.last}] "
                 f"{piece.size_name} = {piece.size} B, by {made}, read {use.readers}x",
-                source=use.writer or pack.function,
+                source=use.location or use.writer or pack.function,
             )
         )
     horizon = max((r.end for r in requests), default=1)

@@ -29,6 +29,7 @@ DUMP = (
     "--mlir-print-ir-after=iree-stream-layout-slices",
     "--mlir-print-ir-module-scope",
     "--mlir-disable-threading",
+    "--mlir-print-debuginfo",  # the source locations that label each slice
 )
 
 

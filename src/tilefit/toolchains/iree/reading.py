@@ -17,6 +17,7 @@ from tilefit.model.errors import InputError
 from tilefit.toolchains.base import Imported, Skipped
 from tilefit.toolchains.iree.capture import Alignment, capture_name, make_capture
 from tilefit.toolchains.iree.dump import Section
+from tilefit.toolchains.iree.locations import aliases
 from tilefit.toolchains.iree.mlir import Function, functions, index_constants
 from tilefit.toolchains.iree.module import Stages
 from tilefit.toolchains.iree.packs import Pack, packs
@@ -66,7 +67,7 @@ def read_packs(
             skipped.append(Skipped(place, reason))
             continue
         body = item.text[item.function.start : item.function.end]
-        uses = slice_uses(body, pack.name, len(pack.slices))
+        uses = slice_uses(body, pack.name, len(pack.slices), aliases(item.text))
         source = f"{where}{f':{item.line}' if item.line else ''} @{pack.function} {pack.name}"
         capture, placement, layout = make_capture(name, pack, uses, source, alignment, capacity)
         notes = list(_confirmed(stages, item, layout.slab))
