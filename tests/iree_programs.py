@@ -107,3 +107,10 @@ def iree_layout(slices: Sequence[Slice], alignment: int) -> tuple[int, list[int]
     assert returned is not None, done.stdout
     values = [int(constants[v.strip()]) for v in returned.group(1).split(",")]
     return values[0], values[1:]
+
+
+def two_functions() -> str:
+    """Two public functions, each with a transient pack of its own."""
+    first = chain([64, 256, 64, 512, 64]).replace("@main", "@first")
+    second = chain([64, 128, 64, 1024, 64]).replace("@main", "@second")
+    return f"module {{\n{first}{second}}}\n"

@@ -55,7 +55,7 @@ def test_a_smaller_plan_is_written_and_runs_identically(
 
 
 def _module_and_packs(program: Path) -> tuple[str, list[Written]]:
-    stages = read_stages(program, Flags())
+    stages = read_stages(program, Flags(), module_scope=True)
     (item,) = read("iree", [str(program)]).imported
     (found,) = [f for f in found_packs(stages) if f.pack.lifetime == "transient"]
     own = item.placement.offsets
@@ -117,3 +117,24 @@ def test_replan_in_one_step_with_the_user_s_inputs(
     assert report["head_after"] == 139264 and report["output"] == str(out)
     assert report["runtime"]["invocations"] == 1 and report["runtime"]["outputs_identical"]
     assert out.is_file()
+
+
+def test_one_function_s_pack_replanned_the_other_kept(tmp_path: Path) -> None:
+    from iree_programs import two_functions
+
+    from tilefit.toolchains.base import ExportOptions
+    from tilefit.toolchains.iree.export import export_plans
+    from tilefit.verdicts.solving import solve
+
+    program = write(tmp_path, "two.mlir", two_functions())
+    imported = {i.capture.name: i for i in read("iree", [str(program)]).imported}
+    second = imported["two.second.0"]
+    least = solve(second.capture, 5, minimize=True).placement
+    assert least is not None
+    exported = export_plans(program, [least], ExportOptions())
+    parts = {p.name: (p.before, p.after) for p in exported.parts}
+    first = parts["two.first.0"]
+    assert first[0] == first[1]  # kept: IREE's own layout
+    assert parts["two.second.0"][1] < parts["two.second.0"][0]
+    assert exported.runtime is not None
+    assert exported.runtime.identical and exported.runtime.invocations == 4  # 2 functions x 2

@@ -26,11 +26,13 @@ _TARGETS = ("--iree-hal-target-device", "--iree-hal-target-backends")
 DUMP = (
     "--compile-to=stream",
     "--mlir-print-ir-before=iree-stream-layout-slices",
-    "--mlir-print-ir-after=iree-stream-layout-slices",
-    "--mlir-print-ir-module-scope",
     "--mlir-disable-threading",
     "--mlir-print-debuginfo",  # the source locations that label each slice
 )
+# the import reads each function alone (small: no constant's data) before and after the
+# pass; the export needs the whole module before it, constants and all
+IMPORT_DUMP = (*DUMP, "--mlir-print-ir-after=iree-stream-layout-slices")
+EXPORT_DUMP = (*DUMP, "--mlir-print-ir-module-scope")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +95,13 @@ def first_error(stderr: str) -> str:
     return lines[0] if lines else "no message"
 
 
-def dump(program: Path, flags: Flags) -> str:
-    """IREE's module before and after its packing pass (the stream phase's end)."""
+def dump(program: Path, flags: Flags, module_scope: bool = False) -> str:
+    """IREE's functions before and after its packing pass (the stream phase's end), or with
+    ``module_scope`` the whole module before it."""
     where = str(program)
-    done = run_tool("iree-compile", [str(program), *flags.compile, *DUMP, "-o", os.devnull], where)
-    return done.stderr
+    printing = EXPORT_DUMP if module_scope else IMPORT_DUMP
+    arguments = [str(program), *flags.compile, *printing, "-o", os.devnull]
+    return run_tool("iree-compile", arguments, where).stderr
 
 
 # What follows the packing pass in IREE's stream phase: finishes a module edited before it.

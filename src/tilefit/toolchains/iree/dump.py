@@ -20,6 +20,8 @@ from tilefit.model.errors import InputError
 PASS = "iree-stream-layout-slices"
 HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+): (\S+)(.*?)//----- //[ \t]*$", re.M)
 _TARGET = re.compile(r"\('[\w.]+' operation: @?([^)]*)\)")
+# a section of one function (no module scope): its header names no function, its text does
+_OWN = re.compile(r"\A\s*(?:util\.func|func\.func)\b[^@\n]*@([\w$.-]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +56,11 @@ def sections(text: str, where: str) -> list[Section]:
             continue
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         target = _TARGET.search(head.group(4))
+        body = text[head.end() : end]
+        own = _OWN.search(body)
+        name = target.group(1) if target else (own.group(1) if own else "")
         line = text.count("\n", 0, head.start()) + 1
-        found.append(
-            Section(head.group(1), target.group(1) if target else "", text[head.end() : end], line)
-        )
+        found.append(Section(head.group(1), name, body, line))
     return found
 
 

@@ -43,7 +43,7 @@ def export_plans(
     where = str(program)
     flags = Flags(options.flags)
     alignment = alignment_of(flags)
-    stages = read_stages(program, flags)
+    stages = read_stages(program, flags, module_scope=True)
     if not stages.module_scope:
         raise InputError(
             "",

@@ -15,7 +15,6 @@ _ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)[ \t]*$", re.M)
 _REFERENCE = re.compile(r"#loc\d*\b")
 _NAME = re.compile(r'"((?:[^"\\]|\\.)*)"\(')
 _POSITION = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)(?::\d+)?')
-_TRAILING = re.compile(r"\bloc\(((?:[^()]|\([^()]*\))*)\)[ \t]*$")
 
 
 def aliases(text: str) -> dict[str, str]:
@@ -24,9 +23,37 @@ def aliases(text: str) -> dict[str, str]:
 
 
 def trailing(line: str) -> str | None:
-    """The location a printed op's line ends with (``loc(...)``), if any."""
-    found = _TRAILING.search(line)
-    return None if found is None else found.group(1)
+    """The location a printed op's line ends with (``loc(...)``, nested as deep as it
+    comes when printed inline), if any."""
+    end = line.rstrip()
+    if not end.endswith(")"):
+        return None
+    start = end.rfind(" loc(")
+    while start >= 0:
+        inside = end[start + len(" loc(") : -1]
+        if _balanced(inside):
+            return inside
+        start = end.rfind(" loc(", 0, start)
+    return None
+
+
+def _balanced(text: str) -> bool:
+    """Whether the parentheses outside quoted strings balance and never close early."""
+    depth, quoted, escaped = 0, False, False
+    for char in text:
+        if quoted:
+            escaped = char == "\\" and not escaped
+            quoted = escaped or char != '"'
+            continue
+        if char == '"':
+            quoted = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and not quoted
 
 
 def told(location: str, known: dict[str, str]) -> str | None:

@@ -33,8 +33,9 @@ def is_dump(data: bytes) -> bool:
     return b"// -----// IR Dump " in data[: 1 << 20]
 
 
-def read_stages(path: Path, flags: Flags) -> Stages:
-    """The stages of one program or dump."""
+def read_stages(path: Path, flags: Flags, module_scope: bool = False) -> Stages:
+    """The stages of one program (each function alone, or with ``module_scope`` the whole
+    module) or dump (as it was made)."""
     where = str(path)
     try:
         data = path.read_bytes()
@@ -45,7 +46,7 @@ def read_stages(path: Path, flags: Flags) -> Stages:
     else:
         if not data.startswith(_BYTECODE):
             _check_text(data, where)
-        text, program = dump(path, flags), True
+        text, program = dump(path, flags, module_scope), True
     found = sections(text, where)
     before = last_run(found, "Before")
     if not before:

@@ -70,10 +70,8 @@ def read_packs(
         uses = slice_uses(body, pack.name, len(pack.slices), aliases(item.text))
         source = f"{where}{f':{item.line}' if item.line else ''} @{pack.function} {pack.name}"
         capture, placement, layout = make_capture(name, pack, uses, source, alignment, capacity)
-        notes = list(_confirmed(stages, item, layout.slab))
-        if capacity is not None:
-            notes.append(f"asks about {capacity:,} B of transient storage for this slab")
-        imported.append(Imported(capture, placement, where, len(pack.slices), tuple(notes)))
+        notes = tuple(_confirmed(stages, item, layout.slab))
+        imported.append(Imported(capture, placement, where, len(pack.slices), notes))
     return imported, skipped
 
 
