@@ -4,7 +4,8 @@ An op ends with ``loc(#locN)``, and the module defines ``#locN = loc(...)``: a
 file position (``"model.py":12:8``), a name around another location
 (``"jit(f)/dot_general"(#loc3)``, as JAX writes them), a call site or a fusion
 of several. A location is told as its first name and its first file
-position, ``jit(f)/dot_general at model.py:12``.
+position with the one that called it, ``jit(f)/dot_general at model.py:12 called at
+model.py:30``.
 """
 
 from __future__ import annotations
@@ -57,16 +58,43 @@ def _balanced(text: str) -> bool:
 
 
 def told(location: str, known: dict[str, str]) -> str | None:
-    """A location in words: its first name and first file position (None: unknown)."""
-    expanded = _expand(location, known, set())
+    """A location in words: its first name and its first file position, with the position
+    that called it where there is one (of a fusion, its first location)."""
+    expanded = _first_fused(_expand(location, known, set()))
     name = _NAME.search(expanded)
-    position = _POSITION.search(expanded)
-    where = None if position is None else f"{position.group(1)}:{position.group(2)}"
+    positions: list[str] = []
+    for found in _POSITION.finditer(expanded):
+        position = f"{found.group(1)}:{found.group(2)}"
+        if position not in positions:
+            positions.append(position)
+    where = " called at ".join(positions[:2]) if positions else None
     if name is not None and where is not None:
         return f"{name.group(1)} at {where}"
     if where is not None:
         return where
     return None if name is None else name.group(1)
+
+
+def _first_fused(location: str) -> str:
+    """``fused[a, b]`` -> ``a`` (the locations of several ops fused into one command)."""
+    text = location.strip()
+    if not text.startswith("fused"):
+        return text
+    start = text.find("[")
+    depth, quoted = 0, False
+    for i in range(start + 1, len(text)):
+        char = text[i]
+        if char == '"' and text[i - 1] != "\\":
+            quoted = not quoted
+        elif not quoted and char in "([":
+            depth += 1
+        elif not quoted and char in ")]":
+            if depth == 0:
+                return text[start + 1 : i]
+            depth -= 1
+        elif not quoted and char == "," and depth == 0:
+            return text[start + 1 : i]
+    return text
 
 
 def _expand(location: str, known: dict[str, str], seen: set[str]) -> str:
