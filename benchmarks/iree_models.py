@@ -485,6 +485,8 @@ def main() -> int:
 
     names = [args.only] if args.only else list(MODELS)
     started = time.monotonic()
+    # the traces first: their search forks workers, which must not follow jax's threads
+    shared = traces(args.time_limit)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="iree-models-") as temporary:
         folder = Path(args.keep) if args.keep else Path(temporary)
@@ -507,8 +509,10 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(_row(row))
-    print(f"\n{len(rows)} packs of {len(names)} models in {time.monotonic() - started:.0f} s")
-    shared = traces(args.time_limit)
+    print(
+        f"\n{len(rows)} packs of {len(names)} models and {len(shared)} traces in "
+        f"{time.monotonic() - started:.0f} s"
+    )
     if shared:
         print(
             "\n| trace | slices | IREE's offsets reproduced | IREE's slab | live bound | "
