@@ -195,9 +195,7 @@ def main() -> None:
         print("\n== size/first-fit, unconstrained, side by side with omnimalloc greedy_by_size ==")
         comparison_section(SIZES[:2] if args.quick else SIZES)
     if args.trace:
-        print(
-            "\n== real traces: each pass by the compiled loop and one by one (cut at 120 s) =="
-        )
+        print("\n== real traces: each pass by the compiled loop and one by one (cut at 120 s) ==")
         trace_section(args.trace)
 
 

@@ -62,7 +62,7 @@ def export_plans(
             continue
         own = captures[name]
         offsets = given.get(name, own.placement).offsets
-        values = _values(item, own.capture, offsets, alignment.range)
+        values = pack_values(item, own.capture, offsets, alignment.range)
         written.append(Written(item.pack, item.function, values))
         heap = placement_top(own.capture, own.placement.offsets)
         parts.append(Part(name, len(own.capture.requests), align(heap, alignment.range), values[0]))
@@ -131,7 +131,7 @@ def _check(capture: Capture, placement: Placement) -> None:
         )
 
 
-def _values(
+def pack_values(
     item: Found, capture: Capture, offsets: Mapping[str, int], range_alignment: int
 ) -> tuple[int, ...]:
     """The pack's results: the slab (the placement's top, rounded up to the range
