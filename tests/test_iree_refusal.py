@@ -79,3 +79,25 @@ def test_a_dump_of_an_iree_whose_pass_names_differ(
     )
     text = write(tmp_path, "plain.txt", "hello\n")
     assert refused(capsys, str(text)).startswith(f"tilefit: {text}: not MLIR")
+
+
+def test_an_alignment_iree_does_not_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = write(tmp_path, "small.mlir", SMALL)
+    assert refused(capsys, str(program), "--alignment", "16") == (
+        "tilefit: --alignment: IREE aligns this program's slices to 64 B; its flag "
+        "--iree-stream-resource-min-offset-alignment=N (passed with --flag) changes that"
+    )
+
+
+def test_inputs_iree_s_runtime_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    program = write(tmp_path, "small.mlir", SMALL)
+    args = tmp_path / "args.npz"
+    np.savez(args, np.zeros((3, 3), np.float32))  # one argument of the wrong shape, not two
+    out = tmp_path / "small.vmfb"
+    assert main(["replan", "iree", str(program), "-o", str(out), "--inputs", str(args)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
+    assert err[0].startswith("tilefit: --inputs: IREE's runtime refuses the call of @main: ")
+    assert not out.exists()

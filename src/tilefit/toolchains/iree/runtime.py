@@ -98,7 +98,7 @@ def run_module(data: bytes, where: str, inputs: list[list[Any]] | None = None) -
     for name, args in runnable:
         sets = inputs if inputs is not None else [seeded(args, s) for s in SEEDS]
         for given in sets:
-            result = bound[name](*given)
+            result = _call(bound[name], given, name, inputs is not None)
             results = result if isinstance(result, (list, tuple)) else [result]
             calls.append(
                 tuple(
@@ -109,6 +109,17 @@ def run_module(data: bytes, where: str, inputs: list[list[Any]] | None = None) -
     if not calls:
         raise InputError("", "no function of the module takes only static tensors: not run", where)
     return Outputs(tuple(calls))
+
+
+def _call(function: Any, given: list[Any], name: str, theirs: bool) -> Any:
+    """One call; IREE's runtime refusing it (arguments of other shapes or types, a
+    failure while it runs) is bad input in its own words."""
+    try:
+        return function(*given)
+    except (RuntimeError, ValueError, TypeError) as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        place = "--inputs" if theirs else f"@{name}"
+        raise InputError(place, f"IREE's runtime refuses the call of @{name}: {first}") from None
 
 
 def _runnable(module: Any) -> list[tuple[str, list[Argument]]]:
