@@ -92,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         exported = chain.export(Path(args.model), placements, options)
     except InputError as error:
-        raise error if error.source else error.located(args.placement[0]) from None
+        # a rule of the placement names its file; one of an option or the model stands as is
+        mine = error.source or error.place.startswith("-")
+        raise error if mine else error.located(args.placement[0]) from None
     agreed = exported.runtime is None or exported.runtime.identical
     if agreed:
         with atomic_path(args.output) as temp:
