@@ -14,18 +14,25 @@ if TYPE_CHECKING:
 
 NAME = "export"
 HELP = (
-    "write a placement into a model as its memory plan (TFLM: the offline plan), only after "
-    "the referee accepts it on the model's own capture; run both models and compare their "
+    "write a placement into a model as its memory plan (TFLM: the offline plan; IREE: each "
+    "pack's offsets), only after the referee accepts it on the model's own capture; run both "
+    "models and compare their "
     "outputs (exit 0 written, 1 the runtime disagrees, nothing written, 2 bad input)"
 )
 EXAMPLE = """example:
   tilefit import tflm examples/tflm/streaming.tflite -o captures
   tilefit solve --minimize captures/streaming.json -o streaming.min.json
   tilefit export tflm examples/tflm/streaming.tflite streaming.min.json -o streaming.planned.tflite
+  tilefit import iree model.mlir -o caps                      # needs IREE and your program
+  tilefit solve --minimize caps/model.main.0.json -o p0.json  # needs the capture above
+  tilefit export iree model.mlir p0.json -o model.vmfb        # needs the files above
 
 The model keeps every other part; an offline plan it had is replaced. TFLM
 places each planned tensor at the offset given and plans its scratch buffers
 around them. docs/tflm.md walks through it.
+
+IREE: one placement per pack to change (the others keep IREE's layout), the
+module compiled to a .vmfb; docs/iree.md walks through it.
 """
 
 
@@ -34,15 +41,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     exporting = [n for n in NAMES if toolchain(n).export is not None]
     parser.add_argument("toolchain", choices=exporting, help="the toolchain whose file to write")
-    parser.add_argument("model", metavar="MODEL", help="the toolchain's file (a .tflite model)")
-    parser.add_argument("placement", metavar="PLACEMENT", help="the placement to write (.json)")
+    parser.add_argument(
+        "model", metavar="MODEL", help="the toolchain's file (a .tflite model, an IREE program)"
+    )
+    parser.add_argument(
+        "placement",
+        nargs="+",
+        metavar="PLACEMENT",
+        help="the placement to write (.json; IREE: one per pack to change)",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
     parser.add_argument(
         "--no-run",
         action="store_true",
         help="do not run the runtime on both models (only the referee checks the plan)",
     )
+    add_toolchain_arguments(parser)
     common.add_json_argument(parser)
+
+
+def add_toolchain_arguments(parser: argparse.ArgumentParser) -> None:
+    """--flag and --inputs: what IREE's compiler is given, and what its runtime runs on."""
+    parser.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="a flag for the toolchain's compiler, passed through (IREE: "
+        "--flag=--iree-stream-resource-min-offset-alignment=64; repeat it for several)",
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="ARGS.npz",
+        help="the inputs both modules run on (IREE: numpy's .npz, one array per argument in "
+        "order; default: seeded random inputs)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,14 +83,18 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.formats.save import atomic_path
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import toolchain
+    from tilefit.toolchains.base import ExportOptions
 
     chain = toolchain(args.toolchain)
     assert chain.export is not None  # argparse offers only those that export
-    placement = read_placement(args.placement)
+    placements = [read_placement(p) for p in args.placement]
+    options = ExportOptions(not args.no_run, tuple(args.flag), args.inputs)
     try:
-        exported = chain.export(Path(args.model), placement, not args.no_run)
+        exported = chain.export(Path(args.model), placements, options)
     except InputError as error:
-        raise error if error.source else error.located(args.placement) from None
+        # a rule of the placement names its file; one of an option or the model stands as is
+        mine = error.source or error.place.startswith("-")
+        raise error if mine else error.located(args.placement[0]) from None
     agreed = exported.runtime is None or exported.runtime.identical
     if agreed:
         with atomic_path(args.output) as temp:
@@ -71,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _lines(chain: Toolchain, e: Exported, out: dict[str, Any]) -> list[str]:
-    lines = [
+    lines = [f"  {p.name}: {chain.plan} {p.before:,} -> {p.after:,} B" for p in e.parts]
+    lines[:0] = [
         f"{chain.tool}'s own plan: {chain.plan} {e.before:,} B; this placement: {e.after:,} B "
         f"({out['saved']:,} B, {out['saved_percent']:.1f}% less)"
         if out["saved"] >= 0
@@ -92,8 +130,12 @@ def runtime_lines(chain: Toolchain, r: RuntimeCheck) -> list[str]:
     """The toolchain's runtime on both plans: what it needed, and the outputs compared."""
     same = "identical, bit for bit" if r.identical else "DIFFERENT"
     vary = "" if r.varies else " (they do not vary on these inputs: a weak comparison)"
+    whole = (
+        f", whole arena {r.total_before:,} -> {r.total_after:,} B"
+        if (r.total_before, r.total_after) != (r.head_before, r.head_after)
+        else ""
+    )
     return [
-        f"  {chain.tool}'s runtime: {chain.plan} {r.head_before:,} -> {r.head_after:,} B, "
-        f"whole arena {r.total_before:,} -> {r.total_after:,} B",
+        f"  {chain.tool}'s runtime: {chain.plan} {r.head_before:,} -> {r.head_after:,} B{whole}",
         f"  outputs over {r.invocations} invocations: {same}{vary}",
     ]

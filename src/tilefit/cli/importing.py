@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 NAME = "import"
 HELP = (
     "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena, "
-    "ExecuTorch's arenas) as "
+    "ExecuTorch's arenas, IREE's transient slabs) as "
     "captures, with its own placement refereed (exit 0 every placement valid, 1 one is not, "
     "2 bad input)"
 )
@@ -28,13 +28,15 @@ EXAMPLE = """example:
   tilefit import xla dump -o captures              # needs the dump above
   tilefit import xla dump --capacity 100000000 -o at100MB   # needs the dump: fits in 100 MB?
   tilefit import executorch examples/executorch/kws_dscnn.default.executorch.json
+  tilefit import iree model.mlir -o captures       # needs IREE's compiler and your program
+  tilefit import iree model.mlir --flag=--iree-hal-target-device=local   # needs the same
 
 Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
 head) becomes one capture, named after the module or model, and the
 toolchain's own offsets become NAME.placement.json beside it (tilefit check
 referees it again). docs/xla.md and docs/tflm.md say which values become
 which requests, and why; docs/executorch.md how ExecuTorch's planner
-writes NAME.executorch.json.
+writes NAME.executorch.json; docs/iree.md which IREE packs are imported.
 """
 
 
@@ -69,6 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="the heap's offset alignment (default: the backend's, e.g. 64 on XLA's CPU)",
     )
+    parser.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="a flag for the toolchain's compiler, passed through (IREE: "
+        "--flag=--iree-hal-target-device=...; repeat it for several)",
+    )
     common.add_json_argument(parser)
 
 
@@ -83,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":  # several files: a folder, never standard output
         raise InputError("-o", "import writes a folder of captures and placements: name one")
     chain = toolchain(args.toolchain)
-    options = ImportOptions(capacity=args.capacity, alignment=args.alignment)
+    options = ImportOptions(
+        capacity=args.capacity, alignment=args.alignment, flags=tuple(args.flag)
+    )
     reading = chain.read(args.dumps, options)
     for skipped in reading.skipped:
         print(f"tilefit import: skipped {skipped.source}: {skipped.reason}", file=sys.stderr)

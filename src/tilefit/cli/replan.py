@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
-from tilefit.cli.export import runtime_lines
+from tilefit.cli.export import add_toolchain_arguments, runtime_lines
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -21,10 +21,12 @@ HELP = (
 )
 EXAMPLE = """example:
   tilefit replan tflm examples/tflm/streaming.tflite -o streaming.planned.tflite
+  tilefit replan iree model.mlir -o model.vmfb   # needs IREE's compiler and your program
 
 The three commands it runs (tilefit import, tilefit solve --minimize, tilefit
 export) stay the contract; replan writes the model only when it needs less
-memory than the toolchain's own plan and the runtime agrees.
+memory than the toolchain's own plan and the runtime agrees. A program with
+several plans (IREE's packs) has each searched, for --time-limit seconds each.
 """
 
 READS = ("model",)
@@ -36,36 +38,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     exporting = [n for n in NAMES if toolchain(n).export is not None]
     parser.add_argument("toolchain", choices=exporting, help="the toolchain whose file to replan")
-    parser.add_argument("model", metavar="MODEL", help="the toolchain's file (a .tflite model)")
-    parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
-    common.add_time_limit_argument(parser, "seconds for the search (default 10)")
     parser.add_argument(
-        "--placement", metavar="FILE", help="also write the placement found (.json)"
+        "model", metavar="MODEL", help="the toolchain's file (a .tflite model, an IREE program)"
     )
+    parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    common.add_time_limit_argument(parser, "seconds for the search of each plan (default 10)")
+    parser.add_argument(
+        "--placement", metavar="FILE", help="also write the placement found (.json; one plan)"
+    )
+    add_toolchain_arguments(parser)
     common.add_json_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from tilefit.formats.save import atomic_path, write_placement
+    from tilefit.model.placement import Placement
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
+    from tilefit.toolchains.base import ExportOptions, ImportOptions
     from tilefit.verdicts.solving import solve
 
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)
     assert chain.export is not None
-    imported = read(args.toolchain, [args.model]).imported
-    if len(imported) != 1:
+    flags = tuple(args.flag)
+    reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
+    imported = reading.imported
+    if not imported:
+        raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
+    if args.placement and len(imported) != 1:
         raise InputError(
-            "", f"{len(imported)} plans in it, not one: use tilefit import", args.model
+            "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
         )
-    item = imported[0]
-    found = solve(item.capture, args.time_limit, minimize=True)
-    best = found.placement
-    proven = found.least is not None and found.least.optimal
-    if best is None:
-        best = item.placement
-    exported = chain.export(Path(args.model), best, True)
+    best: list[Placement] = []
+    proven, lower = True, 0
+    known = True  # every plan's least has a lower bound
+    for item in imported:
+        found = solve(item.capture, args.time_limit, minimize=True)
+        best.append(found.placement if found.placement is not None else item.placement)
+        proven = proven and found.least is not None and found.least.optimal
+        known = known and found.least is not None
+        lower += 0 if found.least is None else found.least.lower_bound
+    exported = chain.export(Path(args.model), best, ExportOptions(True, flags, args.inputs))
     better = exported.after < exported.before
     agreed = exported.runtime is None or exported.runtime.identical
     written = better and agreed
@@ -73,10 +87,10 @@ def run(args: argparse.Namespace) -> int:
         with atomic_path(args.output) as temp:
             temp.write_bytes(exported.data)
         if args.placement:
-            write_placement(best, args.placement)
+            write_placement(best[0], args.placement)
     out: dict[str, Any] = export_json(chain.name, exported, args.output if written else None)
     out["proven_minimal"] = proven
-    out["lower_bound"] = None if found.least is None else found.least.lower_bound
+    out["lower_bound"] = lower if known else None
     if args.json:
         common.print_json(out)
     else:
@@ -100,6 +114,7 @@ def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bo
             f"{tool}'s {plan}: {before:,} B -> {after:,} B, {out['saved']:,} B "
             f"({out['saved_percent']:.1f}%) less, {proof}"
         ]
+    lines += [f"  {p.name}: {plan} {p.before:,} -> {p.after:,} B" for p in exported.parts]
     if exported.runtime is not None:
         lines += runtime_lines(chain, exported.runtime)
     if out["output"]:

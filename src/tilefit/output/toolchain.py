@@ -60,4 +60,8 @@ def export_json(toolchain: str, e: Exported, written: str | None) -> Json:
             "outputs_vary": runtime.varies,
         },
         "output": written,
+        "packs": [
+            {"name": p.name, "requests": p.requests, "before": p.before, "after": p.after}
+            for p in e.parts
+        ],
     }

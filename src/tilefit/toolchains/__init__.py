@@ -2,6 +2,7 @@
 
 - ``base``: the interface every toolchain gives (``Toolchain``, ``Imported``);
 - ``xla``: XLA's buffer assignment (docs/xla.md);
+- ``iree``: IREE's transient slabs, its ``stream.resource.pack`` ops, in and out (docs/iree.md);
 - ``tflm``: TensorFlow Lite for Microcontrollers' arena plan, in and out (docs/tflm.md);
 - ``executorch``: ExecuTorch's arenas, planned by tilefit inside its memory planning
   pass (docs/executorch.md).
@@ -21,6 +22,7 @@ from tilefit.toolchains.base import ImportOptions, Reading, Toolchain
 # name -> (module holding ``TOOLCHAIN``, one line for the help)
 _WHERE = {
     "executorch": "tilefit.toolchains.executorch",
+    "iree": "tilefit.toolchains.iree",
     "tflm": "tilefit.toolchains.tflm",
     "xla": "tilefit.toolchains.xla",
 }

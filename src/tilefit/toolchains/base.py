@@ -44,6 +44,7 @@ def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
 class ImportOptions:
     capacity: int | None = None  # the memory to ask about (default: the toolchain's own heap)
     alignment: int | None = None  # overrides the toolchain's known heap alignment
+    flags: tuple[str, ...] = ()  # passed through to the toolchain's compiler (IREE's)
 
 
 @dataclass(frozen=True)
@@ -86,19 +87,37 @@ class RuntimeCheck:
     varies: bool  # the outputs differ between invocations: the comparison can tell plans apart
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One plan of several in a file (an IREE pack): its top before and after."""
+
+    name: str  # its capture's name
+    requests: int
+    before: int
+    after: int
+
+
 @dataclass(frozen=True)
 class Exported:
     """A placement written back into the toolchain's own file, refereed first."""
 
     data: bytes  # the file as written
-    before: int  # the top of the toolchain's own plan
+    before: int  # the top of the toolchain's own plan (several plans: their sum)
     after: int  # the top of the placement written
     requests: int
     runtime: RuntimeCheck | None  # None: not run
+    parts: tuple[Part, ...] = ()  # each plan's, where the file holds several
 
 
-# (the toolchain's input file, the placement, run the runtime?) -> what to write
-Export = Callable[[Path, Placement, bool], Exported]
+@dataclass(frozen=True, slots=True)
+class ExportOptions:
+    run: bool = True  # run the runtime on both and compare the outputs
+    flags: tuple[str, ...] = ()  # passed through to the toolchain's compiler (IREE's)
+    inputs: str | None = None  # the inputs to run on (IREE: an .npz of arrays); None: seeded
+
+
+# (the toolchain's input file, the placements, the options) -> what to write
+Export = Callable[[Path, Sequence[Placement], ExportOptions], Exported]
 
 
 @dataclass(frozen=True, slots=True)

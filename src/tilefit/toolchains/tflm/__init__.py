@@ -20,6 +20,7 @@ from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 from tilefit.toolchains.base import (
     Exported,
+    ExportOptions,
     Imported,
     ImportOptions,
     Reading,
@@ -154,10 +155,14 @@ def _confirmed(graph: Graph, top: int, head: int) -> list[str]:
     ]
 
 
-def _export(model: Path, placement: Placement, run: bool) -> Exported:
+def _export(model: Path, placements: Sequence[Placement], options: ExportOptions) -> Exported:
     from tilefit.toolchains.tflm.export import export_plan
 
-    return export_plan(model, placement, run)
+    if len(placements) != 1:
+        raise InputError("", "a TFLM model takes one placement (its arena's head)", str(model))
+    if options.flags or options.inputs is not None:
+        raise InputError("", "TFLM's export takes no --flag and no --inputs", str(model))
+    return export_plan(model, placements[0], options.run)
 
 
 def _claims(path: Path) -> bool:

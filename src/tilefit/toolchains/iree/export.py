@@ -1,0 +1,159 @@
+"""tilefit's plans into an IREE program: refereed on its packs' own captures, then compiled.
+
+Each placement names its capture (``PROGRAM.FUNCTION.N``, as ``tilefit import
+iree`` wrote it); nothing is written unless the referee accepts it on the
+capture the program itself makes. Every static transient pack is then
+replaced by constants (tilefit's offsets, or IREE's own where no placement is
+given), the stream phase finished and the module compiled; the module with
+IREE's own offsets is compiled the same way, and with the runtime both run on
+the same inputs, every output compared bit for bit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement, placement_top
+from tilefit.model.words import counted
+from tilefit.toolchains.base import Exported, ExportOptions, Imported, Part, RuntimeCheck
+from tilefit.toolchains.iree.capture import capture_name, slice_index
+from tilefit.toolchains.iree.compiler import Flags, finish
+from tilefit.toolchains.iree.greedy import align
+from tilefit.toolchains.iree.module import read_stages
+from tilefit.toolchains.iree.reading import Found, found_packs, read_packs
+from tilefit.toolchains.iree.rewrite import Written, with_offsets
+from tilefit.verdicts.check import check
+
+_TRANSIENT = re.compile(r"stream\.resource\.alloca\b[^\n]*!stream\.resource<transient>\{([^}]*)\}")
+_CONSTANT = re.compile(r"^\s*(%[\w$.-]+) = arith\.constant (\d+) : index", re.M)
+
+
+def export_plans(
+    program: Path, placements: Sequence[Placement], options: ExportOptions
+) -> Exported:
+    """The program compiled with the placements as its packs' offsets; InputError when
+    one may not be written."""
+    from tilefit.toolchains.iree import alignment_of
+
+    where = str(program)
+    flags = Flags(options.flags)
+    alignment = alignment_of(flags)
+    stages = read_stages(program, flags, module_scope=True)
+    if not stages.module_scope:
+        raise InputError(
+            "",
+            "export needs the whole module: a program, or a dump made with "
+            "--mlir-print-ir-module-scope",
+            where,
+        )
+    imported, _ = read_packs(stages, program.stem, where, alignment, None)
+    captures = {item.capture.name: item for item in imported}
+    given = _refereed(placements, captures, where)
+    written: list[Written] = []
+    parts: list[Part] = []
+    for item in found_packs(stages):
+        name = capture_name(program.stem, item.pack)
+        if name not in captures:
+            continue
+        own = captures[name]
+        offsets = given.get(name, own.placement).offsets
+        values = pack_values(item, own.capture, offsets, alignment.range)
+        written.append(Written(item.pack, item.function, values))
+        heap = placement_top(own.capture, own.placement.offsets)
+        parts.append(Part(name, len(own.capture.requests), align(heap, alignment.range), values[0]))
+    if not written:
+        raise InputError("", "no static transient pack in it: nothing to export", where)
+    module = stages.before[0].text
+    edited = with_offsets(module, written)
+    own_stream, own_vmfb = finish(module, flags, where)
+    new_stream, new_vmfb = finish(edited, flags, where)
+    before = sum(p.before for p in parts)
+    after = sum(p.after for p in parts)
+    checked = None
+    if options.run:
+        checked = _run_both(own_vmfb, new_vmfb, where, options.inputs)
+        own_slabs, new_slabs = transient_slabs(own_stream), transient_slabs(new_stream)
+        checked = replace(
+            checked,
+            head_before=own_slabs,
+            head_after=new_slabs,
+            total_before=own_slabs,
+            total_after=new_slabs,
+        )
+    requests = sum(p.requests for p in parts)
+    return Exported(new_vmfb, before, after, requests, checked, tuple(parts))
+
+
+def _refereed(
+    placements: Sequence[Placement], captures: dict[str, Imported], where: str
+) -> dict[str, Placement]:
+    given: dict[str, Placement] = {}
+    for placement in placements:
+        item = captures.get(placement.capture)
+        if item is None:
+            known = ", ".join(sorted(captures)) or "none"
+            raise InputError(
+                "capture",
+                f"names {placement.capture}, not a pack of {Path(where).name} (its packs: "
+                f"{known}): a placement of another program?",
+            )
+        if placement.capture in given:
+            raise InputError("capture", f"two placements of {placement.capture}: give one")
+        _check(item.capture, placement)
+        given[placement.capture] = placement
+    return given
+
+
+def _check(capture: Capture, placement: Placement) -> None:
+    ids = {r.id for r in capture.requests}
+    unknown = sorted(set(placement.offsets) - ids)
+    if unknown:
+        raise InputError(
+            "offsets",
+            f"names {counted(len(unknown), 'slice')} {capture.name} does not have "
+            f"({', '.join(unknown[:3])}): a placement of another program?",
+        )
+    top = placement_top(capture, placement.offsets) if placement.offsets else 0
+    roomy = max(top, capture.memory.size)
+    verdict = check(replace(capture, memory=Memory(roomy, (Range(0, roomy),))), placement)
+    if not verdict.valid:
+        first = verdict.violations[0]
+        raise InputError(
+            "offsets",
+            f"the referee rejects it on {capture.name}'s capture: "
+            f"{counted(len(verdict.violations), 'violation')}, the first {first.kind}: "
+            f"{first.detail}",
+        )
+
+
+def pack_values(
+    item: Found, capture: Capture, offsets: Mapping[str, int], range_alignment: int
+) -> tuple[int, ...]:
+    """The pack's results: the slab (the placement's top, rounded up to the range
+    alignment as IREE rounds it), then each slice's offset."""
+    by_slice = {slice_index(k): v for k, v in offsets.items()}
+    slab = align(placement_top(capture, offsets), range_alignment)
+    return (slab, *(by_slice[s.index] for s in item.pack.slices))
+
+
+def transient_slabs(stream: str) -> int:
+    """The bytes of the transient allocations a finished stream module makes with constant
+    sizes: what the compiled module allocates for its slabs."""
+    constants = {m.group(1): int(m.group(2)) for m in _CONSTANT.finditer(stream)}
+    return sum(constants.get(m.group(1).strip(), 0) for m in _TRANSIENT.finditer(stream))
+
+
+def _run_both(own: bytes, new: bytes, where: str, inputs: str | None) -> RuntimeCheck:
+    from tilefit.toolchains.iree.runtime import load_inputs, run_module
+
+    given = None if inputs is None else load_inputs(inputs)
+    before = run_module(own, where, given)
+    after = run_module(new, where, given)
+    calls = len(before.calls)
+    varies = len({call for call in before.calls}) > 1
+    return RuntimeCheck(0, 0, 0, 0, calls, before == after, varies)
