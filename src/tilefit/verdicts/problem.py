@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from tilefit.search.blocks import SearchModel
 
 
+MODEL_PER_PREPARED = 4.0
+"""Seconds of building the search model per second of preparing the units (1.5-4 on the
+real traces of ``benchmarks/real_traces.py``)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Problem:
     capture: Capture
@@ -49,6 +54,13 @@ class Problem:
         model = build_model(self.capture)
         self.built["model"] = time.monotonic() - began
         return model
+
+    def model_estimate(self) -> float:
+        """About how long building the search model takes (0 once it is built): a few
+        times the prepared units' time, the ratio measured on the real traces."""
+        if "model" in self.built:
+            return 0.0
+        return MODEL_PER_PREPARED * self.built.get("prepared", 0.0)
 
     def rebuild_seconds(self) -> float:
         """About what building the prepared units and the model of another capture of this
