@@ -14,9 +14,7 @@ from tilefit.model.capture import Capture
 
 
 def best_fit_decreasing(capture: Capture) -> dict[str, int]:
-    order = sorted(
-        capture.requests, key=lambda r: (-r.size, -(r.end - r.start), r.start, r.id)
-    )
+    order = sorted(capture.requests, key=lambda r: (-r.size, -(r.end - r.start), r.start, r.id))
     n = len(order)
     starts = np.empty(n, dtype=np.int64)
     ends = np.empty(n, dtype=np.int64)

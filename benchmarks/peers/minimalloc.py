@@ -105,7 +105,7 @@ def _probe(binary: Path, source: Path, capacity: int, seconds: float) -> Probe:
     except subprocess.TimeoutExpired:
         return Probe(capacity, "timeout", None)
     if done.returncode == 0 and output.is_file():
-        return Probe(capacity, "solved", offsets_from_csv(output.read_text(), output.name))
+        return Probe(capacity, "solved", offsets_from_csv(output.read_text()))
     if "NOT_FOUND" in done.stderr:
         return Probe(capacity, "infeasible", None)
     if "DEADLINE_EXCEEDED" in done.stderr:

@@ -48,12 +48,15 @@ def best_allocator(trace: Trace, limit: float) -> Answer:
                 continue
             answer = refereed(trace, "omnimalloc", got[1], got[0], note=name)
             tried.append((name, answer.peak if answer.valid else None, answer.seconds))
-            if answer.valid and answer.peak is not None:
-                if best is None or best.peak is None or answer.peak < best.peak:
-                    best = answer
+            if answer.valid and (best is None or _lower(answer, best)):
+                best = answer
     if best is None:
         return Answer("omnimalloc", None, 0.0, note="no allocator answered", tried=tuple(tried))
     return replace(best, tried=tuple(tried))
+
+
+def _lower(answer: Answer, best: Answer) -> bool:
+    return answer.peak is not None and (best.peak is None or answer.peak < best.peak)
 
 
 def _run(name: str, source: Path, limit: float) -> tuple[float, dict[str, int]] | str:

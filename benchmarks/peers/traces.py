@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilefit.bounds.live import live_peak, request_spans
-from tilefit.formats.minimalloc import capture_from_csv, placement_from_csv
+from tilefit.formats.minimalloc import capture_from_csv
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
 from tilefit.verdicts.check import check
@@ -73,9 +73,10 @@ def plain_csv(capture: Capture) -> str:
     return out.getvalue()
 
 
-def offsets_from_csv(text: str, file_name: str) -> dict[str, int]:
-    """Offsets by id from a peer's output CSV with an ``offset`` column (MiniMalloc's)."""
-    return dict(placement_from_csv(text, file_name).offsets)
+def offsets_from_csv(text: str) -> dict[str, int]:
+    """Offsets by id from a peer's output CSV: a header naming ``id`` and ``offset`` among
+    its columns (MiniMalloc's ``id,lower,upper,size,offset``, idealloc's ``id,offset``)."""
+    return {row["id"].strip(): int(row["offset"]) for row in csv.DictReader(io.StringIO(text))}
 
 
 def refereed(
