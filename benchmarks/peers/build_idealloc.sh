@@ -7,8 +7,9 @@
 # or with IDEALLOC_SRC in the environment: a checkout of cappadokes/idealloc
 # (`git clone https://github.com/cappadokes/idealloc`). Only its `coreba` crate (the
 # library behind the `idealloc` binary) is built, with a small command line of ours,
-# idealloc_offsets TRACE.csv OUT.csv MAX_LIVES, that runs the same `coreba::algo::idealloc`
-# and writes every buffer's offset (idealloc's own binary prints the makespan only).
+# idealloc_offsets TRACE.csv OUT.csv MAX_LIVES ex|in, that runs the same
+# `coreba::algo::idealloc` and writes every buffer's offset (idealloc's own binary prints
+# the makespan only).
 #
 # crates.io is not needed: the crate's dependencies (clap, indexmap, itertools, rand, rayon,
 # thiserror) come from Debian's packaged crates in /usr/share/cargo/registry:
@@ -80,19 +81,26 @@ offline = true
 TOML
 
 cat >"$build/src/bin/idealloc_offsets.rs" <<'RUST'
-// idealloc_offsets TRACE.csv OUT.csv MAX_LIVES: coreba::algo::idealloc on a MiniMalloc CSV
-// (id,lower,upper,size; numeric ids), as idealloc's own binary runs it with `ex-csv`, and
-// every buffer's offset written to OUT.csv as id,offset.
+// idealloc_offsets TRACE.csv OUT.csv MAX_LIVES ENDS: coreba::algo::idealloc on a MiniMalloc
+// CSV (id,lower,upper,size; numeric ids), read as idealloc's own binary reads it with
+// `ex-csv` (ENDS = ex: the buffer is not live at either end, as [lower, upper) in steps) or
+// `in-csv` (ENDS = in: live at both ends, a longer lifetime), and every buffer's offset
+// written to OUT.csv as id,offset.
 use coreba::*;
 use std::io::Write;
 use std::path::PathBuf;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    assert!(args.len() == 4, "usage: idealloc_offsets TRACE.csv OUT.csv MAX_LIVES");
+    assert!(args.len() == 5, "usage: idealloc_offsets TRACE.csv OUT.csv MAX_LIVES ex|in");
     let max_lives: u32 = args[3].parse().expect("MAX_LIVES: a whole number");
-    let set = read_from_path::<MinimalloCSVParser, &[ByteSteps; 4]>(PathBuf::from(&args[1]), 1)
-        .expect("the trace could not be read");
+    let path = PathBuf::from(&args[1]);
+    let set = match args[4].as_str() {
+        "ex" => read_from_path::<MinimalloCSVParser, &[ByteSteps; 4]>(path, 1),
+        "in" => read_from_path::<IREECSVParser, Job>(path, 2),
+        _ => panic!("ENDS: ex or in"),
+    }
+    .expect("the trace could not be read");
     let (placed, _) = coreba::algo::idealloc(set, 1.0, 0, max_lives);
     let mut out = std::fs::File::create(&args[2]).expect("OUT.csv could not be written");
     writeln!(out, "id,offset").unwrap();
