@@ -7,9 +7,10 @@ row numbers as ids and the offsets mapped back.
 
 It first reads the trace as the trace means it (``ex``: a buffer is not live at either
 end, which is ``[lower, upper)`` in steps). On some traces that run panics or does not
-end; then it is run again reading every lifetime one step longer (``in``, as idealloc's
-benchmarks read IREE's files): a harder problem whose placement is still valid for the
-trace, said in the note. Each run is stopped at the limit.
+end; then it is run again as idealloc's own benchmarks read IREE's files (``in``: both
+ends live, and its IREE reader re-times the events), said in the note. That reading is
+not the trace's, so its placement may break the trace's rules: the referee says so (on
+iree_mobilebert it does). Each run is stopped at the limit.
 """
 
 from __future__ import annotations
