@@ -120,13 +120,16 @@ def losses(records: list[tuple[Trace, list[Answer]]], limit: float) -> list[str]
         if peers:
             best = min(peers, key=lambda a: (a.peak, a.seconds))  # type: ignore[arg-type, return-value]
             assert best.peak is not None
-            if ours.peak > best.peak:
+            where = f"{best.solver}{_named(best)}, {best.seconds:.1f} s"
+            if ours.peak > best.peak and best.peak == trace.bound:
                 lines.append(
-                    f"{said} {_excess(ours.peak, best.peak)} above the best peer "
-                    f"({best.solver}{_named(best)}, {best.seconds:.1f} s)"
+                    f"{said} {_excess(ours.peak, trace.bound)}: not at the bound, where a "
+                    f"peer is ({where})"
                 )
-            elif ours.peak > trace.bound and best.peak == trace.bound:
-                lines.append(f"{said} is not at the bound where {best.solver} is")
+            elif ours.peak > best.peak:
+                lines.append(
+                    f"{said} {_excess(ours.peak, best.peak)} above the best peer ({where})"
+                )
         mm = next((a for a in peers if a.solver == "MiniMalloc" and a.proven), None)
         if mm is not None and mm.peak == trace.bound and ours.seconds > mm.seconds:
             state = "proves it" if ours.proven and ours.peak == trace.bound else "does not prove it"

@@ -81,9 +81,16 @@ def test_the_record_says_where_tilefit_loses(tmp_path: Path) -> None:
     assert losses([(trace, [ours, peer])], 20.0) == [
         "tilefit loses nowhere: at or below every peer, within its limit"
     ]
-    above = replace(ours, peak=13, proven=False)
+    above = replace(ours, peak=14, proven=False)
     assert losses([(trace, [above, peer])], 20.0) == [
-        "example: tilefit +8.3333% above the best peer (omnimalloc greedy_by_size, 0.5 s)"
+        "example: tilefit +16.6667%: not at the bound, where a peer is "
+        "(omnimalloc greedy_by_size, 0.5 s)"
+    ]
+    assert losses([(trace, [above, replace(peer, peak=13)])], 20.0) == [
+        "example: tilefit +7.6923% above the best peer (omnimalloc greedy_by_size, 0.5 s)"
+    ]
+    assert losses([(trace, [above, replace(peer, peak=14)])], 20.0) == [
+        "tilefit loses nowhere: at or below every peer, within its limit"
     ]
     late = replace(ours, seconds=20.7)
     assert losses([(trace, [late, peer])], 20.0) == [
