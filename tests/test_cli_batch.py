@@ -118,6 +118,12 @@ def test_usage_errors_exit_2(
 # --------------------------------------------------------------------------- interruption
 
 
+def interruptible() -> None:
+    """In the child: SIGINT as a terminal delivers it, even when the suite was started with
+    SIGINT ignored (a script's background job), which tilefit, like any Unix tool, keeps."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
 def test_an_interrupted_run_resumes_to_one_row_each(
     stop: signal.Signals, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -132,6 +138,7 @@ def test_an_interrupted_run_resumes_to_one_row_each(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=interruptible,
     )
     try:
         deadline = time.monotonic() + 60

@@ -52,6 +52,13 @@ def tile(tmp_path: Path, density: float, requests: int) -> str:
     return str(path)
 
 
+def interruptible() -> None:
+    """In the child: Ctrl-C as a terminal delivers it, even when the suite itself was
+    started with SIGINT ignored (a background job of a script), which a child inherits
+    and tilefit, like any Unix tool, then keeps ignoring."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_on_a_terminal(
     argv: list[str], cwd: Path, interrupt_when: str | None = None
 ) -> tuple[int, str, str]:
@@ -65,6 +72,7 @@ def run_on_a_terminal(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=theirs,
+        preexec_fn=interruptible,
     )
     os.close(theirs)
     err = b""
