@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from engine_helpers import captures
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -108,11 +109,29 @@ def test_a_union_given_up_places_alike(capture: Capture, strategy: Strategy) -> 
     """The union of every placed request's addresses (read by a request alive throughout)
     is given up once it outgrows its arrays: the loop then gathers what is placed
     instead, and places alike."""
-    import pytest
-
     from tilefit.engine import uniform
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(uniform, "UNION_WIDTH", 1)  # as wide as the whole requests need only
         prepared = Prepared.of(capture, uniform_from=0)
         assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
+
+
+def test_without_the_compiler_the_one_by_one_engine_places(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under ``TILEFIT_NO_JIT`` the loop would run as plain Python, slower than the
+    one-by-one engine: that places instead, alike."""
+    from tilefit.engine import attempt
+
+    requests = tuple(Request(f"r{k}", 8, k % 50, k % 50 + 3) for k in range(300))
+    capture = Capture("c", 60, Memory(1 << 16, (Range(0, 1 << 16),)), requests)
+    prepared = Prepared.of(capture, uniform_from=0)
+    compiled = run_strategy(prepared, "size/first-fit")
+    monkeypatch.setenv("TILEFIT_NO_JIT", "1")
+
+    def refused(*args: object) -> None:
+        pytest.fail("the compiled loop ran without the compiler")
+
+    monkeypatch.setattr(attempt, "_run_uniform", refused)
+    assert run_strategy(prepared, "size/first-fit") == compiled

@@ -11,6 +11,7 @@ placed by a compiled loop instead, with the same result (see
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -132,7 +133,8 @@ def run_strategy(
     prepared = prepare(capture)
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
-        if prepared.uniform is not None and chosen.fit.uniform is not None:
+        compiled = not os.environ.get("TILEFIT_NO_JIT")  # in plain Python the loop is slow
+        if prepared.uniform is not None and chosen.fit.uniform is not None and compiled:
             return _run_uniform(prepared, prepared.uniform, chosen, stop)
         return _run_units(prepared, chosen, stop)
 

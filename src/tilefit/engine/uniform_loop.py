@@ -2,9 +2,10 @@
 
 numba compiles it on first use (a few seconds, then cached on disk beside this module;
 ``tilefit compile`` and ``tilefit.search.compiling.ensure_compiled`` do it ahead of any
-time limit); ``TILEFIT_NO_JIT=1`` runs it as plain Python, which the tests compare.
-It calls nothing outside this module, so numba's own cache, keyed on this file, is
-exact.
+time limit). ``TILEFIT_NO_JIT=1`` would run it as plain Python, far slower than the
+one-by-one engine, which ``tilefit.engine.attempt`` then uses instead. It calls nothing
+outside this module, so numba's own cache, keyed on this file, is exact; the tests
+compare its placements with the one-by-one engine's.
 """
 
 from __future__ import annotations
