@@ -32,11 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tilefit.engine.uniform import jit_disabled
     from tilefit.search import compiling
     from tilefit.search.kernel import jit
 
     if not jit.COMPILED:
-        why = "TILEFIT_NO_JIT is set" if jit.disabled_by_user() else "numba is not installed"
+        why = "TILEFIT_NO_JIT is set" if jit_disabled() else "numba is not installed"
         print(f"nothing to compile: {why}; the search runs as plain Python (many times slower)")
         return common.EXIT_OK
     cold = not compiling.kernels_cached()

@@ -11,7 +11,6 @@ placed by a compiled loop instead, with the same result (see
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from tilefit.engine.constraints import Constraints
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays
+from tilefit.engine.uniform import CUT, Ints, UniformArrays, jit_disabled
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
@@ -133,8 +132,8 @@ def run_strategy(
     prepared = prepare(capture)
     (chosen,) = as_strategies((strategy,))
     with _collector_paused():
-        compiled = not os.environ.get("TILEFIT_NO_JIT")  # in plain Python the loop is slow
-        if prepared.uniform is not None and chosen.fit.uniform is not None and compiled:
+        # In plain Python the loop is slower than one by one.
+        if prepared.uniform is not None and chosen.fit.uniform is not None and not jit_disabled():
             return _run_uniform(prepared, prepared.uniform, chosen, stop)
         return _run_units(prepared, chosen, stop)
 

@@ -15,6 +15,7 @@ request looks through.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,6 +37,12 @@ UNION_WIDTH = 4096
 
 CHUNK = 2048
 """Requests placed per call of the compiled loop: ``stop`` is asked between calls."""
+
+
+def jit_disabled() -> bool:
+    """Whether ``TILEFIT_NO_JIT`` asks for plain Python instead of numba's compiled code:
+    the engine's loop here and the search's kernels (``tilefit.search.kernel.jit``)."""
+    return bool(os.environ.get("TILEFIT_NO_JIT"))
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ compare its placements with the one-by-one engine's.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
+
+from tilefit.engine.uniform import jit_disabled
 
 Ints = NDArray[np.int64]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -23,7 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _choose() -> Callable[[F], F]:
     """numba's ``njit`` with its disk cache, or nothing under ``TILEFIT_NO_JIT``."""
-    if os.environ.get("TILEFIT_NO_JIT"):
+    if jit_disabled():
         return lambda function: function
     import numba
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
+
+from tilefit.engine.uniform import jit_disabled
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,13 +104,8 @@ def _digest_cache(numba: Any) -> Callable[[Any], Any]:
     return compile_cached
 
 
-def disabled_by_user() -> bool:
-    """Whether ``TILEFIT_NO_JIT`` asks for plain Python."""
-    return bool(os.environ.get("TILEFIT_NO_JIT"))
-
-
 def _choose() -> tuple[Callable[[Any], Any], bool]:
-    if disabled_by_user():
+    if jit_disabled():
         return _plain, False
     try:
         numba = importlib.import_module("numba")
