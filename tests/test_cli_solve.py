@@ -168,7 +168,7 @@ def test_minimize_at_the_bound_by_greedy_compiles_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A greedy pass whose top is the aligned lower bound is proven least: no kernel needed
-    (the first search after install compiles them for about half a minute)."""
+    (the first search after install compiles them for half a minute or more)."""
     import tilefit.search.compiling as compiling
     from tilefit.model.capture import Capture, Memory, Range, Request
     from tilefit.verdicts.solving import solve

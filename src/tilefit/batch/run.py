@@ -63,11 +63,16 @@ def run_batch(
     settings: Settings,
     runner: Runner,
     progress: Progress | None = None,
+    prepare: Callable[[], None] | None = None,
 ) -> RunCounts:
-    """Work out every source without a row and record each row as it arrives."""
+    """Work out every source without a row and record each row as it arrives. ``prepare``
+    runs first when there is work, before the progress line is drawn (the one-time
+    compilation of the search kernels says so on lines of its own)."""
     recorded = store.recorded()
     pending = [s for s in sources if s.key not in recorded]
     written = errors = empty = 0
+    if pending and prepare is not None:
+        prepare()
     if progress is not None:
         progress.start(len(pending))
 

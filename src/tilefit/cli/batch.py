@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from collections.abc import Callable
+from functools import partial
 
 from tilefit.batch.inputs import Source, expand
 from tilefit.batch.progress import Progress
 from tilefit.batch.run import Runner, prepare, run_batch
 from tilefit.batch.runner import LocalRunner, WorkerError
 from tilefit.batch.store import Store
-from tilefit.batch.work import MODES, Settings
+from tilefit.batch.work import MODES, Settings, warm_up
 from tilefit.cli import common
 from tilefit.cli.summary import summary_lines
 from tilefit.model.errors import InputError
@@ -130,15 +132,17 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _run(store: Store, sources: list[Source], settings: Settings, args: argparse.Namespace) -> int:
     prepare(store, settings, resume=args.resume, overwrite=args.overwrite)
     runner: Runner
+    warming: Callable[[], None] | None = None
     if args.scheduler:
         from tilefit.batch.dask_runner import DaskRunner
 
-        runner = DaskRunner(args.scheduler)
+        runner = DaskRunner(args.scheduler)  # its workers compile, each on its machine
     else:
         runner = LocalRunner(args.jobs)
+        warming = partial(warm_up, settings)  # here, before the progress line is drawn
     progress = Progress.for_terminal(sys.stderr, quiet=args.quiet)
     try:
-        counts = run_batch(sources, store, settings, runner, progress)
+        counts = run_batch(sources, store, settings, runner, progress, warming)
     except WorkerError as error:
         raise InputError("--jobs", str(error)) from None
     except KeyboardInterrupt:

@@ -7,6 +7,8 @@ import sys
 import time
 
 from tilefit.cli import common
+from tilefit.cli.progress import watching
+from tilefit.verdicts.watch import compile_stage
 
 NAME = "compile"
 HELP = (
@@ -17,7 +19,8 @@ EXAMPLE = """example:
   tilefit compile
 
 numba compiles the search kernels the first time a search needs them (about
-20 s on a quiet 2-core machine, longer on a busy one) and caches them on disk,
+30 s on a quiet 2-core machine, minutes on a busy one: the line before says
+what to expect here) and caches them on disk,
 beside the installed modules or under NUMBA_CACHE_DIR. Without this command
 the first search that needs them waits that long once, its time limit given
 back. Run it after `pip install`, and again after an upgrade; with the
@@ -42,10 +45,15 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_OK
     cold = not compiling.kernels_cached()
     if cold:
-        print("tilefit: compiling the search kernels (about half a minute)...", file=sys.stderr)
-        sys.stderr.flush()
+        print(
+            f"tilefit: compiling the search kernels ({compiling.estimate()} "
+            "on this machine now)...",
+            file=sys.stderr,
+            flush=True,
+        )
     started = time.monotonic()
-    compiling.ensure_compiled(quiet=True)
+    with watching(args) as watch:  # on a terminal, a line counting the seconds
+        compiling.ensure_compiled(quiet=True, during=compile_stage(watch))
     seconds = time.monotonic() - started
     where = compiling.cache_folder()
     cached = f", cached in {where}" if where else ""

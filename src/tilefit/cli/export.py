@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
+from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -88,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
     chain = toolchain(args.toolchain)
     assert chain.export is not None  # argparse offers only those that export
     placements = [read_placement(p) for p in args.placement]
-    options = ExportOptions(not args.no_run, tuple(args.flag), args.inputs)
     try:
-        exported = chain.export(Path(args.model), placements, options)
+        with watching(args) as watch:  # a progress line on a terminal's stderr
+            watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
+            options = ExportOptions(not args.no_run, tuple(args.flag), args.inputs, watch)
+            exported = chain.export(Path(args.model), placements, options)
     except InputError as error:
         # a rule of the placement names its file; one of an option or the model stands as is
         mine = error.source or error.place.startswith("-")

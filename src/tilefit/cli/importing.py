@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
+from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
 from tilefit.model.words import counted
 
@@ -96,12 +97,17 @@ def run(args: argparse.Namespace) -> int:
     options = ImportOptions(
         capacity=args.capacity, alignment=args.alignment, flags=tuple(args.flag)
     )
-    reading = chain.read(args.dumps, options)
+    with watching(args) as watch:  # a progress line on a terminal's stderr
+        watch.stage(f"{chain.tool}: reading {_named(args.dumps)}")
+        reading = chain.read(args.dumps, options)
+        watch.stage(f"where {counted(len(reading.imported), 'plan')} stand: bounds, referee")
+        rows = [
+            import_json(item, review(item.capture, item.placement)) for item in reading.imported
+        ]
     for skipped in reading.skipped:
         print(f"tilefit import: skipped {skipped.source}: {skipped.reason}", file=sys.stderr)
     if not reading.imported:
         raise InputError(args.dumps[0], f"nothing to import: no {chain.tool} plan in these inputs")
-    rows = [import_json(item, review(item.capture, item.placement)) for item in reading.imported]
     if args.output:
         _write(reading.imported, rows, Path(args.output))
     if args.json:
@@ -116,6 +122,11 @@ def run(args: argparse.Namespace) -> int:
             )
     valid = all(row["placement_valid"] for row in rows)
     return common.EXIT_OK if valid else common.EXIT_NO
+
+
+def _named(paths: list[str]) -> str:
+    """The inputs, for a progress line: the one file's name, or how many."""
+    return Path(paths[0]).name if len(paths) == 1 else counted(len(paths), "input")
 
 
 def _write(imported: list[Imported], rows: list[dict[str, Any]], folder: Path) -> None:

@@ -2,7 +2,9 @@
 
 While the search runs it says what runs (the portfolio's members racing, the bisection
 of the lowest top, the closest placement), the bracket that holds the lowest top when
-there is one, and the time left, redrawn in place (``\\r``) a few times a second. On
+there is one, and the time left, redrawn in place (``\\r``) a few times a second. A stage
+without a deadline (the one-time compilation, a toolchain reading or running a model)
+says the time it has taken so far instead. On
 anything but a terminal, and with ``--json``, it says nothing, so that captured output
 holds results only (as ``tilefit.batch.progress`` does for batch).
 
@@ -39,6 +41,7 @@ class TerminalWatch(Watch):
         self.clock = clock
         self.text: str | None = None  # the stage; None: nothing to draw
         self.deadline: float | None = None
+        self.began = 0.0  # when the stage began (a stage without a deadline counts up)
         self.lower: int | None = None  # the bracket of the lowest top, when there is one
         self.best: int | None = None
         self.probing: int | None = None
@@ -66,6 +69,7 @@ class TerminalWatch(Watch):
     def stage(self, text: str, deadline: float | None = None) -> None:
         if text != self.text:
             self.lower = self.best = self.probing = None
+            self.began = self.clock()
         self.text, self.deadline = text, deadline
         if not signal.getitimer(signal.ITIMER_REAL)[0]:
             signal.setitimer(signal.ITIMER_REAL, REDRAW, REDRAW)
@@ -84,17 +88,15 @@ class TerminalWatch(Watch):
         """The line as it stands (empty when no stage runs)."""
         if self.text is None:
             return ""
-        parts = (
-            []
-            if self.deadline is None
-            else [f"{max(0.0, self.deadline - self.clock()):.1f} s left"]
-        )
         text = self.text
         if self.lower is not None and self.best is not None:
             text += f" in [{self.lower:,}, {self.best:,}] B"
             if self.probing is not None:
                 text += f", trying {self.probing:,}"
-        text = "  ".join([*parts, text])
+        if self.deadline is None:
+            text += f", {self.clock() - self.began:.0f} s"
+        else:
+            text = f"{max(0.0, self.deadline - self.clock()):.1f} s left  {text}"
         # Shorter than the terminal, so that it never wraps (a wrapped line is not redrawn).
         return text if len(text) < self.width else text[: max(0, self.width - 4)] + "..."
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
 from tilefit.cli.export import add_toolchain_arguments, runtime_lines
+from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -62,24 +63,29 @@ def run(args: argparse.Namespace) -> int:
     chain = toolchain(args.toolchain)
     assert chain.export is not None
     flags = tuple(args.flag)
-    reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
-    imported = reading.imported
-    if not imported:
-        raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
-    if args.placement and len(imported) != 1:
-        raise InputError(
-            "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
-        )
     best: list[Placement] = []
     proven, lower = True, 0
     known = True  # every plan's least has a lower bound
-    for item in imported:
-        found = solve(item.capture, args.time_limit, minimize=True)
-        best.append(found.placement if found.placement is not None else item.placement)
-        proven = proven and found.least is not None and found.least.optimal
-        known = known and found.least is not None
-        lower += 0 if found.least is None else found.least.lower_bound
-    exported = chain.export(Path(args.model), best, ExportOptions(True, flags, args.inputs))
+    with watching(args) as watch:  # a progress line on a terminal's stderr
+        watch.stage(f"{chain.tool}: reading {Path(args.model).name}")
+        reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
+        imported = reading.imported
+        if not imported:
+            raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
+        if args.placement and len(imported) != 1:
+            raise InputError(
+                "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
+            )
+        for item in imported:
+            watch.stage(f"the least {chain.plan} of {item.capture.name}: greedy passes")
+            found = solve(item.capture, args.time_limit, minimize=True, watch=watch)
+            best.append(found.placement if found.placement is not None else item.placement)
+            proven = proven and found.least is not None and found.least.optimal
+            known = known and found.least is not None
+            lower += 0 if found.least is None else found.least.lower_bound
+        watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
+        options = ExportOptions(True, flags, args.inputs, watch)
+        exported = chain.export(Path(args.model), best, options)
     better = exported.after < exported.before
     agreed = exported.runtime is None or exported.runtime.identical
     written = better and agreed

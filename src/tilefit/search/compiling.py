@@ -19,17 +19,28 @@ batch``'s workers) load them from the cache it wrote.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 _done = False
 
+# The compilation's wall time with two cores free (about 40 s of CPU over the two
+# processes): on a busy machine it stretches with the processes that share the cores.
+QUIET_SECONDS = 30.0
 
-def ensure_compiled(quiet: bool = False) -> float:
+
+def ensure_compiled(
+    quiet: bool = False,
+    during: Callable[[], AbstractContextManager[object]] = nullcontext,
+) -> float:
     """Compile (or load) the kernels in this process if not done yet; the seconds spent
     compiling, to be given back to the caller's limit (0.0 when the cache was warm).
-    ``quiet``: say nothing on stderr (the caller does)."""
+    ``quiet``: say nothing on stderr (the caller does). A compilation runs inside
+    ``during()`` (a progress line's stage, on a terminal)."""
     global _done
     if _done:
         return 0.0
@@ -41,13 +52,14 @@ def ensure_compiled(quiet: bool = False) -> float:
     cold = not kernels_cached()
     if cold and not quiet:
         print(
-            "tilefit: compiling the search kernels once "
-            "(about half a minute, then cached; `tilefit compile` does this after install)...",
+            f"tilefit: compiling the search kernels once ({estimate()} on this machine now, "
+            "then cached; `tilefit compile` does this after install)...",
             file=sys.stderr,
             flush=True,
         )
     started = time.monotonic()
-    _run_once(cold)
+    with during() if cold else nullcontext():
+        _run_once(cold)
     seconds = time.monotonic() - started
     # Loading a warm cache can take seconds on a busy machine: only a compilation (a miss
     # of numba's cache, counted) is said and given back.
@@ -58,6 +70,22 @@ def ensure_compiled(quiet: bool = False) -> float:
             )
         return seconds
     return 0.0
+
+
+def estimate(load: float | None = None, cores: int | None = None) -> str:
+    """How long a compilation takes here, in words: ``QUIET_SECONDS`` with two cores free,
+    stretched by the machine's load (the last minute's average of runnable processes):
+    the compilation's two processes share the cores with them."""
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this platform: assume a quiet machine
+            load = 0.0
+    cores = max(1, cores if cores is not None else os.cpu_count() or 1)
+    seconds = QUIET_SECONDS * max(1.0, (load + 2) / max(2, cores)) * max(1.0, 2 / cores)
+    if seconds < 100:
+        return f"about {10 * round(seconds / 10):.0f} s"
+    return f"about {max(2, round(seconds / 60))} minutes"
 
 
 def _entries() -> tuple[Any, ...]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
+from tilefit.verdicts.watch import QUIET, Watch
 
 
 def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
@@ -114,6 +115,7 @@ class ExportOptions:
     run: bool = True  # run the runtime on both and compare the outputs
     flags: tuple[str, ...] = ()  # passed through to the toolchain's compiler (IREE's)
     inputs: str | None = None  # the inputs to run on (IREE: an .npz of arrays); None: seeded
+    watch: Watch = QUIET  # hears each step that takes a while (a progress line, on a terminal)
 
 
 # (the toolchain's input file, the placements, the options) -> what to write

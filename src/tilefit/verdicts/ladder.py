@@ -46,7 +46,7 @@ from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
-from tilefit.verdicts.watch import QUIET, Watch
+from tilefit.verdicts.watch import QUIET, Watch, compile_stage
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
@@ -220,7 +220,7 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
     import tilefit.search.portfolio  # noqa: F401
     from tilefit.search.compiling import ensure_compiled
 
-    return deadline.give_back(ensure_compiled())
+    return deadline.give_back(ensure_compiled(during=compile_stage(watch)))
 
 
 def _nearest(climb: Climb) -> SearchParams:

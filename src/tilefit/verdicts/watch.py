@@ -11,6 +11,8 @@ other processes, and the stages and their deadlines are the parent's own.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 
 class Watch:
@@ -36,3 +38,22 @@ def search_stage(workers: int | None) -> str:
     count = workers if workers is not None else min(2, os.cpu_count() or 1)
     how = "racing" if count >= 2 else "in turns"
     return f"search: placements (find) and proofs (prove) {how}"
+
+
+COMPILING = "compiling the search kernels once"
+
+
+def compile_stage(watch: Watch) -> Callable[[], AbstractContextManager[object]]:
+    """What ``tilefit.search.compiling.ensure_compiled`` runs a compilation inside: a stage
+    of ``watch`` without a deadline (its line counts the seconds), paused after, before
+    the compilation's own line says how long it took."""
+
+    @contextmanager
+    def stage() -> Iterator[None]:
+        watch.stage(COMPILING)
+        try:
+            yield
+        finally:
+            watch.pause()
+
+    return stage

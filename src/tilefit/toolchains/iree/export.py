@@ -43,6 +43,7 @@ def export_plans(
     where = str(program)
     flags = Flags(options.flags)
     alignment = alignment_of(flags)
+    options.watch.stage(f"iree-compile: reading {program.name}'s packs")
     stages = read_stages(program, flags, module_scope=True)
     if not stages.module_scope:
         raise InputError(
@@ -70,12 +71,15 @@ def export_plans(
         raise InputError("", "no static transient pack in it: nothing to export", where)
     module = stages.before[0].text
     edited = with_offsets(module, written)
+    options.watch.stage("iree-compile: the module with IREE's own layout")
     own_stream, own_vmfb = finish(module, flags, where)
+    options.watch.stage("iree-compile: the module with these offsets")
     new_stream, new_vmfb = finish(edited, flags, where)
     before = sum(p.before for p in parts)
     after = sum(p.after for p in parts)
     checked = None
     if options.run:
+        options.watch.stage("IREE's runtime: both modules on the same inputs")
         checked = _run_both(own_vmfb, new_vmfb, where, options.inputs)
         own_slabs, new_slabs = transient_slabs(own_stream), transient_slabs(new_stream)
         checked = replace(

@@ -162,7 +162,7 @@ def _export(model: Path, placements: Sequence[Placement], options: ExportOptions
         raise InputError("", "a TFLM model takes one placement (its arena's head)", str(model))
     if options.flags or options.inputs is not None:
         raise InputError("", "TFLM's export takes no --flag and no --inputs", str(model))
-    return export_plan(model, placements[0], options.run)
+    return export_plan(model, placements[0], options.run, options.watch)
 
 
 def _claims(path: Path) -> bool:

@@ -24,12 +24,16 @@ from tilefit.toolchains.tflm.capture import make_capture
 from tilefit.toolchains.tflm.graph import read_graph
 from tilefit.toolchains.tflm.offline import check_plan, plan_words, with_plan
 from tilefit.verdicts.check import check
+from tilefit.verdicts.watch import QUIET, Watch
 
 INVOCATIONS = 100  # a streaming model's state builds up over many
 
 
-def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported:
-    """The model with ``placement`` as its offline plan; InputError when it may not be."""
+def export_plan(
+    model: Path, placement: Placement, run: bool = True, watch: Watch = QUIET
+) -> Exported:
+    """The model with ``placement`` as its offline plan; InputError when it may not be.
+    ``watch`` hears each run of TFLM's interpreter (seconds each on a large model)."""
     where = str(model)
     data = read_bytes(model)
     graph = read_graph(data, where)
@@ -62,13 +66,16 @@ def export_plan(model: Path, placement: Placement, run: bool = True) -> Exported
             "", "the model written does not carry the plan given: nothing written", where
         )
     before = placement_top(capture, own.offsets)
-    checked = _run_both(data, written, where, max(before, top)) if run else None
+    checked = _run_both(data, written, where, max(before, top), watch) if run else None
     return Exported(written, before, top, len(buffers), checked)
 
 
-def _run_both(data: bytes, written: bytes, where: str, head: int) -> RuntimeCheck:
+def _run_both(
+    data: bytes, written: bytes, where: str, head: int, watch: Watch = QUIET
+) -> RuntimeCheck:
     from tilefit.toolchains.tflm.runtime import run_model
 
+    watch.stage(f"TFLM's interpreter: the model with its own plan, {INVOCATIONS} invocations")
     try:
         own = run_model(data, where, invocations=INVOCATIONS, head=head)
     except InputError as refused:  # it would not even load the model: say what still works
@@ -81,6 +88,7 @@ def _run_both(data: bytes, written: bytes, where: str, head: int) -> RuntimeChec
             f"({own.refused}): --no-run writes the plan the referee accepts",
             where,
         )
+    watch.stage(f"TFLM's interpreter: the model with this plan, {INVOCATIONS} invocations")
     ours = run_model(written, where, invocations=INVOCATIONS, head=head)
     return RuntimeCheck(
         own.head,
