@@ -20,6 +20,8 @@ from test_cli_progress import Clock, run_on_a_terminal
 from tilefit.batch.bundle import write_bundle
 from tilefit.cli import main
 from tilefit.cli.progress import CLEAR, TerminalWatch
+from tilefit.formats.save import write_capture
+from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.generate.synth import Recipe, synth_model
 from tilefit.model.deadline import Deadline
 from tilefit.search import compiling
@@ -145,3 +147,20 @@ def test_import_and_replan_draw_each_step_on_a_terminal(tmp_path: Path) -> None:
     ):
         assert any(line.startswith(step) for line in drawn), (step, err)
     assert err.endswith(CLEAR) and "\n" not in err  # one line, redrawn, gone before the answer
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal and SIGALRM")
+def test_diagnose_draws_every_step_before_the_search(tmp_path: Path) -> None:
+    """Reading a capture of tens of thousands of buffers, its bounds and its replay take
+    seconds each: the line said nothing until the search."""
+    capture, _ = planted_tile(PlantedRecipe(requests=60, density=0.95, seed=3))
+    write_capture(capture, tmp_path / "tile.json")
+    argv = ["diagnose", "tile.json", "--no-search", "--time-limit", "5"]
+    code, out, err = run_on_a_terminal(argv, tmp_path)
+    assert code == 1 and out.startswith("planted-"), err
+    drawn = [line for line in err.split(CLEAR) if line]
+    assert drawn[0].startswith("reading tile.json, "), err
+    assert any(line.endswith(" s left  the lower bounds") for line in drawn), err
+    assert any(line.endswith(" s left  the production replay") for line in drawn), err
+    assert any(" s left  greedy pass 1 of " in line for line in drawn), err
+    assert err.endswith(CLEAR)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
@@ -75,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.node_limit, "--node-limit", 1)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
-    capture = common.read_capture_arg(args)
     with watching(args) as watch:  # a progress line on a terminal's stderr
+        watch.stage(f"reading {Path(args.capture).name}")
+        capture = common.read_capture_arg(args)
         result = solve(
             capture,
             common.time_left(started, args.time_limit),

@@ -205,8 +205,10 @@ def diagnose(
     """
     problem = Problem(capture)
     deadline = engine_ready(problem, Deadline.start(time_limit), watch)
+    watch.stage("the lower bounds", deadline.at)
     report = problem.bound  # first: cheap, and a deficit they prove needs no more time
     # The production attempts, as production runs them (cut short at the deadline).
+    watch.stage("the production replay", deadline.at)
     replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
     answer = decide(problem, deadline, climb, replayed, watch)

@@ -112,7 +112,7 @@ def _climb(
     if climb.entry <= Entry.STRATEGIES:
         began = time.monotonic()
         tried = set(problem.capture.production) if climb.entry == Entry.REPLAY else set()
-        found = _strategies(problem, climb, tried, deadline, cut)
+        found = _strategies(problem, climb, tried, deadline, cut, watch)
         passes = time.monotonic() - began
         if found is not None and (found.least is None or found.least.optimal):
             return found
@@ -158,7 +158,12 @@ def _bounds(problem: Problem) -> Answer | None:
 
 
 def _strategies(
-    problem: Problem, climb: Climb, tried: set[str], deadline: Deadline, cut: list[str]
+    problem: Problem,
+    climb: Climb,
+    tried: set[str],
+    deadline: Deadline,
+    cut: list[str],
+    watch: Watch = QUIET,
 ) -> Answer | None:
     """Rung 3: the fallbacks, then every other strategy, one greedy pass each; the first
     that fits is a placement (``fragmentation``). Minimising, a pass whose top reaches
@@ -174,6 +179,7 @@ def _strategies(
     for done, name in enumerate(names):
         if best is not None and deadline.spent() >= share * deadline.limit:
             break
+        watch.stage(f"greedy pass {done + 1} of {len(names)}: {name}", deadline.at)
         attempt = (
             None
             if deadline.passed()
