@@ -164,3 +164,23 @@ def test_diagnose_draws_every_step_before_the_search(tmp_path: Path) -> None:
     assert any(line.endswith(" s left  the production replay") for line in drawn), err
     assert any(" s left  greedy pass 1 of " in line for line in drawn), err
     assert err.endswith(CLEAR)
+
+
+def test_a_warm_cache_slow_to_load_is_not_said_to_compile(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under load, loading the cached kernels took 5 s and was said as "search kernels
+    compiled in 5.0 s", and given back: only numba's counted cache misses are."""
+    clock = Clock()
+
+    def load_for_five_seconds(cold: bool) -> None:
+        clock.now += 5.0
+
+    monkeypatch.setattr(jit, "COMPILED", True)
+    monkeypatch.setattr(compiling, "_done", False)
+    monkeypatch.setattr(compiling, "kernels_cached", lambda: True)
+    monkeypatch.setattr(compiling, "_run_once", load_for_five_seconds)
+    monkeypatch.setattr(compiling, "compilations", lambda: 0, raising=False)
+    monkeypatch.setattr(compiling.time, "monotonic", clock)
+    assert compiling.ensure_compiled() == 0.0
+    assert capsys.readouterr().err == ""
