@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
@@ -130,3 +131,21 @@ def test_interchangeable_blocks_are_not_permuted() -> None:
     assert fits.status == SOLVED
     assert fits.placement is not None
     assert check(replace(capture, requests=tuple(reqs[:5])), fits.placement).valid
+
+
+def test_sections_too_large_for_memory_answer_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A million made-up buffers made sections of 5 billion members: the search asked for
+    37 GiB and died with a traceback. Past ``MEMBERS_MOST`` it answers nothing, as a
+    search out of time does, and the ladder goes on."""
+    from tilefit.search.kernel import arrays, sections
+
+    lifetimes = [(0, 10), (2, 5), (3, 9), (4, 6)]
+    total = int(sections.sweep(lifetimes).members.ptr[-1])  # 16: a member per section each
+    assert sections.sweep(lifetimes, most=total).members.ptr[-1] == total == 16
+    with pytest.raises(sections.TooLarge):
+        sections.sweep(lifetimes, most=total - 1)
+    requests = tuple(Request(f"r{k}", 64, s, e) for k, (s, e) in enumerate(lifetimes))
+    capture = Capture("members", None, Memory(256, (Range(0, 256),)), requests)
+    assert exact_search(capture, time_limit=60).status == SOLVED
+    monkeypatch.setattr(arrays, "MEMBERS_MOST", total - 1)
+    assert exact_search(capture, time_limit=60).status == TIMEOUT

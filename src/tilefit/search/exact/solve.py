@@ -23,6 +23,7 @@ from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
 from tilefit.search.kernel.ordering import LEARNED
+from tilefit.search.kernel.sections import TooLarge
 from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -169,8 +170,12 @@ def search_free(
 ) -> Outcome:
     params = budget.params
     began = time.monotonic()
-    problem = free_problem(model, free, pinned_at, params.prunings)
-    budget.setup += time.monotonic() - began
+    try:
+        problem = free_problem(model, free, pinned_at, params.prunings)
+    except TooLarge:  # more than memory holds: no answer, as if out of time
+        return Outcome(TIMEOUT, None)
+    finally:
+        budget.setup += time.monotonic() - began
     if problem.infeasible:
         return Outcome(INFEASIBLE, None)
     if not free:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from tilefit.model.intervals import merge
 from tilefit.search.blocks import Bases, Block, SearchModel, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
-from tilefit.search.kernel.sections import Sections, sweep
+from tilefit.search.kernel.sections import MEMBERS_MOST, Sections, sweep
 from tilefit.search.params import DEFAULT, Prunings
 
 Array = NDArray[np.int64]
@@ -80,7 +80,7 @@ def free_problem(
     ``benchmarks/routes.py`` what each pruning earns in the portfolio."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
-    sections = sweep([(b.start, b.end) for b in blocks])
+    sections = sweep([(b.start, b.end) for b in blocks], MEMBERS_MOST)
     nsec = sections.count
     obstacles = [
         Obstacle(base + p.offset, base + p.offset + p.size, p.start, p.end)

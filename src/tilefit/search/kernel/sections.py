@@ -29,10 +29,20 @@ class Sections:
         return [int(k) for k in self.members.idx[ptr[section] : ptr[section + 1]]]
 
 
-def sweep(lifetimes: Sequence[tuple[int, int]]) -> Sections:
+# The most members a search's sections may hold (8 bytes each): S_1's 28,526 buffers make
+# 49 million; a million made-up buffers would make 5 billion, 37 GiB.
+MEMBERS_MOST = 64_000_000
+
+
+class TooLarge(Exception):
+    """The sections would hold more members than a search may keep in memory."""
+
+
+def sweep(lifetimes: Sequence[tuple[int, int]], most: int | None = None) -> Sections:
     """Cut time at every start and end; each half-open lifetime covers whole sections.
     The members are filled by a compiled loop: a real program's sections hold tens of
-    millions of entries (thousands of buffers live across tens of thousands of sections)."""
+    millions of entries (thousands of buffers live across tens of thousands of sections).
+    ``TooLarge`` when they would number more than ``most``, before any is kept."""
     ends = np.asarray(lifetimes, dtype=np.int64).reshape(-1, 2)
     points = np.unique(ends)
     first = np.searchsorted(points, ends[:, 0]).astype(np.int64)
@@ -43,6 +53,8 @@ def sweep(lifetimes: Sequence[tuple[int, int]]) -> Sections:
     np.add.at(change, last, -1)
     ptr = np.zeros(count + 1, dtype=np.int64)
     ptr[1:] = np.cumsum(np.cumsum(change)[:count])
+    if most is not None and int(ptr[-1]) > most:
+        raise TooLarge(f"{int(ptr[-1]):,} section members, more than {most:,}")
     idx = np.empty(int(ptr[-1]), dtype=np.int64)
     _fill(first, last, ptr, idx)
     spans = tuple(zip(first.tolist(), last.tolist(), strict=True))
