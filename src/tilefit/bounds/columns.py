@@ -115,16 +115,18 @@ def live_by(capture: Capture, columns: Sequence[int], width: int) -> tuple[list[
     are constant between two of them.
     """
     requests = capture.requests
-    steps = sorted({0, capture.horizon, *(r.start for r in requests), *(r.end for r in requests)})
-    row = {s: k for k, s in enumerate(steps)}
+    # Steps are within [0, horizon]: int64 holds them (sizes may not: ``_dtype``).
+    starts = np.fromiter((r.start for r in requests), np.int64, len(requests))
+    ends = np.fromiter((r.end for r in requests), np.int64, len(requests))
+    points = np.unique(np.concatenate((np.array([0, capture.horizon]), starts, ends)))
     dtype = _dtype(requests)
-    delta: NDArray[Any] = np.zeros((len(steps), width), dtype=dtype)
+    delta: NDArray[Any] = np.zeros((len(points), width), dtype=dtype)
     if requests:
         cols = np.array(columns, dtype=np.intp)
         sizes: NDArray[Any] = np.array([r.size for r in requests], dtype=dtype)
-        np.add.at(delta, (np.array([row[r.start] for r in requests]), cols), sizes)
-        np.add.at(delta, (np.array([row[r.end] for r in requests]), cols), -sizes)
-    return steps, np.cumsum(delta, axis=0)[:-1]
+        np.add.at(delta, (np.searchsorted(points, starts), cols), sizes)
+        np.add.at(delta, (np.searchsorted(points, ends), cols), -sizes)
+    return points.tolist(), np.cumsum(delta, axis=0)[:-1]
 
 
 def _local_peaks(live: NDArray[Any]) -> NDArray[Any]:

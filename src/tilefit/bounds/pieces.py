@@ -38,17 +38,27 @@ class PiecesShort:
 
 def usable(memory: Memory, r: Request) -> tuple[Interval, ...]:
     """The intervals of the request's allowed set that can hold it, aligned."""
+    return _usable(memory.allowed(r.cls, r.interleaved), r)
+
+
+def _usable(allowed: tuple[Interval, ...], r: Request) -> tuple[Interval, ...]:
     return tuple(
-        (start, end)
-        for start, end in memory.allowed(r.cls, r.interleaved)
-        if align_up(start, 0, r.alignment) + r.size <= end
+        (start, end) for start, end in allowed if align_up(start, 0, r.alignment) + r.size <= end
     )
 
 
 def pieces_short(capture: Capture) -> PiecesShort | None:
     """The worst step and union where demand exceeds the usable stretches, if any."""
     memory = capture.memory
-    table = union_table(capture, lambda r: usable(memory, r))
+    allowed: dict[tuple[str, bool], tuple[Interval, ...]] = {}  # a few kinds, many requests
+
+    def usable_here(r: Request) -> tuple[Interval, ...]:
+        key = (r.cls, r.interleaved)
+        if key not in allowed:
+            allowed[key] = memory.allowed(*key)
+        return _usable(allowed[key], r)
+
+    table = union_table(capture, usable_here)
     short = [u for u in range(len(table.unions)) if table.peaks[u] > table.capacity[u]]
     if not short:
         return None
@@ -67,11 +77,7 @@ def pieces_short(capture: Capture) -> PiecesShort | None:
     step = table.steps[row]
     spans = table.spans(union)
     counted = sorted(
-        (
-            r
-            for r in capture.requests
-            if r.start <= step < r.end and _within(usable(memory, r), spans)
-        ),
+        (r for r in capture.requests if r.start <= step < r.end and _within(usable_here(r), spans)),
         key=lambda r: -r.size,
     )
     return PiecesShort(
