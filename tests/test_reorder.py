@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from tilefit.bounds.live import live_peak, request_spans
 from tilefit.engine.attempt import run_strategy
@@ -29,6 +30,16 @@ def _uniform(capture: Capture) -> UniformArrays:
     uniform = UniformArrays.of(capture, 1)
     assert uniform is not None
     return uniform
+
+
+def _copies(copies: int) -> Capture:
+    """Copies of the small capture one after another in time."""
+    requests = tuple(
+        Request(f"r{c}_{k}", s, 8 * c + a, 8 * c + b)
+        for c in range(copies)
+        for k, (s, a, b) in enumerate(LIVES)
+    )
+    return Capture("copies", 8 * copies, Memory(1000, (Range(0, 1000),)), requests)
 
 
 def test_the_features_read_the_live_profile() -> None:
@@ -82,15 +93,31 @@ def test_minimising_a_large_uniform_capture_starts_from_the_lowest_pass() -> Non
     strategies ends above the live peak, and the least rung reaches it, proven."""
     import tilefit
 
-    copies = 300  # 2,400 requests: the engine's compiled loop places them
-    requests = tuple(
-        Request(f"r{c}_{k}", s, 8 * c + a, 8 * c + b)
-        for c in range(copies)
-        for k, (s, a, b) in enumerate(LIVES)
-    )
-    capture = Capture("copies", 8 * copies, Memory(1000, (Range(0, 1000),)), requests)
+    capture = _copies(300)  # 2,400 requests: the engine's compiled loop places them
     answer = tilefit.solve(capture, time_limit=60, minimize=True)
     assert answer.least is not None and answer.least.optimal and answer.least.best_top == 10
     assert answer.placement is not None and check(capture, answer.placement).valid
     assert answer.route in ("reorder", "exact")
     assert np.all(np.asarray(list(answer.placement.offsets.values())) >= 0)
+
+
+def test_a_capture_too_large_for_the_exact_search_still_gets_the_reordered_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A million buffers: the probes' sections would not fit in memory. The least rung
+    skips them (it used to build the whole model first, then give up) and still runs
+    the passes in other orders, which reach the bound here."""
+    import tilefit
+    from tilefit.search.exact import minimize
+    from tilefit.search.kernel import sections
+
+    def no_probe(*args: object, **kwargs: object) -> None:
+        raise AssertionError("probed a capture too large for the exact search")
+
+    monkeypatch.setattr(sections, "MEMBERS_MOST", 100)
+    monkeypatch.setattr(minimize, "minimize", no_probe)
+    capture = _copies(300)
+    answer = tilefit.solve(capture, time_limit=60, minimize=True)
+    assert answer.least is not None and answer.least.optimal and answer.least.best_top == 10
+    assert answer.route == "reorder"
+    assert answer.placement is not None and check(capture, answer.placement).valid

@@ -55,6 +55,18 @@ class Problem:
         self.built["model"] = time.monotonic() - began
         return model
 
+    @cached_property
+    def too_large(self) -> str | None:
+        """Why the exact search cannot hold this capture in memory (None: it can): its
+        sections would hold more members than ``MEMBERS_MOST`` (counted over the requests'
+        lifetimes, which the search's blocks follow)."""
+        from tilefit.search.kernel.sections import MEMBERS_MOST, member_count
+
+        count = member_count([(r.start, r.end) for r in self.capture.requests])
+        if count <= MEMBERS_MOST:
+            return None
+        return f"{count:,} buffers alive per time section in all, more than {MEMBERS_MOST:,}"
+
     def model_estimate(self) -> float:
         """About how long building the search model takes (0 once it is built): a few
         times the prepared units' time, the ratio measured on the real traces."""

@@ -100,8 +100,8 @@ def least_rung(
 
     if placed.placement is None or placed.least is None:
         raise ValueError("the least rung needs a placement to start from")
-    if deadline.left() <= problem.model_estimate():  # the probes' model would not be built
-        return placed
+    if deadline.left() <= problem.model_estimate() or problem.too_large is not None:
+        return _reordered(problem, deadline, placed, watch, params.least)  # no probes
     probing = _bisection(watch, deadline.at)
     capture, model = problem.capture, problem.model
     at_bound = minimize(

@@ -43,6 +43,25 @@ def sweep(lifetimes: Sequence[tuple[int, int]], most: int | None = None) -> Sect
     The members are filled by a compiled loop: a real program's sections hold tens of
     millions of entries (thousands of buffers live across tens of thousands of sections).
     ``TooLarge`` when they would number more than ``most``, before any is kept."""
+    points, first, last, ptr = _rows(lifetimes)
+    if most is not None and int(ptr[-1]) > most:
+        raise TooLarge(f"{int(ptr[-1]):,} section members, more than {most:,}")
+    idx = np.empty(int(ptr[-1]), dtype=np.int64)
+    _fill(first, last, ptr, idx)
+    spans = tuple(zip(first.tolist(), last.tolist(), strict=True))
+    return Sections(tuple(points.tolist()), spans, Rows(ptr, idx))
+
+
+def member_count(lifetimes: Sequence[tuple[int, int]]) -> int:
+    """How many members the sections of these lifetimes hold (what ``sweep`` would keep)."""
+    return int(_rows(lifetimes)[3][-1])
+
+
+def _rows(
+    lifetimes: Sequence[tuple[int, int]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cut points, each lifetime's first and last section (exclusive), and where each
+    section's members start (the last entry: how many there are)."""
     ends = np.asarray(lifetimes, dtype=np.int64).reshape(-1, 2)
     points = np.unique(ends)
     first = np.searchsorted(points, ends[:, 0]).astype(np.int64)
@@ -53,12 +72,7 @@ def sweep(lifetimes: Sequence[tuple[int, int]], most: int | None = None) -> Sect
     np.add.at(change, last, -1)
     ptr = np.zeros(count + 1, dtype=np.int64)
     ptr[1:] = np.cumsum(np.cumsum(change)[:count])
-    if most is not None and int(ptr[-1]) > most:
-        raise TooLarge(f"{int(ptr[-1]):,} section members, more than {most:,}")
-    idx = np.empty(int(ptr[-1]), dtype=np.int64)
-    _fill(first, last, ptr, idx)
-    spans = tuple(zip(first.tolist(), last.tolist(), strict=True))
-    return Sections(tuple(points.tolist()), spans, Rows(ptr, idx))
+    return points, first, last, ptr
 
 
 @jit
