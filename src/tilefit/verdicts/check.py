@@ -175,25 +175,32 @@ def _overlaps(placed: list[_Placed], cap: int) -> tuple[list[Violation], int]:
     two bisections in sorted lists of live low and high addresses. Pairs are
     then enumerated only for the requests that have some, until the cap.
     """
-    order = sorted(placed, key=lambda p: (p.request.start, p.index))
-    by_end = sorted(placed, key=lambda p: p.request.end)
+    # Plain lists of ints, sorted by index: a million placed requests are swept in
+    # seconds, where objects and key functions took tens of them.
+    starts = [p.request.start for p in placed]
+    stops = [p.request.end for p in placed]
+    lows = [p.offset for p in placed]
+    highs = [p.offset + p.request.size for p in placed]
+    order = sorted(range(len(placed)), key=starts.__getitem__)  # stable: ties by index
+    by_end = sorted(range(len(placed)), key=stops.__getitem__)
     live_lo: list[int] = []
     live_hi: list[int] = []
     hits: list[int] = []  # positions in ``order`` of requests overlapping an earlier one
     total = gone = 0
-    for pos, p in enumerate(order):
-        while gone < len(by_end) and by_end[gone].request.end <= p.request.start:
+    for pos, k in enumerate(order):
+        start, low, high = starts[k], lows[k], highs[k]
+        while gone < len(by_end) and stops[by_end[gone]] <= start:
             q = by_end[gone]
-            del live_lo[bisect_left(live_lo, q.offset)]
-            del live_hi[bisect_left(live_hi, q.end)]
+            del live_lo[bisect_left(live_lo, lows[q])]
+            del live_hi[bisect_left(live_hi, highs[q])]
             gone += 1
-        count = bisect_left(live_lo, p.end) - bisect_right(live_hi, p.offset)
+        count = bisect_left(live_lo, high) - bisect_right(live_hi, low)
         if count:
             hits.append(pos)
             total += count
-        insort(live_lo, p.offset)
-        insort(live_hi, p.end)
-    listed = _list_overlaps(order, hits, cap)
+        insort(live_lo, low)
+        insort(live_hi, high)
+    listed = _list_overlaps([placed[k] for k in order] if hits else [], hits, cap)
     return listed, total - len(listed)
 
 
