@@ -320,3 +320,19 @@ def test_minimising_an_infeasible_capture_still_bounds_the_least_top() -> None:
     assert answer.least.best_top is None and answer.least.lower_bound > 0
     out = solve_json(answer)
     assert out["top_lower_bound"] == answer.least.lower_bound and out["optimal"] is False
+
+
+def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exit's referee reads every request (22 s on a million): the rungs end that much
+    before the limit. Here it is made to need the whole limit, so no rung runs at all."""
+    from tilefit.verdicts import ladder
+    from tilefit.verdicts.problem import Problem
+
+    climb = ladder.Climb(ladder.Entry.STRATEGIES)
+    assert ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb).verdict.places
+    monkeypatch.setattr(ladder, "REFEREE_PER_REQUEST", 60.0 / 50)
+    answer = ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb)
+    assert answer.verdict == Verdict.UNDETERMINED
+    assert answer.cut[0].startswith("the strategies' greedy passes (0 of")
+    assert Deadline(100.0, 10.0).sooner(4.0).at == 106.0
+    assert Deadline(100.0, 10.0).sooner(40.0).limit == 0.0

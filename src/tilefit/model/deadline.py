@@ -44,6 +44,10 @@ class Deadline:
     def passed(self) -> bool:
         return time.monotonic() >= self.at
 
+    def sooner(self, seconds: float) -> Deadline:
+        """The same start, ``seconds`` sooner (kept for what must follow it)."""
+        return replace(self, limit=max(0.0, self.limit - max(0.0, seconds)))
+
     def give_back(self, seconds: float) -> Deadline:
         """The same deadline, ``seconds`` later (time that is not the limit's)."""
         return replace(self, given_back=self.given_back + max(0.0, seconds))
