@@ -61,11 +61,9 @@ def test_the_compiled_loop_places_as_one_by_one(capture: Capture, strategy: Stra
 
 @settings(max_examples=40, deadline=None)
 @given(plain_captures(reach=120), st.sampled_from(STRATEGIES), st.integers(1, 4))
-def test_long_requests_in_their_own_list_place_as_in_buckets(
-    capture: Capture, strategy: Strategy, width: int
-) -> None:
-    """Whether a request sits under its buckets or in the list of long requests changes
-    nothing: every bucket width (and so every split into long and short) places alike."""
+def test_every_bucket_width_places_alike(capture: Capture, strategy: Strategy, width: int) -> None:
+    """At which level a request sits changes nothing: every bucket width (and so every
+    split into levels) places alike."""
     prepared = Prepared.of(capture, uniform_from=0)
     uniform = UniformArrays.of(capture, width)
     assert uniform is not None
@@ -90,17 +88,49 @@ def test_small_captures_stay_one_by_one_unless_asked() -> None:
     assert Prepared.of(capture, uniform_from=1).uniform is not None
 
 
-def test_the_time_table_counts_the_slots_of_each_bucket_and_keeps_long_requests_apart() -> None:
+def test_the_time_table_counts_the_slots_of_each_bucket_and_keeps_long_requests_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tilefit.engine import uniform as arrays
     from tilefit.engine.uniform import LONG_BUCKETS
 
     requests = (Request("a", 1, 0, 3), Request("b", 1, 2, 3), Request("c", 1, 3, 7))
-    long = Request("long", 1, 0, 2 * (LONG_BUCKETS + 1))
-    capture = Capture("t", 2 * (LONG_BUCKETS + 1), Memory(8, (Range(0, 8),)), (*requests, long))
+    horizon = 2 * (LONG_BUCKETS + 1)
+    long = Request("long", 1, 1, horizon)  # 17 buckets of 2 steps: too long for them
+    capture = Capture("t", horizon, Memory(8, (Range(0, 8),)), (*requests, long))
     uniform = UniformArrays.of(capture, width=2)
     assert uniform is not None
     slots = np.diff(uniform.table_start).tolist()
     assert slots[:4] == [1, 3, 1, 1] and sum(slots) == 6  # a: 0-1, b: 1, c: 1-3
     assert uniform.long.tolist() == [False, False, False, True]
+    assert uniform.widths.tolist() == [2] and uniform.bases.tolist() == [0, LONG_BUCKETS + 1]
+    # More long requests than the list should hold: a second level of buckets takes them.
+    monkeypatch.setattr(arrays, "LONG_LIST_MOST", 0)
+    uniform = UniformArrays.of(capture, width=2)
+    assert uniform is not None
+    assert uniform.widths.tolist() == [2, 2 * LONG_BUCKETS]
+    assert uniform.bases.tolist() == [0, LONG_BUCKETS + 1, LONG_BUCKETS + 3]
+    slots = np.diff(uniform.table_start).tolist()
+    assert sum(slots) == 8 and slots[LONG_BUCKETS + 1 :] == [1, 1]  # both of level 1
+    assert uniform.first_bucket[3] == LONG_BUCKETS + 1 == uniform.last_bucket[3] - 1
+    assert uniform.long.tolist() == [False, False, False, False]
+
+
+@settings(max_examples=40, deadline=None)
+@given(plain_captures(reach=120), st.sampled_from(STRATEGIES), st.integers(1, 4))
+def test_a_second_level_of_buckets_places_alike(
+    capture: Capture, strategy: Strategy, width: int
+) -> None:
+    """Long requests under a second level of buckets (the list of long ones keeping only
+    those too long for it) place as in the list, as one by one."""
+    from tilefit.engine import uniform as arrays
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "LONG_LIST_MOST", 0)
+        uniform = UniformArrays.of(capture, width)
+    assert uniform is not None
+    wide = replace(Prepared.of(capture, uniform_from=0), uniform=uniform)
+    assert run_strategy(wide, strategy) == run_strategy(one_by_one(capture), strategy)
 
 
 @settings(max_examples=40, deadline=None)

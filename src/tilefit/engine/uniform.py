@@ -7,10 +7,17 @@ the compiled loop as arrays, with the same result as the one-by-one engine
 (``tests/test_uniform.py``) and 20-200 times quicker (``benchmarks/engine_speed.py``).
 
 Time is cut into buckets. Each bucket lists the placed requests whose lifetime
-touches it, in placement order; a request looks only at those of its own
-buckets. A request that would touch many buckets (alive for most of the
-horizon, as weights are) sits in one list of its own instead, which every
-request looks through.
+touches it, in placement order; a request sits under its buckets when it
+touches at most ``LONG_BUCKETS`` of them, and looks at the buckets its lifetime
+touches. A longer request (alive for much of the horizon, as many of a real
+program's are) sits in one list of long requests kept by address, which every
+request reads through: many of them are alive at once, and the list needs no
+sorting. When that list would grow past ``LONG_LIST_MOST``, a second level of
+buckets, ``LONG_BUCKETS`` times as wide, takes the requests that touch at most
+``LONG_BUCKETS`` of its own (a million made-up buffers put 42,000 requests of a
+few hundred steps in the list: a pass took a minute; now 10 s). A request alive
+whenever any other is (a weight) is in neither: the others read the union of
+those requests' addresses.
 """
 
 from __future__ import annotations
@@ -25,11 +32,17 @@ from numpy.typing import NDArray
 from tilefit.model.capture import Capture
 
 Ints = NDArray[np.int64]
+Bools = NDArray[np.bool_]
 
 MAX_ADDRESS_BITS = 62  # offsets plus sizes stay within int64
 
 LONG_BUCKETS = 16
-"""Buckets past which a request is kept in the one list of long requests."""
+"""Buckets a request may touch at its level; also the ratio of one level's width to the
+one's below."""
+
+LONG_LIST_MOST = 8192
+"""Long requests past which a second level of buckets takes those it can: every request
+reads the whole list (the real traces' longest, S_1's, holds 5,060)."""
 
 UNION_WIDTH = 4096
 """Intervals the union of every placed request's addresses may hold before it is given up
@@ -55,9 +68,11 @@ class UniformArrays:
     alignments: Ints
     low: int  # the allowed interval [low, high) shared by every request
     high: int
-    first_bucket: Ints  # per request, the buckets its lifetime touches
+    first_bucket: Ints  # per request, the buckets it sits under (numbered over all levels)
     last_bucket: Ints
     table_start: Ints  # bucket b's slots are [table_start[b], table_start[b + 1])
+    widths: Ints  # per level, the steps of its buckets
+    bases: Ints  # per level, the number of its first bucket
     long: NDArray[np.bool_]  # per request: kept in the list of long requests
     whole: NDArray[np.bool_]  # per request: alive whenever any other request is
 
@@ -77,10 +92,10 @@ class UniformArrays:
         ((low, high),) = intervals
         starts = np.fromiter((r.start for r in capture.requests), np.int64)
         ends = np.fromiter((r.end for r in capture.requests), np.int64)
-        first, last = starts // width, (ends - 1) // width
-        long = last - first + 1 > LONG_BUCKETS
-        touched = np.where(long, 0, last - first + 1)
-        table_start = np.zeros(int(last.max()) + 2, np.int64)
+        whole = (starts <= starts.min()) & (ends >= ends.max())
+        widths, bases, first, last, long = _levels(starts, ends, width)
+        touched = np.where(whole | long, 0, last - first + 1)
+        table_start = np.zeros(int(bases[-1]) + 1, np.int64)
         bucket = np.repeat(first, touched) + _ramps(touched)
         table_start[1:] = np.cumsum(np.bincount(bucket, minlength=len(table_start) - 1))
         return cls(
@@ -93,8 +108,10 @@ class UniformArrays:
             first_bucket=first,
             last_bucket=last,
             table_start=table_start,
+            widths=widths,
+            bases=bases,
             long=long,
-            whole=(starts <= starts.min()) & (ends >= ends.max()),
+            whole=whole,
         )
 
 
@@ -153,6 +170,8 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
             uniform.table_start,
             table,
             filled,
+            uniform.widths,
+            uniform.bases,
             uniform.long,
             longs,
             uniform.whole,
@@ -166,6 +185,27 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
         if failed_at >= 0:
             return offsets, failed_at
     return offsets, -1
+
+
+def _levels(starts: Ints, ends: Ints, width: int) -> tuple[Ints, Ints, Ints, Ints, Bools]:
+    """The levels' widths, their first buckets' numbers (one more entry: the count of all
+    buckets), each request's first and last bucket at the first level at which it touches
+    at most ``LONG_BUCKETS`` of them, and whether it is too long for every level."""
+    horizon = int(ends.max())
+    widths, bases = [width], [0]
+    first, last = starts // width, (ends - 1) // width
+    placed = last - first < LONG_BUCKETS
+    while True:
+        bases.append(bases[-1] + (horizon - 1) // widths[-1] + 1)
+        if placed.all() or len(widths) == 2 or np.count_nonzero(~placed) <= LONG_LIST_MOST:
+            break
+        widths.append(widths[-1] * LONG_BUCKETS)
+        at_first, at_last = starts // widths[-1], (ends - 1) // widths[-1]
+        here = ~placed & (at_last - at_first < LONG_BUCKETS)
+        first = np.where(here, bases[-1] + at_first, first)
+        last = np.where(here, bases[-1] + at_last, last)
+        placed |= here
+    return np.array(widths, np.int64), np.array(bases, np.int64), first, last, ~placed
 
 
 def _ramps(lengths: Ints) -> Ints:

@@ -44,12 +44,14 @@ def place_span(
     bounds: Ints,  # [low, high): the one allowed interval every request shares
     order: Ints,  # capture indices in placement order
     best: bool,  # the smallest hole that holds the request (ties: lower); else the lowest
-    first_bucket: Ints,
+    first_bucket: Ints,  # the buckets each request sits under, numbered over all levels
     last_bucket: Ints,
     table_start: Ints,  # bucket b's slots: [table_start[b], table_start[b + 1])
     table: Ints,  # the placed requests of each bucket, in placement order
     filled: Ints,  # per bucket, its slots filled so far
-    long: NDArray[np.bool_],  # requests kept in one list, not under their many buckets
+    widths: Ints,  # per level, the steps of its buckets
+    bases: Ints,  # per level, the number of its first bucket
+    long: NDArray[np.bool_],  # requests kept in one list, too long for every level
     longs: Ints,  # the placed long requests by offset, as rows (start, end, low, high)
     whole: NDArray[np.bool_],  # requests alive whenever any other is
     unions: Ints,  # rows 0-1: every placed request's addresses; rows 2-3: the whole ones'
@@ -76,14 +78,8 @@ def place_span(
         if whole[i] and counts[1] >= 0:
             blocks_low, blocks_high, count = unions[0], unions[1], counts[1]
         else:
-            count = 0
-            for b in range(first_bucket[i], last_bucket[i] + 1):
-                for k in range(table_start[b], table_start[b] + filled[b]):
-                    j = table[k]
-                    if seen[j] != position and starts[j] < stop and ends[j] > start:
-                        seen[j] = position
-                        gathered[count] = j
-                        count += 1
+            count = _gather(start, stop, starts, ends, widths, bases, table_start, table,
+                            filled, seen, position, gathered)  # fmt: skip
             shorts = gathered[:count][np.argsort(offsets[gathered[:count]])]
             count = _merge(start, stop, sizes, offsets, shorts, longs, counts[0], lows, highs)
             count = _interleave(
@@ -110,6 +106,37 @@ def place_span(
                 table[table_start[b] + filled[b]] = i
                 filled[b] += 1
     return -1
+
+
+@_jit
+def _gather(
+    start: int,
+    stop: int,
+    starts: Ints,
+    ends: Ints,
+    widths: Ints,
+    bases: Ints,
+    table_start: Ints,
+    table: Ints,
+    filled: Ints,
+    seen: Ints,
+    position: int,
+    gathered: Ints,
+) -> int:
+    """The placed requests under buckets (not the long or whole ones) alive during
+    [start, stop) into ``gathered``, each once: those under the buckets the lifetime
+    touches, at every level; how many."""
+    count = 0
+    for level in range(len(widths)):
+        width, base = widths[level], bases[level]
+        for b in range(base + start // width, base + (stop - 1) // width + 1):
+            for k in range(table_start[b], table_start[b] + filled[b]):
+                j = table[k]
+                if seen[j] != position and starts[j] < stop and ends[j] > start:
+                    seen[j] = position
+                    gathered[count] = j
+                    count += 1
+    return count
 
 
 @_jit
