@@ -101,7 +101,7 @@ def least_rung(
     if placed.placement is None or placed.least is None:
         raise ValueError("the least rung needs a placement to start from")
     if deadline.left() <= problem.model_estimate() or problem.too_large is not None:
-        return _reordered(problem, deadline, placed, watch, params.least)  # no probes
+        return _reordered(problem, deadline, placed, watch, params.least, 1.0)  # no probes
     probing = _bisection(watch, deadline.at)
     capture, model = problem.capture, problem.model
     at_bound = minimize(
@@ -132,17 +132,24 @@ def least_rung(
 
 
 def _reordered(
-    problem: Problem, deadline: Deadline, placed: Answer, watch: Watch, params: LeastParams
+    problem: Problem,
+    deadline: Deadline,
+    placed: Answer,
+    watch: Watch,
+    params: LeastParams,
+    share: float | None = None,
 ) -> Answer:
     """``placed``, or a lower pass in an order drawn from the live profile (route
-    ``reorder``) within ``params.reorder_share`` of the time left: on a uniform capture."""
+    ``reorder``) within ``share`` of the time left (default ``params.reorder_share``;
+    all of it when no probe follows): on a uniform capture."""
     from tilefit.search.local.reorder import reorder
 
     uniform = problem.prepared.uniform
     least = placed.least
     if not params.reorder or uniform is None or least is None:
         return placed
-    stop_at = time.monotonic() + params.reorder_share * deadline.left()
+    share = params.reorder_share if share is None else share
+    stop_at = time.monotonic() + share * deadline.left()
     watch.stage("least top: greedy passes in other orders", stop_at)
     found = reorder(
         problem.capture, uniform, stop_at, least.best_top or 0, least.lower_bound, params.seed
