@@ -89,8 +89,10 @@ def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
     """The capture a CSV describes; its rows are checked before a missing capacity is named."""
-    header, rows = _rows(text, need_offset=False)
-    requests = _requests(header, rows)
+    requests = _plain_requests(text)
+    if requests is None:  # anything out of the ordinary: read row by row, each rule named
+        header, rows = _rows(text, need_offset=False)
+        requests = _requests(header, rows)
     if capacity is None:
         capacity = capacity_from_name(file_name)
         if capacity is None:
@@ -105,6 +107,42 @@ def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> 
     horizon = max((r.end for r in requests), default=1)
     memory = Memory(size=capacity, ranges=(Range(0, capacity),))
     return Capture(name=_stem(file_name), horizon=horizon, memory=memory, requests=requests)
+
+
+_PLAIN_HEADERS = (["id", "lower", "upper", "size"], ["id", "lower", "upper", "size", "alignment"])
+_DIGITS = 18  # a plain integer cell: far below INT_LIMIT
+
+
+def _plain_requests(text: str) -> tuple[Request, ...] | None:
+    """The requests of a CSV as compilers write it (no quotes, no blank line, the usual
+    columns, plain non-negative integers, each rule kept), read column by column: a
+    million rows in a few seconds, where row by row took several times that. None
+    for anything else, which the row-by-row reader reads or refuses, naming the line."""
+    if '"' in text:
+        return None
+    lines = text.splitlines()
+    header = [name.strip() for name in lines[0].split(",")] if lines else []
+    if header not in _PLAIN_HEADERS:
+        return None
+    rows = [line.split(",") for line in lines[1:]]
+    if any(len(row) != len(header) for row in rows):
+        return None  # a blank line, a cell too many or too few
+    ids = [row[0].strip() for row in rows]
+    if not all(ids) or len(set(ids)) != len(ids):
+        return None
+    columns: list[list[int]] = []
+    for k in range(1, len(header)):
+        cells = [row[k].strip() for row in rows]
+        if not all(c.isascii() and c.isdigit() and len(c) <= _DIGITS for c in cells):
+            return None
+        columns.append(list(map(int, cells)))
+    lower, upper, size = columns[:3]
+    alignment = columns[3] if len(columns) > 3 else [1] * len(rows)
+    if not all(u > lo for lo, u in zip(lower, upper, strict=True)):
+        return None
+    if not all(size) or not all(alignment):  # sizes > 0, alignments >= 1
+        return None
+    return tuple(map(Request, ids, size, lower, upper, alignment))
 
 
 def _requests(header: list[str], rows: list[tuple[int, list[str]]]) -> tuple[Request, ...]:
