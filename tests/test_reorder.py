@@ -107,17 +107,19 @@ def test_a_capture_too_large_for_the_exact_search_still_gets_the_reordered_passe
     """A million buffers: the probes' sections would not fit in memory. The least rung
     skips them (it used to build the whole model first, then give up) and still runs
     the passes in other orders, which reach the bound here."""
+    from dataclasses import replace
+
     import tilefit
     from tilefit.search.exact import minimize
-    from tilefit.search.kernel import sections
+    from tilefit.search.params import DEFAULT
 
     def no_probe(*args: object, **kwargs: object) -> None:
         raise AssertionError("probed a capture too large for the exact search")
 
-    monkeypatch.setattr(sections, "MEMBERS_MOST", 100)
     monkeypatch.setattr(minimize, "minimize", no_probe)
     capture = _copies(300)
-    answer = tilefit.solve(capture, time_limit=60, minimize=True)
+    few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=100))
+    answer = tilefit.solve(capture, time_limit=60, minimize=True, params=few)
     assert answer.least is not None and answer.least.optimal and answer.least.best_top == 10
     assert answer.route == "reorder"
     assert answer.placement is not None and check(capture, answer.placement).valid

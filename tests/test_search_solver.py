@@ -12,6 +12,7 @@ from search_captures import captures_with_twins, count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, exact_search
+from tilefit.search.params import DEFAULT
 from tilefit.verdicts.check import check
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
@@ -133,11 +134,11 @@ def test_interchangeable_blocks_are_not_permuted() -> None:
     assert check(replace(capture, requests=tuple(reqs[:5])), fits.placement).valid
 
 
-def test_sections_too_large_for_memory_answer_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sections_too_large_for_memory_answer_nothing() -> None:
     """A million made-up buffers made sections of 5 billion members: the search asked for
-    37 GiB and died with a traceback. Past ``MEMBERS_MOST`` it answers nothing, as a
+    37 GiB and died with a traceback. Past ``members_most`` it answers nothing, as a
     search out of time does, and the ladder goes on."""
-    from tilefit.search.kernel import arrays, sections
+    from tilefit.search.kernel import sections
 
     lifetimes = [(0, 10), (2, 5), (3, 9), (4, 6)]
     total = int(sections.sweep(lifetimes).members.ptr[-1])  # 16: a member per section each
@@ -147,5 +148,5 @@ def test_sections_too_large_for_memory_answer_nothing(monkeypatch: pytest.Monkey
     requests = tuple(Request(f"r{k}", 64, s, e) for k, (s, e) in enumerate(lifetimes))
     capture = Capture("members", None, Memory(256, (Range(0, 256),)), requests)
     assert exact_search(capture, time_limit=60).status == SOLVED
-    monkeypatch.setattr(arrays, "MEMBERS_MOST", total - 1)
-    assert exact_search(capture, time_limit=60).status == TIMEOUT
+    few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=total - 1))
+    assert exact_search(capture, time_limit=60, params=few).status == TIMEOUT

@@ -121,6 +121,8 @@ def _plain_requests(text: str) -> tuple[Request, ...] | None:
     if '"' in text:
         return None
     lines = text.splitlines()
+    if any(len(line) > csv.field_size_limit() for line in lines):
+        return None  # a field past the csv module's limit: the row reader refuses it
     header = [name.strip() for name in lines[0].split(",")] if lines else []
     if header not in _PLAIN_HEADERS:
         return None

@@ -112,10 +112,14 @@ class ExactParams:
     child's list is built over its parent's (``kernel.frames.descend``)."""
     trail_start: int = 1 << 16
     """Trail entries a run starts with (at least one step's); it grows on demand."""
+    members_most: int = 64_000_000
+    """Members the sections of a search may hold (8 bytes each), past which it gives up as
+    if out of time: S_1's 28,526 buffers make 49 million; a million made-up buffers would
+    make 5 billion, 37 GiB."""
 
     def __post_init__(self) -> None:
         rules = {"orderings": "ordering", "learning": "switch", "chunk": "whole"}
-        rules |= {"first_chunk": "whole"}
+        rules |= {"first_chunk": "whole", "members_most": "count"}
         _check(self, {**rules, "slice": "positive", "copy_limit": "count", "trail_start": "count"})
 
 

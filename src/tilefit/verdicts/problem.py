@@ -56,16 +56,12 @@ class Problem:
         return model
 
     @cached_property
-    def too_large(self) -> str | None:
-        """Why the exact search cannot hold this capture in memory (None: it can): its
-        sections would hold more members than ``MEMBERS_MOST`` (counted over the requests'
-        lifetimes, which the search's blocks follow)."""
-        from tilefit.search.kernel.sections import MEMBERS_MOST, member_count
+    def section_members(self) -> int:
+        """How many members the exact search's sections would hold (counted over the
+        requests' lifetimes, which its blocks follow)."""
+        from tilefit.search.kernel.sections import member_count
 
-        count = member_count([(r.start, r.end) for r in self.capture.requests])
-        if count <= MEMBERS_MOST:
-            return None
-        return f"{count:,} buffers alive per time section in all, more than {MEMBERS_MOST:,}"
+        return member_count([(r.start, r.end) for r in self.capture.requests])
 
     def model_estimate(self) -> float:
         """About how long building the search model takes (0 once it is built): a few

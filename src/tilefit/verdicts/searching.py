@@ -100,7 +100,8 @@ def least_rung(
 
     if placed.placement is None or placed.least is None:
         raise ValueError("the least rung needs a placement to start from")
-    if deadline.left() <= problem.model_estimate() or problem.too_large is not None:
+    too_large = problem.section_members > params.exact.members_most  # not in memory
+    if deadline.left() <= problem.model_estimate() or too_large:
         return _reordered(problem, deadline, placed, watch, params.least, 1.0)  # no probes
     probing = _bisection(watch, deadline.at)
     capture, model = problem.capture, problem.model

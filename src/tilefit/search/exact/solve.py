@@ -171,7 +171,7 @@ def search_free(
     params = budget.params
     began = time.monotonic()
     try:
-        problem = free_problem(model, free, pinned_at, params.prunings)
+        problem = free_problem(model, free, pinned_at, params.prunings, params.exact.members_most)
     except TooLarge:  # more than memory holds: no answer, as if out of time
         return Outcome(TIMEOUT, None)
     finally:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from tilefit.model.intervals import merge
 from tilefit.search.blocks import Bases, Block, SearchModel, Side, subtract_all
 from tilefit.search.kernel.layout import Partners, Regions, Rows, Tables, ValidBases
-from tilefit.search.kernel.sections import MEMBERS_MOST, Sections, sweep
+from tilefit.search.kernel.sections import Sections, sweep
 from tilefit.search.params import DEFAULT, Prunings
 
 Array = NDArray[np.int64]
@@ -67,9 +67,11 @@ def free_problem(
     free: Sequence[int],
     pinned_at: Mapping[int, int],
     prunings: Prunings = DEFAULT.prunings,
+    members_most: int = DEFAULT.exact.members_most,
 ) -> FreeProblem:
     """The kernel's inputs for the blocks numbered in ``free``, those in ``pinned_at``
-    standing at their bases, with the kernel's prunings switched as ``prunings`` says.
+    standing at their bases, with the kernel's prunings switched as ``prunings`` says;
+    ``TooLarge`` when its sections would hold more than ``members_most`` members.
 
     Each switch is a table, not a branch in the kernel's hot loops: without
     ``twin`` no block has a twin; without ``decomposition`` every section boundary
@@ -80,7 +82,7 @@ def free_problem(
     ``benchmarks/routes.py`` what each pruning earns in the portfolio."""
     blocks = [model.blocks[k] for k in free]
     index = {k: i for i, k in enumerate(free)}
-    sections = sweep([(b.start, b.end) for b in blocks], MEMBERS_MOST)
+    sections = sweep([(b.start, b.end) for b in blocks], members_most)
     nsec = sections.count
     obstacles = [
         Obstacle(base + p.offset, base + p.offset + p.size, p.start, p.end)

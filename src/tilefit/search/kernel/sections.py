@@ -29,11 +29,6 @@ class Sections:
         return [int(k) for k in self.members.idx[ptr[section] : ptr[section + 1]]]
 
 
-# The most members a search's sections may hold (8 bytes each): S_1's 28,526 buffers make
-# 49 million; a million made-up buffers would make 5 billion, 37 GiB.
-MEMBERS_MOST = 64_000_000
-
-
 class TooLarge(Exception):
     """The sections would hold more members than a search may keep in memory."""
 
