@@ -26,6 +26,8 @@ padding:1px 8px;border-radius:4px;color:#fff;background:#888;margin-right:6px}
 .v-fragmentation{border-color:#e08214}.v-fragmentation .badge{background:#e08214}
 .v-capacity,.v-infeasible{border-color:#d62728}
 .v-capacity .badge,.v-infeasible .badge{background:#d62728}
+ol.headline{font-size:15px;margin:6px 0;padding-left:26px}
+.own-over{color:#a11b1c}.own-fits{color:#1a6b1a}
 nav a{margin-right:12px}
 ul{margin:4px 0;padding-left:22px}li{margin:3px 0}
 figure{margin:10px 0 18px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:6px}
