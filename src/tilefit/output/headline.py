@@ -23,7 +23,9 @@ def diagnosis_headline(d: Diagnosis) -> Headline | None:
     """``diagnose``'s and the report's; None for a capture not imported."""
     if d.heap is None:
         return None
-    return headline(d.heap, d.verdict, d.available, d.must_leave, _adoption(d.heap.tool))
+    # Without an overloaded window the padding alone makes the deficit (the aligned bound).
+    leave = d.must_leave or d.aligned_deficit
+    return headline(d.heap, d.verdict, d.available, leave, _adoption(d.heap.tool))
 
 
 def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
