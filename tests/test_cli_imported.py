@@ -119,7 +119,9 @@ def test_the_report_opens_with_the_compiler_s_plan(
     own = "XLA's own plan: its heap of 300 B needs 50 B more than the 250 B available."
     ours = "tilefit: no plan can fit: at least 50 B must leave (capacity, below)."
     assert header.startswith(f"tilefit report: toy{own}{ours}capacity")
-    assert header.endswith("XLA's heap is optimal (equals the live lower bound, 300 B). (toy.txt)")
+    assert header.endswith(
+        "XLA's heap is optimal (equals the live lower bound, 300 B). Imported from toy.txt."
+    )
     nearest = "tilefit's nearest strategy to XLA's planner, not XLA itself"
     assert f"On this import, the replay is {nearest}" in html
     assert f"This replay is {nearest}" in html

@@ -65,7 +65,8 @@ def _heap_html(capture: Capture, d: Diagnosis) -> str:
     """For an imported capture: where its compiler's own heap stands."""
     if d.heap is None or capture.origin is None:
         return ""
-    source = f" ({esc(capture.origin.source)})" if capture.origin.source else ""
+    # Not in parentheses: a source may hold its own ("allocation 27 (cpu)").
+    source = f" Imported from {esc(capture.origin.source)}." if capture.origin.source else ""
     return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
 
 
