@@ -147,3 +147,19 @@ def test_a_box_of_either_panel_tells_its_offset_there(
             page.hover(box[0], box[1])
             text = page.evaluate("document.getElementById('tip').innerText")
             assert offset in text, (key, text)
+
+
+@pytest.mark.parametrize(("offsets", "said"), [(OWN, "100 B saved"), (LEAST, "not lower")])
+def test_plot_draws_the_placement_given_beside_tilefit_s_least(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], offsets: dict[str, int], said: str
+) -> None:
+    capture, placement, png = tmp_path / "toy.json", tmp_path / "own.json", tmp_path / "b.png"
+    write_capture(imported(), capture)
+    write_placement(Placement("toy", offsets), placement)
+    argv = ["plot", str(capture), "--placement", str(placement), "--beside", "-o", str(png)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == f"wrote {png}: own.json beside tilefit's least ({said})\n"
+    assert png.read_bytes().startswith(b"\x89PNG")
+    assert main(["plot", str(capture), "--beside", "-o", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert err == "tilefit: --beside: draws a --placement FILE beside tilefit's least, alone\n"

@@ -9,9 +9,9 @@ from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
+from tilefit.plot.compare import Comparison, comparison
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
-from tilefit.report.compare import Comparison, comparison
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
 

@@ -7,9 +7,9 @@ boxes the tooltips and selection every map has.
 from __future__ import annotations
 
 from tilefit.plot.colors import LIGHT_TEXT, class_colors, label_color
+from tilefit.plot.compare import Comparison
 from tilefit.plot.layout import MemoryMap, boxes_to_label
-from tilefit.plot.ticks import address_ticks, byte_label
-from tilefit.report.compare import Comparison
+from tilefit.plot.ticks import address_ticks
 from tilefit.report.svg import PLOT_LEFT, WIDTH, Frame, axes, esc, num
 from tilefit.report.svgmap import FONT
 
@@ -80,23 +80,21 @@ def _tops(c: Comparison, left: Frame, right: Frame) -> list[str]:
     y_given = left.y(c.given_top)
     out = [
         f'<path class="cmp-given" d="{across.format(y=num(y_given))}"/>',
-        f'<text class="cmp-t" x="{middle}" y="{num(y_given - 4)}">'
-        f"{byte_label(c.given_top, size)}</text>",
+        f'<text class="cmp-t" x="{middle}" y="{num(y_given - 4)}">{c.given_top:,} B</text>',
     ]
     if c.available < size:
         y = num(left.y(c.available))
         out.append(f'<path class="cmp-avail" d="{across.format(y=y)}"/>')
         out.append(
             f'<text class="cmp-at" x="{num(right.right + 4)}" y="{y}">available '
-            f"{byte_label(c.available, size)}</text>"
+            f"{c.available:,} B</text>"
         )
     if c.best_top is None:
         return out
     y_best = left.y(c.best_top)
     out += [
         f'<path class="cmp-best" d="{across.format(y=num(y_best))}"/>',
-        f'<text class="cmp-t" x="{middle}" y="{num(y_best + 13)}">'
-        f"{byte_label(c.best_top, size)}</text>",
+        f'<text class="cmp-t" x="{middle}" y="{num(y_best + 13)}">{c.best_top:,} B</text>',
     ]
     if c.saved:
         share = 100.0 * c.saved / c.given_top
