@@ -20,7 +20,6 @@ from xla_dumps import write_dump
 from tilefit.cli import main
 from tilefit.formats.load import read_capture
 from tilefit.output.schema import output_schema
-from tilefit.verdicts.headline import Headline
 from tilefit.verdicts.verdict import Verdict
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -136,37 +135,53 @@ def test_a_capture_not_imported_has_no_headline(capsys: pytest.CaptureFixture[st
     assert json.loads(out)["headline"] is None
 
 
-def _head(verdict: Verdict, top: int | None, adopt: str | None = None, **kw: int) -> Headline:
-    return Headline("TFLM", "head", kw.get("heap", 1280), 1100, verdict, top, True, 0, adopt)
-
-
 @pytest.mark.parametrize(
-    ("head", "second"),
+    ("verdict", "top", "adopt", "heap", "second"),
     [
         (
-            _head(Verdict.FRAGMENTATION, 1024, "export it: tilefit export tflm M {placement} -o O"),
+            Verdict.FRAGMENTATION,
+            1024,
+            "export it: tilefit export tflm M {placement} -o O",
+            1280,
             "tilefit's plan: 1,024 B (proven least), 256 B less than TFLM's, fits; export it: "
             "tilefit export tflm M p.json -o O",
         ),
         (
-            _head(Verdict.FITS, 1024),
+            Verdict.FITS,
+            1024,
+            None,
+            1280,
             "tilefit's plan: 1,024 B (proven least), 256 B less than TFLM's, fits; TFLM takes "
             "no plan back: tilefit cannot export it",
         ),
         (
-            _head(Verdict.FITS, 1024, heap=1024),
+            Verdict.FITS,
+            1024,
+            None,
+            1024,
             "tilefit's plan: 1,024 B (proven least), as TFLM's, fits; nothing to gain",
         ),
         (
-            _head(Verdict.INFEASIBLE, None),
+            Verdict.INFEASIBLE,
+            None,
+            None,
+            1280,
             "tilefit: no plan can fit (infeasible: the search proves it, below)",
         ),
         (
-            _head(Verdict.UNDETERMINED, None),
+            Verdict.UNDETERMINED,
+            None,
+            None,
+            1280,
             "tilefit: no plan found and none proven impossible (undetermined, below)",
         ),
     ],
 )
-def test_the_second_part_says_what_to_do_with_tilefit_s_plan(head: Headline, second: str) -> None:
+def test_the_second_part_says_what_to_do_with_tilefit_s_plan(
+    verdict: Verdict, top: int | None, adopt: str | None, heap: int, second: str
+) -> None:
+    from tilefit.verdicts.headline import Headline
+
+    head = Headline("TFLM", "head", heap, 1100, verdict, top, True, 0, adopt)
     assert head.lines("p.json")[1] == f"  2. {second}"
     assert head.lines("p.json")[0].startswith("  1. TFLM's own plan: its head of ")
