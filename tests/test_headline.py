@@ -116,6 +116,12 @@ def test_executorch_s_arena_does_not_fit_where_tilefit_s_plan_does(
     assert_two_parts(capsys, capture, "ExecuTorch", "arena", "DOES NOT FIT", "tilefit's plan FITS")
     _, out = run(capsys, "diagnose", str(capture), *FAST)
     assert "MemoryPlanningPass(memory_planning_algo=planner())" in out.splitlines()[2]
+    # The import says the toolchain's own answer at once, in the same order.
+    _, out = run(capsys, "import", "executorch", str(specs), "--capacity", str(heap - 64))
+    asks = next(line for line in out.splitlines() if "asks:" in line)
+    assert asks.endswith(
+        "? ExecuTorch's own arena does not (64 B over); tilefit diagnose answers for tilefit's plan"
+    )
 
 
 def test_xla_s_heap_in_and_over_the_memory_asked_about(
