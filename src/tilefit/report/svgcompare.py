@@ -100,7 +100,8 @@ def _tops(c: Comparison, left: Frame, right: Frame) -> list[str]:
         share = 100.0 * c.saved / c.given_top
         # Between the tops when there is room, else under tilefit's value.
         y_saved = (y_given + y_best) / 2 + 4 if y_best - y_given > 36 else y_best + 28
-        out.append(f'<path class="cmp-saved" d="M{middle} {num(y_given)}V{num(y_best)}"/>')
+        bar = num(left.right + 10)  # at the gap's left edge, clear of the centred text
+        out.append(f'<path class="cmp-saved" d="M{bar} {num(y_given)}V{num(y_best)}"/>')
         out.append(
             f'<text class="cmp-st" x="{middle}" y="{num(y_saved)}">{c.saved:,} B saved '
             f"({share:.1f}%)</text>"
