@@ -230,6 +230,14 @@ def test_banks_fits_fragmentation_and_capacity_with_the_nodes_to_spill() -> None
     assert {t.id for t in spill.tensors} >= {"big"}
     text = "\n".join(short.lines())
     assert "CAPACITY" in text and "nodes 1-2 (mm .. mul): 16 B must spill" in text
+    # Greedy's own plan first, then tilefit's, as diagnose says it of an import.
+    assert fits.text.startswith("arena 1 in bank 0 (112 B): ExecuTorch's own arena FITS; ")
+    assert frag.text.startswith(
+        "arena 1 in bank 1 (80 B): ExecuTorch's own arena DOES NOT FIT; tilefit's plan FITS: "
+    )
+    assert short.text.startswith(
+        "arena 1 in bank 2 (64 B): ExecuTorch's own arena DOES NOT FIT; tilefit: CAPACITY: "
+    )
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.name.split(".")[0] for p in RECORDED])

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         )
     common.write_found(result.placement, args.output)
     if args.json:
-        common.print_json(diagnosis_json(result))
+        common.print_json(diagnosis_json(result, args.output))
     else:
         print("\n".join(diagnosis_lines(result, args.output)))
     args.invocation.quick_exit = True  # the whole process is the limit's
@@ -90,11 +90,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
+    from tilefit.output.headline import diagnosis_headline
+
     title = f"{d.capture}" + (f" (tile {d.tile})" if d.tile is not None else "")
-    lines = [f"{title}: {d.verdict.upper()}", ""]
-    if d.heap is not None:  # an import: the compiler's own plan first
-        over = d.heap.over_text(d.available)
-        lines += [d.heap.text, *([f"  {over}"] if over else []), ""]
+    head = diagnosis_headline(d)
+    if head is None:
+        lines = [f"{title}: {d.verdict.upper()}", ""]
+    else:  # an import: the toolchain's own plan first, then tilefit's
+        lines = [f"{title}: {head.title}", *head.lines(output), ""]
+    if d.heap is not None:
+        lines += [d.heap.text, ""]
     lines += _production_lines(d)
     lines.append("")
     verdict = _verdict_lines(d, output)

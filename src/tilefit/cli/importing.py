@@ -165,8 +165,13 @@ def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
         f"  {row['heap_standing']['text']}"
         + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
     ]
-    if row["memory"] != row["heap"]:
-        lines.append(f"  asks: does it fit in {row['memory']:,} B? (tilefit diagnose)")
+    if row["memory"] != row["heap"]:  # the toolchain's own answer first, as diagnose's
+        over = row["heap"] - row["memory"]
+        own = "fits" if over <= 0 else f"does not ({over:,} B over)"
+        lines.append(
+            f"  asks: does it fit in {row['memory']:,} B? {chain.tool}'s own {chain.plan} "
+            f"{own}; tilefit diagnose answers for tilefit's plan"
+        )
     if row["placement_valid"]:
         lines.append(f"  {chain.tool}'s placement passes the referee")
     else:

@@ -23,13 +23,16 @@ EXAMPLE = """example:
   tilefit plot examples/0-0.json --strategy long-lived/first-fit -o fix.svg
   tilefit place examples/0-0.json -o fix.json
   tilefit plot examples/0-0.json --placement fix.json --profile -o fix.png
+  tilefit plot examples/0-0.json --placement fix.json --beside -o beside.png
 
 A failed attempt shows the failed unit's lifetime band, the holes it met
 with their sizes, and the unit itself beside the map at its true size.
 Every overloaded window (steps where the live requests need more than they
 may use) is hatched, with the bytes over. The title line ends with the
 verdict of `tilefit diagnose`. --profile adds the live storage per step
-below the map (the same steps).
+below the map (the same steps). --beside draws the placement given (a
+toolchain's own, as tilefit import -o writes it) beside the least one tilefit
+finds, on one address axis, each top across both; the referee must accept it.
 """
 
 
@@ -44,6 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile", action="store_true", help="add the live-storage profile below the map"
+    )
+    parser.add_argument(
+        "--beside",
+        action="store_true",
+        help="with --placement: tilefit's least placement beside it, on one address axis",
     )
     parser.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="FILE.png or FILE.svg"
@@ -65,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith((".png", ".svg")):
         raise InputError("-o", "the output must end in .png or .svg")
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
+    if args.beside:
+        return _beside(capture, args)
     if args.placement is not None:
         from tilefit.formats.load import read_placement
 
@@ -89,6 +99,26 @@ def run(args: argparse.Namespace) -> int:
     series = profile_series(capture, diagnosis.bound) if args.profile else None
     save_figure(tile_figure(layout, series, verdict_caption(diagnosis)), args.output)
     print(f"wrote {args.output}: {layout.title} (verdict {diagnosis.verdict})")
+    return common.EXIT_OK
+
+
+def _beside(capture: Capture, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tilefit.formats.load import read_placement
+    from tilefit.model.errors import InputError
+    from tilefit.plot.beside import beside_figure
+    from tilefit.plot.compare import comparison
+    from tilefit.plot.figure import save_figure
+
+    if args.placement is None or args.profile:
+        raise InputError("--beside", "draws a --placement FILE beside tilefit's least, alone")
+    name = Path(args.placement).name
+    placement = read_placement(args.placement)
+    c = comparison(capture, placement, args.placement, name, args.time_limit)
+    save_figure(beside_figure(c), args.output)
+    saved = f"{c.saved:,} B saved" if c.saved else "not lower"
+    print(f"wrote {args.output}: {name} beside tilefit's least ({saved})")
     return common.EXIT_OK
 
 

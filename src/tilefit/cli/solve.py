@@ -88,20 +88,26 @@ def run(args: argparse.Namespace) -> int:
             watch=watch,
         )
     common.write_found(result.placement, args.output)
-    out = solve_json(result)
+    out = solve_json(result, capture)
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(solve_lines(capture, result, args.node_limit is not None)))
+        print("\n".join(solve_lines(capture, result, args.node_limit is not None, args.output)))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
 
 
-def solve_lines(capture: Capture, answer: Answer, bare: bool = False) -> list[str]:
+def solve_lines(
+    capture: Capture, answer: Answer, bare: bool = False, output: str | None = None
+) -> list[str]:
     """Human output: no timings, so the same capture prints the same text. ``bare``: the
-    exact search alone decided (``--node-limit``)."""
+    exact search alone decided (``--node-limit``). On an import, the toolchain's own plan
+    first, then tilefit's."""
+    from tilefit.output.headline import answer_headline
+
     status, least = answer.status, answer.least
-    lines: list[str] = []
+    head = answer_headline(capture, answer)
+    lines = [] if head is None else [f"{capture.name}: {head.title}", *head.lines(output), ""]
     if status == "solved":
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
     elif status == "infeasible" and answer.route == "exact":

@@ -65,6 +65,7 @@ _REQUEST_KEYS = {
     "interleaved",
     "label",
     "source",
+    "name",
 }
 _SEQUENCE_KEYS = {"id", "members", "repeat"}
 _OBSERVED_KEYS = {"failed"}
@@ -249,7 +250,12 @@ def _requests(value: object, horizon: int) -> tuple[Request, ...]:
                 fail(f"{place}.interleaved", f"must be true or false, got {type_name(interleaved)}")
         label = as_str(item["label"], f"{place}.label") if "label" in item else None
         source = as_str(item["source"], f"{place}.source") if "source" in item else None
-        out.append(Request(ident, size, start, end, alignment, cls, interleaved, label, source))
+        name = as_str(item["name"], f"{place}.name") if "name" in item else None
+        if name == "":
+            fail(f"{place}.name", "must not be empty")
+        out.append(
+            Request(ident, size, start, end, alignment, cls, interleaved, label, source, name)
+        )
     return tuple(out)
 
 

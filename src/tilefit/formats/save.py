@@ -55,6 +55,8 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
             req["label"] = q.label
         if q.source is not None:
             req["source"] = q.source
+        if q.name is not None:
+            req["name"] = q.name
         requests.append(req)
     out["requests"] = requests
     if capture.sequences:

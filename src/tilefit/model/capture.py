@@ -95,6 +95,12 @@ class Request:
     interleaved: bool = False
     label: str | None = None
     source: str | None = None  # the code that makes it (a program line, an operator): grouped by
+    name: str | None = None  # a short name drawn on its box in a map (None: its id)
+
+    @property
+    def shown(self) -> str:
+        """What a memory map writes on its box: its short name, else its id."""
+        return self.name or self.id
 
     def lives_with(self, other: Request) -> bool:
         return self.start < other.end and other.start < self.end

@@ -262,8 +262,11 @@ def place_json(result: PlaceResult) -> Json:
     }
 
 
-def solve_json(result: Answer) -> Json:
-    """``top_lower_bound``, ``best_top`` and ``optimal`` are null unless minimizing."""
+def solve_json(result: Answer, capture: Capture | None = None) -> Json:
+    """``top_lower_bound``, ``best_top`` and ``optimal`` are null unless minimizing;
+    ``headline`` is null unless ``capture``, the capture solved, is given and imported."""
+    from tilefit.output.headline import answer_headline, headline_json
+
     least = result.least
     subset = result.irreducible_subset
     return {
@@ -279,11 +282,15 @@ def solve_json(result: Answer) -> Json:
         "closest": closest_json(result.closest),
         "bracket": bracket_json(result.bracket),
         "cut": list(result.cut),
+        "headline": headline_json(None if capture is None else answer_headline(capture, result)),
     }
 
 
-def diagnosis_json(d: Diagnosis) -> Json:
-    """The spec's stable keys first, then the evidence."""
+def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
+    """The spec's stable keys first, then the evidence; ``output``: where ``-o`` wrote the
+    placement (named by the headline's command)."""
+    from tilefit.output.headline import diagnosis_headline, headline_json
+
     return {
         "verdict": d.verdict,
         "strategy": d.strategy,
@@ -316,6 +323,7 @@ def diagnosis_json(d: Diagnosis) -> Json:
         "aligned_deficit": d.aligned_deficit,
         "aligned": aligned_json(d.bound.aligned),
         "cut": list(d.answer.cut),
+        "headline": headline_json(diagnosis_headline(d), output),
     }
 
 

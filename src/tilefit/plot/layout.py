@@ -38,6 +38,7 @@ class Box:
     start: int
     end: int
     cls: str
+    name: str | None = None  # the request's short name (``Request.name``), drawn before the id
 
     @property
     def top(self) -> int:
@@ -60,6 +61,7 @@ class FailedBand:
     member_index: tuple[int, ...]  # each member's position in capture order
     member_sizes: tuple[int, ...]
     holes: tuple[Interval, ...]  # largest first
+    name: str | None = None  # a request's short name (``Request.name``)
 
     @property
     def is_sequence(self) -> bool:
@@ -81,6 +83,16 @@ class FailedBand:
             ("needed", self.size),
             *((f"hole {k + 1}", e - s) for k, (s, e) in enumerate(holes)),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class BoxLabel:
+    """What a map writes on a box: the text, and whether it runs up the box (a box too
+    narrow for it across but tall enough along)."""
+
+    box: Box
+    text: str
+    upright: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,7 @@ def attempt_map(
             member_index=tuple(_index(capture)[m.id] for m in unit.members),
             member_sizes=tuple(m.size for m in unit.members),
             holes=failure.holes,
+            name=None if unit.is_sequence else unit.members[0].name,
         )
     name = attempt.strategy.name
     if title is None:
@@ -150,7 +163,7 @@ def _memory_map(
 ) -> MemoryMap:
     memory = capture.memory
     boxes = tuple(
-        Box(k, r.id, offsets[r.id], r.size, r.start, r.end, r.cls)
+        Box(k, r.id, offsets[r.id], r.size, r.start, r.end, r.cls, r.name)
         for k, r in enumerate(capture.requests)
         if r.id in offsets
     )
@@ -207,17 +220,35 @@ def label_font(width_px: float, height_px: float, text: str, font_px: float) -> 
     return font
 
 
-def boxes_to_label(layout: MemoryMap, width: float, height: float, font: float) -> tuple[Box, ...]:
-    """The boxes whose id fits inside them when the map is ``width`` x ``height`` pixels.
+def box_label(box: Box, width_px: float, height_px: float, font: float) -> BoxLabel | None:
+    """The first that fits a box of that size: its name across, its name up the box, its
+    id across (None: nothing fits). A name says more than an id such as TFLM's ``0:45``;
+    the id still names a box too small for the name."""
+    if box.name:
+        if fits_in_box(width_px, height_px, box.name, font):
+            return BoxLabel(box, box.name)
+        if fits_in_box(height_px, width_px, box.name, font):
+            return BoxLabel(box, box.name, upright=True)
+    return BoxLabel(box, box.id) if fits_in_box(width_px, height_px, box.id, font) else None
+
+
+def boxes_to_label(
+    layout: MemoryMap, width: float, height: float, font: float
+) -> tuple[BoxLabel, ...]:
+    """The boxes with a label that fits inside them when the map is ``width`` x ``height``
+    pixels (``box_label``).
 
     At most MAX_BOX_LABELS of them, the largest first, returned in capture order.
     """
     fitting = [
-        b
+        label
         for b in layout.boxes
-        if fits_in_box(
-            (b.end - b.start) / layout.horizon * width, b.size / layout.size * height, b.id, font
+        if (
+            label := box_label(
+                b, (b.end - b.start) / layout.horizon * width, b.size / layout.size * height, font
+            )
         )
+        is not None
     ]
-    chosen = sorted(fitting, key=lambda b: (-(b.end - b.start) * b.size, b.index))
-    return tuple(sorted(chosen[:MAX_BOX_LABELS], key=lambda b: b.index))
+    chosen = sorted(fitting, key=lambda x: (-(x.box.end - x.box.start) * x.box.size, x.box.index))
+    return tuple(sorted(chosen[:MAX_BOX_LABELS], key=lambda x: x.box.index))

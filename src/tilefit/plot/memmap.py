@@ -21,6 +21,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from tilefit.model.words import wrap_words
 from tilefit.plot import colors as palette
 from tilefit.plot.layout import (
     MIN_HOLE_PX,
@@ -140,9 +141,11 @@ def _draw_boxes(ax: Axes, boxes: Sequence[Box], colors: dict[str, str], layout: 
         PolyCollection(list(verts), facecolors=faces, edgecolors=edges, linewidths=0.4, zorder=2)
     )
     font_px = _FONT_PT * ax.figure.dpi / 72
-    for b in boxes_to_label(layout, width_px, height_px, font_px):
+    for label in boxes_to_label(layout, width_px, height_px, font_px):
+        b = label.box
         ax.text(
-            (b.start + b.end) / 2, b.offset + b.size / 2, b.id,
+            (b.start + b.end) / 2, b.offset + b.size / 2, label.text,
+            rotation=90 if label.upright else 0,
             ha="center", va="center", fontsize=_FONT_PT, zorder=4, clip_on=True,
             color=palette.label_color(colors.get(b.cls, "#9c9c9c")),
         )  # fmt: skip
@@ -215,10 +218,9 @@ def draw_failed_unit(ax: Axes, band: FailedBand) -> None:
 
 
 def _narrow(label: str, width: int = 18) -> str:
-    """A long tensor name broken after its slashes, so it stays inside the narrow panel."""
-    if len(label) <= width:
-        return label
-    return "/\n".join(label.split("/"))
+    """A long label in lines between its words (after slashes, semicolons, spaces), so it
+    stays inside the narrow panel; never cut inside a word, at most six lines."""
+    return "\n".join(wrap_words(label, width, 6))
 
 
 def axes_pixels(ax: Axes) -> tuple[float, float]:

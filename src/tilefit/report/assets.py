@@ -26,6 +26,8 @@ padding:1px 8px;border-radius:4px;color:#fff;background:#888;margin-right:6px}
 .v-fragmentation{border-color:#e08214}.v-fragmentation .badge{background:#e08214}
 .v-capacity,.v-infeasible{border-color:#d62728}
 .v-capacity .badge,.v-infeasible .badge{background:#d62728}
+ol.headline{font-size:15px;margin:6px 0;padding-left:26px}
+.own-over{color:#a11b1c}.own-fits{color:#1a6b1a}
 nav a{margin-right:12px}
 ul{margin:4px 0;padding-left:22px}li{margin:3px 0}
 figure{margin:10px 0 18px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:6px}
@@ -79,6 +81,11 @@ rect.e{stroke:#fff;stroke-width:.5}
 .avail{stroke:#000;stroke-width:1.5;fill:none}.availl,.limitl{font-size:10px;fill:#333}
 .limit{fill:none;stroke:#7b3294;stroke-width:1.5;stroke-dasharray:6 4}.limitl{fill:#7b3294}
 .peak{stroke:#d62728;stroke-dasharray:2 3;fill:none;pointer-events:none}.peakm{fill:#d62728}
+.cmp-given,.cmp-best,.cmp-avail{fill:none;stroke-width:1.5;pointer-events:none}
+.cmp-given{stroke:#a11b1c;stroke-dasharray:6 3}.cmp-best{stroke:#1a6b1a}
+.cmp-avail{stroke:#333;stroke-dasharray:2 3}.cmp-saved{stroke:#1a6b1a;stroke-width:3}
+.cmp-t,.cmp-st{font-size:12px;font-weight:700;text-anchor:middle;fill:#333}
+.cmp-st{fill:#1a6b1a}.cmp-at{font-size:10px;dominant-baseline:middle;fill:#333}
 .peakt{font-size:10px;font-weight:700;fill:#d62728;text-anchor:middle}
 .peakl{font-size:12px;font-weight:700;fill:#d62728;paint-order:stroke;stroke:#fff;
 stroke-width:3px}
@@ -181,7 +188,7 @@ JS = r"""
   }
   function hide() { tip.style.display = "none"; }
   function mapOf(el) {
-    var svg = el.closest("svg.map");
+    var svg = el.closest("[data-map]");  // a map, or one panel of the comparison
     return svg ? svg.getAttribute("data-map") : null;
   }
   document.addEventListener("mouseover", function (e) {

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
+from tilefit.model.placement import Placement
 from tilefit.model.words import counted
+from tilefit.plot.compare import Comparison, comparison
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
 from tilefit.verdicts.check import check
@@ -31,10 +33,27 @@ class ReportContent:
     matrix: tuple[Attempt, ...]  # every strategy of the experiment matrix, in its order
     maps: tuple[MapView, ...]
     series: ProfileSeries
+    compare: Comparison | None = None  # a placement given, beside tilefit's least
 
 
-def gather(capture: Capture, *, time_limit: float = 10.0) -> ReportContent:
-    """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search."""
+@dataclass(frozen=True)
+class Given:
+    """A placement given to the report (``--placement``): it is drawn beside tilefit's
+    least, once refereed."""
+
+    placement: Placement
+    source: str  # the file, as the user named it (errors name it)
+    name: str  # how the page names it
+
+
+def gather(
+    capture: Capture, *, time_limit: float = 10.0, given: Given | None = None
+) -> ReportContent:
+    """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search
+    (and, with a placement ``given``, the search for the least top beside it)."""
+    compare = None
+    if given is not None:  # refereed first: a placement refused costs no search
+        compare = comparison(capture, given.placement, given.source, given.name, time_limit)
     diagnosis = diagnose(capture, time_limit=time_limit)
     prepared = Prepared.of(capture)
     done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
@@ -45,6 +64,7 @@ def gather(capture: Capture, *, time_limit: float = 10.0) -> ReportContent:
         matrix=matrix,
         maps=_maps(capture, diagnosis, matrix),
         series=profile_series(capture, diagnosis.bound),
+        compare=compare,
     )
 
 

@@ -15,9 +15,10 @@ from tilefit.model.capture import Capture
 from tilefit.plot.colors import DARK_TEXT, FAILED, HOLE, LIGHT_TEXT, class_colors
 from tilefit.report import evidence, sections
 from tilefit.report.assets import CSS, HATCH, JS
-from tilefit.report.content import ReportContent, gather
+from tilefit.report.content import Given, MapView, ReportContent, gather
 from tilefit.report.data import page_data, script_json
-from tilefit.report.svg import esc
+from tilefit.report.svg import byte_html, esc
+from tilefit.report.svgcompare import compare_svg
 from tilefit.report.svgmap import map_svg
 from tilefit.report.svgprofile import columns, profile_frame, profile_svg
 
@@ -31,9 +32,12 @@ LABEL_CSS = (
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
-def write_report(capture: Capture, path: str | Path, *, time_limit: float = 10.0) -> ReportContent:
-    """Diagnose ``capture`` and write its report to ``path``; returns what it shows."""
-    content = gather(capture, time_limit=time_limit)
+def write_report(
+    capture: Capture, path: str | Path, *, time_limit: float = 10.0, given: Given | None = None
+) -> ReportContent:
+    """Diagnose ``capture`` and write its report to ``path``; returns what it shows. A
+    placement ``given`` is drawn beside tilefit's least."""
+    content = gather(capture, time_limit=time_limit, given=given)
     write_text_atomic(path, render(content))
     return content
 
@@ -44,7 +48,7 @@ def render(content: ReportContent) -> str:
     class_index = {cls: k for k, cls in enumerate(classes)}
     colors = class_colors(classes)
     cols = columns(content.series, profile_frame(content.series))
-    data = page_data(capture, classes, content.maps, cols, content.series)
+    data = page_data(capture, classes, content.maps + _compared(content), cols, content.series)
     style = (
         CSS
         + LABEL_CSS
@@ -62,6 +66,7 @@ def render(content: ReportContent) -> str:
         f"<style>{style}</style></head><body><main>",
         sections.verdict_html(capture, d),
         '<nav><a href="#maps">memory maps</a><a href="#profile">live storage</a>'
+        + ('<a href="#compare">placement given</a>' if content.compare else "")
         + ('<a href="#windows">overloaded windows</a>' if d.bound.windows else "")
         + '<a href="#bounds">bounds</a><a href="#production">production replay</a>'
         '<a href="#matrix">strategy matrix</a></nav>',
@@ -79,6 +84,41 @@ def render(content: ReportContent) -> str:
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _compared(content: ReportContent) -> tuple[MapView, ...]:
+    """The comparison's panels as the page's data knows maps (their offsets, for the
+    tooltips)."""
+    c = content.compare
+    if c is None:
+        return ()
+    views = [MapView("c0", c.name, "", c.given)]
+    if c.best is not None:
+        views.append(MapView("c1", "tilefit's least", "", c.best))
+    return tuple(views)
+
+
+def _compare_html(content: ReportContent, class_index: dict[str, int]) -> str:
+    c = content.compare
+    if c is None:
+        return ""
+    if c.best_top is None:
+        said = "tilefit found no placement of these requests within the time limit."
+    elif c.saved:
+        least = "proven the least" if c.proven else "not proven the least"
+        said = (
+            f"tilefit's least ends at {byte_html(c.best_top)} ({least}): "
+            f"{byte_html(c.saved)} saved, {100.0 * c.saved / c.given_top:.1f}% of the "
+            f"{byte_html(c.given_top)} of {esc(c.name)}."
+        )
+    else:
+        said = f"tilefit's least is not lower: {esc(c.name)} ends at {byte_html(c.given_top)}."
+    return (
+        f'<figure id="compare"><h3>{esc(c.name)} beside tilefit\'s least</h3>'
+        f"<p>The placement given (refereed: every rule holds) and the least placement "
+        f"tilefit's search found, on one address axis. {said}</p>"
+        f"{compare_svg(c, class_index)}</figure>"
+    )
 
 
 def _profile_html(content: ReportContent, class_index: dict[str, int]) -> str:
@@ -146,6 +186,7 @@ def _maps_html(
     ]
     # The profile goes right under the failure: together they show whether the peak is to blame.
     figures.insert(1, profile)
+    figures.insert(0, _compare_html(content, class_index))
     return (
         '<section id="maps"><h2>Memory maps and live storage</h2>'
         '<p class="hint">Steps across, addresses up; each box is a request. Hover a box or a hole '

@@ -26,7 +26,7 @@ MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
 def verdict_html(capture: Capture, d: Diagnosis) -> str:
     tile = "" if capture.tile is None else f" (tile {capture.tile})"
     return (
-        f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>"
+        f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>{_headline_html(d)}"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
         f"{esc(_verdict_text(d))}{save_link(capture, d)}</p>"
         f"{_heap_html(capture, d)}{'' if d.bracket is None else bracket_html(d.bracket)}"
@@ -45,14 +45,29 @@ def _verdict_text(d: Diagnosis) -> str:
     return d.verdict.sentence
 
 
+def _headline_html(d: Diagnosis) -> str:
+    """For an imported capture: the toolchain's own plan first, then tilefit's (the one
+    renderer's two parts, as ``diagnose`` says them)."""
+    from tilefit.output.headline import diagnosis_headline
+
+    head = diagnosis_headline(d)
+    if head is None:
+        return ""
+    own = "own-fits" if head.own_fits else "own-over"
+    ours = "own-fits" if head.verdict.places else "own-over"
+    return (
+        f'<ol class="headline"><li class="{own}">{esc(head.own_text)}.</li>'
+        f'<li class="{ours}">{esc(head.tilefit_text("PLACEMENT"))}.</li></ol>'
+    )
+
+
 def _heap_html(capture: Capture, d: Diagnosis) -> str:
     """For an imported capture: where its compiler's own heap stands."""
     if d.heap is None or capture.origin is None:
         return ""
-    source = f" ({esc(capture.origin.source)})" if capture.origin.source else ""
-    over = d.heap.over_text(d.available)
-    more = f" {esc(over[0].upper() + over[1:])}." if over else ""
-    return f'<p class="heap">{esc(d.heap.text)}.{source}{more}</p>'
+    # Not in parentheses: a source may hold its own ("allocation 27 (cpu)").
+    source = f" Imported from {esc(capture.origin.source)}." if capture.origin.source else ""
+    return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
 
 
 def save_link(capture: Capture, d: Diagnosis) -> str:

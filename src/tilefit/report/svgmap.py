@@ -8,6 +8,7 @@ highlights by event delegation, so the SVG stays plain and compact: a
 
 from __future__ import annotations
 
+from tilefit.model.words import wrap_words
 from tilefit.plot.colors import LIGHT_TEXT, class_colors, label_color
 from tilefit.plot.layout import (
     MIN_HOLE_PX,
@@ -24,6 +25,7 @@ from tilefit.report.svgwindows import ROW, window_marks_svg
 HEIGHT = 640  # and ROW more above the frame when the tile has overloaded windows
 SIDE_LEFT = 1080
 SIDE_RIGHT = 1190
+SIDE_CHARS = 17  # characters of the side panel's 11-pixel text across its width
 FONT = 9.0  # view units; the page shows a map about one unit per pixel
 MIN_BOX = 0.3  # boxes thinner than this are drawn this thick, so they still show
 EDGE_FROM = 4.0  # boxes taller than this get a white edge; thinner ones would wash out
@@ -60,12 +62,12 @@ def map_svg(
     # The page colours class k's boxes with class_colors(the classes in index order)[k]:
     # a label is light on a box dark enough for light text to read (class "bl lt").
     fills = class_colors(sorted(class_index, key=class_index.__getitem__))
-    for b in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
+    for label in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
+        b = label.box
         light = " lt" if label_color(fills[b.cls]) == LIGHT_TEXT else ""
-        out.append(
-            f'<text class="bl{light}" x="{num(frame.x((b.start + b.end) / 2))}" '
-            f'y="{num(frame.y(b.offset + b.size / 2))}">{esc(b.id)}</text>'
-        )
+        cx, cy = num(frame.x((b.start + b.end) / 2)), num(frame.y(b.offset + b.size / 2))
+        turn = f' transform="rotate(-90 {cx} {cy})"' if label.upright else ""
+        out.append(f'<text class="bl{light}" x="{cx}" y="{cy}"{turn}>{esc(label.text)}</text>')
     if peak_step is not None:
         at = num(frame.x(peak_step))
         out.append(
@@ -156,20 +158,23 @@ def _side(band: FailedBand, row: float) -> list[str]:
     """The failed unit beside its largest holes, all to one scale, from 0 up."""
     bars = band.side_bars()
     scale = max(size for _, size in bars) * 1.15
-    top, bottom = 150.0 + row, 560.0 + row
     slot = (SIDE_RIGHT - SIDE_LEFT) / len(bars)
     width = slot * 0.75
     middle = (SIDE_LEFT + SIDE_RIGHT) / 2
-    out = [
-        f'<text class="st" x="{middle}" y="{num(20 + row)}">failed unit vs. holes</text>',
-        f'<text class="sf" x="{middle}" y="{num(38 + row)}">{esc(band.id)}</text>',
-    ]
-    lines = [f"needs {band.size:,} B", f"align {band.alignment}", "largest hole"]
+    out = [f'<text class="st" x="{middle}" y="{num(20 + row)}">failed unit vs. holes</text>']
+    # The id and name in lines between their words: a long one is never cut at the edge.
+    names = wrap_words(band.id, SIDE_CHARS, 2)
+    for k, line in enumerate(names):
+        out.append(f'<text class="sf" x="{middle}" y="{num(38 + row + 14 * k)}">{esc(line)}</text>')
+    lines = [] if band.name is None else wrap_words(band.name, SIDE_CHARS + 3, 2)
+    lines += [f"needs {band.size:,} B", f"align {band.alignment}", "largest hole"]
     lines.append(f"{band.largest_hole:,} B")
     if band.is_sequence:  # a sequence is named by its id, never by its first member
         lines.insert(0, f"sequence of {len(band.members)}")
+    first = 56 + row + 14 * (len(names) - 1)
     for k, line in enumerate(lines):
-        out.append(f'<text class="ss" x="{middle}" y="{num(56 + row + 16 * k)}">{line}</text>')
+        out.append(f'<text class="ss" x="{middle}" y="{num(first + 16 * k)}">{esc(line)}</text>')
+    top, bottom = max(150.0 + row, first + 16 * len(lines) + 8), 560.0 + row
     cursor = 0
     for index, size in zip(band.member_index, band.member_sizes, strict=True):
         y = bottom - (cursor + size) / scale * (bottom - top)

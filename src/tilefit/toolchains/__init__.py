@@ -40,6 +40,16 @@ def read(name: str, paths: Sequence[str], options: ImportOptions | None = None) 
     return toolchain(name).read(paths, options or ImportOptions())
 
 
+def adoption(tool: str) -> str | None:
+    """How a user puts tilefit's plan into the toolchain whose answers name it ``tool``
+    (``Origin.tool``), if it takes one; None for a tool no toolchain here reads."""
+    for name in NAMES:
+        chain = toolchain(name)
+        if chain.tool == tool:
+            return chain.adopt
+    return None
+
+
 def claiming(path: Path) -> Toolchain | None:
     """The toolchain that imports this file when batch finds it in a folder, if any."""
     for name in NAMES:

@@ -133,3 +133,6 @@ class Toolchain:
     read: Callable[[Sequence[str], ImportOptions], Reading]
     claims: Callable[[Path], bool]  # a file that batch imports with it when found in a folder
     export: Export | None = None  # writes a placement back (None: this toolchain cannot)
+    # How a user puts tilefit's plan into the toolchain, as the two-part answer names it
+    # ("{placement}": the placement's file); None: the toolchain takes no plan back.
+    adopt: str | None = None

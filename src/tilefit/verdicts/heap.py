@@ -81,15 +81,6 @@ class HeapStanding:
             f"a failure here is not {self.tool}'s"
         )
 
-    def over_text(self, available: int) -> str | None:
-        """When the tool's plan needs more than the memory asked about (``--capacity``)."""
-        if self.heap <= available:
-            return None
-        return (
-            f"{self.tool}'s {self.plan} needs {self.heap - available:,} B more than the "
-            f"{available:,} B available here"
-        )
-
 
 def heap_standing(
     capture: Capture,

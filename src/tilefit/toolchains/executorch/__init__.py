@@ -128,6 +128,7 @@ TOOLCHAIN = Toolchain(
     plan="arena",
     read=read_programs,
     claims=_claims,
+    adopt="plan it with tilefit's planner, MemoryPlanningPass(memory_planning_algo=planner())",
 )
 
 __all__ = ["SUFFIX", "TOOLCHAIN", "planner", "read_arenas", "read_programs"]

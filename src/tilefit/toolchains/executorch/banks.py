@@ -24,7 +24,9 @@ from dataclasses import dataclass, replace
 
 from tilefit.model.capture import Memory, Range
 from tilefit.model.placement import Placement
+from tilefit.toolchains.executorch.capture import PLAN, TOOL
 from tilefit.toolchains.executorch.plan import ArenaPlan, ProgramPlan, plan_placement
+from tilefit.verdicts.headline import Headline
 from tilefit.verdicts.verdict import Verdict
 
 FITS, FRAGMENTATION, CAPACITY = Verdict.FITS, Verdict.FRAGMENTATION, Verdict.CAPACITY
@@ -60,16 +62,28 @@ class BankVerdict:
     placement: Placement | None  # for fragmentation: the plan that fits, relative to the room
     must_leave: int  # for capacity: bytes that must spill from the worst window
     spills: tuple[Spill, ...] = ()
+    greedy: int = 0  # the top of ExecuTorch's greedy plan
+
+    @property
+    def headline(self) -> Headline:
+        """The answer in two parts, as ``diagnose`` says it of an import: greedy's own plan
+        in the room the bank leaves first, then tilefit's."""
+        top = self.top if self.verdict.places else None
+        return Headline(
+            TOOL, PLAN, self.greedy, self.room, self.verdict, top, False, self.must_leave, None
+        )
 
     @property
     def text(self) -> str:
-        head = (
-            f"arena {self.mem_id} in bank {self.bank} ({self.capacity:,} B): {self.verdict.upper()}"
-        )
+        head = f"arena {self.mem_id} in bank {self.bank} ({self.capacity:,} B): "
+        head += self.headline.title
         if self.verdict == FITS:
             return f"{head}: greedy's plan of {self.top:,} B fits"
         if self.verdict == FRAGMENTATION and self.top is not None:
-            return f"{head}: greedy's plan does not fit, tilefit's of {self.top:,} B does"
+            return (
+                f"{head}: greedy's {self.greedy:,} B do not fit in the {self.room:,} B left, "
+                f"tilefit's {self.top:,} B do"
+            )
         if self.verdict == CAPACITY:
             return f"{head}: no plan fits; at least {self.must_leave:,} B must spill"
         return head
@@ -117,7 +131,9 @@ def _verdict(
 
     assert arena.capture is not None and arena.capture.capture is not None
     room = capacity - arena.reserved - plan.program.extra_padding
-    verdict = BankVerdict(arena.mem_id, index, capacity, room, CAPACITY, None, None, 0)
+    verdict = BankVerdict(
+        arena.mem_id, index, capacity, room, CAPACITY, None, None, 0, greedy=arena.greedy_top
+    )
     if room < 1:  # the reserved bytes and the padding alone fill the bank
         return replace(verdict, must_leave=arena.lower_bound - room)
     if arena.greedy_top <= room:

@@ -97,6 +97,7 @@ TOOLCHAIN = Toolchain(
     read=read_programs,
     claims=_claims,
     export=_export,
+    adopt="export it: tilefit export iree PROGRAM {placement} -o OUT.vmfb",
 )
 
 __all__ = ["SUFFIXES", "TOOLCHAIN", "alignment_of", "read_programs"]

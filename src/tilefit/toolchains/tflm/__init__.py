@@ -178,6 +178,7 @@ TOOLCHAIN = Toolchain(
     read=read_models,
     claims=_claims,
     export=_export,
+    adopt="export it: tilefit export tflm MODEL.tflite {placement} -o OUT.tflite",
 )
 
 __all__ = ["SUFFIX", "TOOLCHAIN", "read_model", "read_models"]

@@ -47,6 +47,7 @@ def make_capture(
             alignment=ALIGNMENT,
             label=_label(b),
             source=_maker(b),
+            name=short_name(b.tensor.name),
         )
         for b in buffers
     )
@@ -70,6 +71,19 @@ def _maker(buffer: Buffer) -> str:
     if buffer.maker is None:
         return f"{where}input"
     return f"{where}op {buffer.maker.index} {buffer.maker.code}"
+
+
+def short_name(tensor: str) -> str | None:
+    """A tensor's name short enough to write on its box in a memory map: the first of
+    the names TFLM's converter fused with ``;``, without the model's own scope
+    (``model_1/``), the middle of a deeper path elided: ``stream_10/…/ReadVariableOp``.
+    None for a tensor without a name (the map then writes its id)."""
+    parts = [p for p in tensor.split(";", 1)[0].split("/") if p]
+    if len(parts) >= 3:
+        parts = parts[1:]
+    if len(parts) > 2:
+        parts = [parts[0], "…", parts[-1]]
+    return "/".join(parts) or None
 
 
 def _label(buffer: Buffer) -> str:

@@ -1,0 +1,72 @@
+"""The two-part answer of an imported capture (``verdicts/headline``), built where the
+toolchains are known: the command that takes tilefit's plan back is the toolchain's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tilefit.verdicts.headline import Headline, headline
+
+if TYPE_CHECKING:
+    from tilefit.model.capture import Capture
+    from tilefit.verdicts.answer import Answer
+    from tilefit.verdicts.diagnose import Diagnosis
+
+
+def _adoption(tool: str) -> str | None:
+    from tilefit.toolchains import adoption
+
+    return adoption(tool)
+
+
+def diagnosis_headline(d: Diagnosis) -> Headline | None:
+    """``diagnose``'s and the report's; None for a capture not imported."""
+    if d.heap is None:
+        return None
+    # Without an overloaded window the padding alone makes the deficit (the aligned bound).
+    leave = d.must_leave or d.aligned_deficit
+    return headline(d.heap, d.verdict, d.available, leave, _adoption(d.heap.tool))
+
+
+def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
+    """``solve``'s; None for a capture not imported."""
+    if answer.heap is None:
+        return None
+    from tilefit.bounds.deficit import bound
+
+    report = bound(capture)
+    return headline(
+        answer.heap,
+        answer.verdict,
+        report.available,
+        report.must_leave,
+        _adoption(answer.heap.tool),
+    )
+
+
+def headline_json(h: Headline | None, placement: str | None = None) -> dict[str, Any] | None:
+    """Both parts, the toolchain's first (null for a capture not imported)."""
+    if h is None:
+        return None
+    return {
+        "own": {
+            "tool": h.tool,
+            "plan": h.plan,
+            "heap": h.heap,
+            "available": h.available,
+            "fits": h.own_fits,
+            "over": h.over,
+            "text": h.own_text,
+        },
+        "tilefit": {
+            "verdict": h.verdict.value,
+            "fits": h.verdict.places,
+            "top": h.top,
+            "proven": h.proven,
+            "saved": h.saved,
+            "must_leave": h.must_leave,
+            "adopt": h.adopt,
+            "text": h.tilefit_text(placement),
+        },
+        "title": h.title,
+    }
