@@ -11,7 +11,8 @@ The groups follow the search's parts: ``routes`` (which may run), ``prunings``
 (the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
 ``find`` (the find member's rounds), ``anneal`` (the annealing search) and
 ``closest`` (the closest placement when nothing decides), ``choice`` (the choice
-relaxation's proof) and ``least`` (minimising from a greedy pass). Importing this module
+relaxation's proof), ``least`` (minimising from a greedy pass) and ``cpsat`` (route
+``cpsat``, OR-Tools CP-SAT). Importing this module
 loads neither numba nor the search.
 """
 
@@ -288,6 +289,43 @@ class ChoiceParams:
 
 
 @dataclass(frozen=True)
+class CpsatParams:
+    """Route ``cpsat``: OR-Tools CP-SAT from the closest placement
+    (``tilefit.search.sat.route``; switched off as a route, ``Routes``)."""
+
+    share: float = 0.5
+    """Of the prove member's time, what the route may take (hint, model and solve)."""
+    workers: int = 2
+    """CP-SAT's threads. With one there is no large neighbourhood search, which is what
+    improves the hint: tile 503 of synth seed 2 took 19-23 s with one, 2.5-17 s with two."""
+    hint: bool = True
+    """Start from the closest placement of greedy passes in the capture extended above its
+    top, the top minimised (off: a plain feasibility question within the capacity)."""
+    hint_share: float = 0.1
+    """Of the route's time, what the hint's greedy passes may take."""
+    timetabling: bool = True
+    """``no_overlap_2d``'s timetabling (CP-SAT's ``use_timetabling_in_no_overlap_2d``)."""
+    energetic: bool = True
+    """``no_overlap_2d``'s energetic reasoning (``use_energetic_reasoning_in_no_overlap_2d``)."""
+    probing: int = 0
+    """CP-SAT's ``cp_model_probing_level``: its presolve probing took 12 s of tile 503's
+    first 13 with the default (2), before any search."""
+    proves: bool = True
+    """Take CP-SAT's proof of infeasibility (its model is exact within the capacity:
+    ``tilefit.search.sat.model``); off: only its placements."""
+    seed: int = 0
+    """CP-SAT's ``random_seed``."""
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            {"share": "share", "workers": "whole", "hint": "switch", "hint_share": "share"}
+            | {"timetabling": "switch", "energetic": "switch", "probing": "count"}
+            | {"proves": "switch", "seed": "count"},
+        )
+
+
+@dataclass(frozen=True)
 class LeastParams:
     """Minimising from a greedy pass (``solve --minimize``; ``tilefit.verdicts.searching``)."""
 
@@ -326,6 +364,7 @@ class SearchParams:
     closest: ClosestParams = field(default_factory=ClosestParams)
     choice: ChoiceParams = field(default_factory=ChoiceParams)
     least: LeastParams = field(default_factory=LeastParams)
+    cpsat: CpsatParams = field(default_factory=CpsatParams)
 
     def __post_init__(self) -> None:
         kinds: dict[str, type] = {
@@ -338,6 +377,7 @@ class SearchParams:
             "closest": ClosestParams,
             "choice": ChoiceParams,
             "least": LeastParams,
+            "cpsat": CpsatParams,
         }
         for name, kind in kinds.items():
             value = getattr(self, name)

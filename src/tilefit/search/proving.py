@@ -53,8 +53,9 @@ class Proving:
         return time.monotonic() >= self.deadline
 
     def share(self, fraction: float) -> float:
-        """The moment ``fraction`` of the member's time from now ends."""
-        return time.monotonic() + self.time_limit * fraction
+        """The moment ``fraction`` of the member's time from now ends (the member's deadline
+        at the latest: a route run after others gets what is left of its share)."""
+        return min(self.deadline, time.monotonic() + self.time_limit * fraction)
 
     def exact(self, budget: Budget) -> Decision | None:
         """The exact search within ``budget``: a decision, or None when it ran out."""
@@ -73,4 +74,4 @@ def first_look(p: Proving) -> Decision | None:
     as MiniMalloc's)."""
     if p.model.pinned:
         return None
-    return p.exact(p.budget(p.time_limit * p.params.portfolio.exact_first_share))
+    return p.exact(p.budget(p.share(p.params.portfolio.exact_first_share) - time.monotonic()))

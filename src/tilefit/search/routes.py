@@ -125,6 +125,15 @@ REGISTRY = (
         says="the requests alive at one step cannot be placed together",
         runner="tilefit.search.proofs.steps:prove",
     ),
+    Route(
+        "cpsat",
+        PROVE,
+        proves=True,
+        places=True,
+        says="OR-Tools CP-SAT's search, started from the closest placement, was exhausted "
+        "within the memory",
+        runner="tilefit.search.sat.route:run",
+    ),
     Route("anneal-turns", PROVE, False, True, "annealing between the exact search's turns"),
     Route(DESCENT, CLOSEST, False, True, "annealing in less memory ended below the top"),
     Route(REORDER, LEAST, False, True, "greedy passes in orders drawn from the live profile"),

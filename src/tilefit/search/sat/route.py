@@ -1,0 +1,111 @@
+"""Route ``cpsat``: OR-Tools CP-SAT on the tile, from the closest placement, for its share.
+
+The prove member runs it after the cheap proofs (``tilefit.search.routes.first_proofs``).
+It takes ``CpsatParams.share`` of the member's time:
+
+1. the hint: the closest placement of greedy passes in the capture extended above its
+   top (``tilefit.search.closest.closest`` without the descent), within ``hint_share``
+   of the route's time (a pass that fits below the top is a hint CP-SAT accepts at once);
+2. the model (``tilefit.search.sat.model``) of the extended capture, every block hinted,
+   the top minimised from the hint's: CP-SAT's large neighbourhood searches improve a
+   full solution, where a plain feasibility question starts from nothing;
+3. the solve, with ``no_overlap_2d``'s timetabling and energetic reasoning switched on
+   (not the area-energetic one, which gave wrong answers in OR-Tools 9.12), ended as
+   soon as a solution reaches the capacity (the top's least value: an optimum).
+
+A solution at the capacity is a placement (refereed at the ladder's exit, as every
+placement); a lower bound on the top above the capacity is a proof, the model being
+exact there (its module text says why), with the exact search's deletion filter
+shrinking the subset in the time left. Without OR-Tools installed the route is skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from tilefit.model.capture import Capture
+from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.closest import closest, extended
+from tilefit.search.decision import Decision
+from tilefit.search.params import DEFAULT, CpsatParams
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.sat.model import build
+
+if TYPE_CHECKING:
+    from tilefit.search.proving import Proving
+
+try:  # loaded with the portfolio, before any clock starts (0.4 s)
+    from ortools.sat.python import cp_model
+except ImportError:  # pragma: no cover - depends on the environment
+    cp_model = None  # type: ignore[assignment]
+
+CPSAT = "cpsat"
+
+
+def run(p: Proving) -> Decision | None:
+    """Route ``cpsat``: a placement, a proof, or None in its share of the time."""
+    deadline = min(p.deadline, p.share(p.params.cpsat.share))
+    status, bases, search = sat_search(p.capture, p.model, deadline, p.params.cpsat)
+    if status == SOLVED and bases is not None:
+        return Decision(SOLVED, search.placement(p.capture, bases), CPSAT, seconds=p.seconds())
+    if status == INFEASIBLE:
+        return p.infeasible(p.model, CPSAT)
+    return None
+
+
+def sat_search(
+    capture: Capture, model: SearchModel, deadline: float, tuned: CpsatParams
+) -> tuple[str, dict[int, int] | None, SearchModel]:
+    """CP-SAT on ``capture`` (``model``: its search model) until ``deadline``: SOLVED with
+    every block's base (in the returned model's numbering, the capture's own), INFEASIBLE
+    (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools)."""
+    search, hint = model, None
+    if cp_model is None:
+        return TIMEOUT, None, search
+    if tuned.hint:
+        found = _hint(capture, deadline, tuned)
+        if found is not None:
+            search, hint = found
+    capacity = capture.memory.size
+    sat = build(search, capacity, hint)
+    if sat is None:  # a block without a valid base: the other routes say so
+        return TIMEOUT, None, search
+    solver = _solver(tuned, max(0.001, deadline - time.monotonic()))
+    # The top's least value is the capacity: a solution there is optimal, and ends the solve.
+    status = solver.solve(sat.model)
+    if status == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"internal error: invalid CP-SAT model: {sat.model.validate()}")
+    solved = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if solved and solver.objective_value <= capacity:
+        return SOLVED, sat.bases(solver.value), search
+    proven = status == cp_model.INFEASIBLE or (solved and solver.best_objective_bound > capacity)
+    return (INFEASIBLE if proven and tuned.proves else TIMEOUT), None, search
+
+
+def _hint(
+    capture: Capture, deadline: float, tuned: CpsatParams
+) -> tuple[SearchModel, dict[int, int]] | None:
+    """The extended capture's model and every block's base there at the closest placement
+    of greedy passes (a pass that fits: the capture's own model); None when none was found
+    in time."""
+    seconds = (deadline - time.monotonic()) * tuned.hint_share
+    best = closest(capture, seconds, params=replace(DEFAULT.closest, descent=False))
+    if best is None:
+        return None
+    wide = build_model(extended(capture, best.overflow))
+    bases = wide.bases_of(best.placement.offsets)
+    return (wide, bases) if len(bases) == len(wide.blocks) else None
+
+
+def _solver(tuned: CpsatParams, seconds: float) -> Any:
+    solver = cp_model.CpSolver()
+    parameters = solver.parameters
+    parameters.max_time_in_seconds = seconds
+    parameters.num_workers = tuned.workers
+    parameters.random_seed = tuned.seed
+    parameters.cp_model_probing_level = tuned.probing
+    parameters.use_timetabling_in_no_overlap_2d = tuned.timetabling
+    parameters.use_energetic_reasoning_in_no_overlap_2d = tuned.energetic
+    return solver
