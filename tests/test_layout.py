@@ -91,7 +91,8 @@ SEARCH_ROLES = {
     "local": 5,
     "compiling": 6,  # compiles the kernel's and the annealing's entry points before a limit
     "closest": 6,
-    "portfolio": 7,
+    "sat": 7,  # route cpsat: its hint is the closest placement
+    "portfolio": 8,
 }
 
 

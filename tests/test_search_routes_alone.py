@@ -47,6 +47,7 @@ TILES: dict[str, object] = {
     "choice": lambda: _infeasible("stretches"),
     "steps": lambda: _infeasible("alignment"),
     "exact": lambda: _planted(80, 0.9, 1),
+    "cpsat": lambda: _planted(80, 0.9, 1),
     "anneal-turns": lambda: _planted(40, 0.95, 2),
 }
 

@@ -18,8 +18,8 @@ The published model for offset assignment, with tilefit's constraints added:
   One Boolean per side and element ("may touch") was 8 times slower on a
   316-request tile with 30 edges.
 
-OR-Tools is an optional dependency (``pip install 'tilefit[cpsat]'``),
-imported only when a model is built.
+OR-Tools is a dependency (the search's route ``cpsat``, ``tilefit.search.sat``, has a
+model of its own on the search's blocks), imported only when a model is built.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
-INSTALL_HINT = "CP-SAT needs OR-Tools: pip install 'tilefit[cpsat]' (or 'ortools>=9.10')"
+INSTALL_HINT = "CP-SAT needs OR-Tools: pip install 'ortools>=9.13'"
 
 
 def cpsat_solve(

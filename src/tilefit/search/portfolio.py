@@ -7,10 +7,11 @@ Two members share the time limit:
   of conflicting requests needing more elements than they can reach:
   ``tilefit.search.proofs.elements``) and the choice of stretches (each block
   keeps one stretch of memory all its life: ``tilefit.search.proofs.choice``),
-  then (with no pinned block) the exact search for a first look, then the step
-  relaxations (``tilefit.search.proofs.steps``): the requests alive at one step
-  must fit on their own; then, in turns, the full exact search and a second annealing
-  search (``anneal-turns``).
+  then the step relaxations (``tilefit.search.proofs.steps``): the requests alive
+  at one step must fit on their own; then OR-Tools CP-SAT from the closest placement
+  (``tilefit.search.sat``), which may place as well as prove; then (with no pinned
+  block) the exact search for a first look; then, in turns, the full exact search and
+  a second annealing search (``anneal-turns``).
 
 With two or more cores each member runs in its own forked process; the
 parent waits for the first decisive answer and stops the other. Where
@@ -204,8 +205,8 @@ def _proofs(
     budgets: list[Budget],
 ) -> Decision:
     """The proofs in turn, each route of the registry with a runner (``first_proofs``:
-    memory elements, the choice of stretches, a first look by the exact search when no
-    block is pinned, the step relaxations) when it is on; then, in turns, the exact search
+    memory elements, the choice of stretches, the step relaxations, CP-SAT, a first look
+    by the exact search when no block is pinned) when it is on; then, in turns, the exact search
     and a second annealing search (another seed, another start than the find member's; a
     placement ends the race as well as a proof). A proof's subset is shrunk in the time
     left: one found at the limit keeps the subset it came with, reported as not shown

@@ -34,6 +34,9 @@ CHOICE = "choice"
 """The choice proof's route (``tilefit.search.proofs.choice``): ``diagnose`` reads the steps
 of its core again for the reader."""
 
+CPSAT = "cpsat"
+"""OR-Tools CP-SAT's route (``tilefit.search.sat``), in the prove member."""
+
 DESCENT = "descent"
 """The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
 probe places every block below the memory's top. Not a route of the portfolio, so not
@@ -110,14 +113,6 @@ REGISTRY = (
         runner="tilefit.search.proofs.choice:prove",
     ),
     Route(
-        "exact",
-        PROVE,
-        proves=True,
-        places=True,
-        says="the exact search was exhausted",
-        runner="tilefit.search.proving:first_look",
-    ),
-    Route(
         "steps",
         PROVE,
         proves=True,
@@ -126,13 +121,21 @@ REGISTRY = (
         runner="tilefit.search.proofs.steps:prove",
     ),
     Route(
-        "cpsat",
+        CPSAT,
         PROVE,
         proves=True,
         places=True,
         says="OR-Tools CP-SAT's search, started from the closest placement, was exhausted "
         "within the memory",
         runner="tilefit.search.sat.route:run",
+    ),
+    Route(
+        "exact",
+        PROVE,
+        proves=True,
+        places=True,
+        says="the exact search was exhausted",
+        runner="tilefit.search.proving:first_look",
     ),
     Route("anneal-turns", PROVE, False, True, "annealing between the exact search's turns"),
     Route(DESCENT, CLOSEST, False, True, "annealing in less memory ended below the top"),

@@ -30,7 +30,7 @@ from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.closest import closest, extended
 from tilefit.search.decision import Decision
 from tilefit.search.params import DEFAULT, CpsatParams
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.routes import CPSAT, INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.search.sat.model import build
 
 if TYPE_CHECKING:
@@ -40,8 +40,6 @@ try:  # loaded with the portfolio, before any clock starts (0.4 s)
     from ortools.sat.python import cp_model
 except ImportError:  # pragma: no cover - depends on the environment
     cp_model = None  # type: ignore[assignment]
-
-CPSAT = "cpsat"
 
 
 def run(p: Proving) -> Decision | None:
