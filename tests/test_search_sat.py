@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 from hypothesis import strategies as st
-from search_brute import brute_force
+from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Memory, Range, Request
@@ -78,6 +78,18 @@ def test_a_bound_above_the_capacity_is_a_proof_only_when_proofs_are_taken() -> N
     assert sat_search(capture, model, deadline, ONE)[0] == INFEASIBLE
     cautious = CpsatParams(workers=1, proves=False)
     assert sat_search(capture, model, deadline, cautious)[0] == TIMEOUT
+
+
+def test_without_its_proof_the_best_solution_below_the_top_is_the_partial_placement() -> None:
+    # Proofs not taken: CP-SAT's optimum (one request above the top) is a time-out whose
+    # requests below the top make the member's partial placement, valid for the capture.
+    capture = _overflowing()
+    cautious = SearchParams(routes=Routes.only(["cpsat"]), cpsat=CpsatParams(proves=False))
+    decision = decide(capture, 2.0, workers=1, params=cautious)
+    assert decision.status == TIMEOUT and decision.partial is not None
+    assert decision.partial.left_out == 4 * 2  # one request of 4 B over 2 steps
+    assert len(decision.partial.offsets) == 2
+    assert valid(capture, dict(decision.partial.offsets))
 
 
 def test_a_placement_from_an_overflowing_hint_is_refereed_valid() -> None:

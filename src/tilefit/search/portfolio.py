@@ -258,4 +258,4 @@ def _anneal_and_exact(p: Proving, seed: int) -> Decision:
             placed = model.placement(p.capture, bases)
             return Decision(SOLVED, placed, "anneal-turns", seconds=p.seconds())
         nodes, seconds = 2 * nodes, 2 * seconds
-    return Decision.undecided(p.seconds(), annealer.partial())
+    return Decision.undecided(p.seconds(), p.closest(annealer.partial()))

@@ -10,11 +10,11 @@ whose nodes the member reports.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel
-from tilefit.search.decision import Decision
+from tilefit.search.decision import Decision, Partial, better
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.params import SearchParams
@@ -32,6 +32,9 @@ class Proving:
     deadline: float
     params: SearchParams
     budgets: list[Budget]
+    partials: list[Partial] = field(default_factory=list)
+    """Partial placements the routes found on the way (CP-SAT's best solution above the
+    top): the member's time-out carries the best of them and its annealing's."""
 
     def budget(self, time_limit: float, node_limit: int | None = None) -> Budget:
         """A new budget for one exact search, counted among the member's."""
@@ -44,6 +47,12 @@ class Proving:
         trial = self.params.portfolio.subset_trial_nodes
         ids, irreducible = shrink(core, self.deadline, trial, self.params)
         return Decision(INFEASIBLE, None, route, ids, irreducible, self.seconds())
+
+    def closest(self, partial: Partial | None) -> Partial | None:
+        """The best of ``partial`` and the routes' partial placements."""
+        for other in self.partials:
+            partial = better(partial, other)
+        return partial
 
     def seconds(self) -> float:
         return time.monotonic() - self.started

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from tilefit.model.capture import Capture
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.closest import closest, extended
-from tilefit.search.decision import Decision
+from tilefit.search.decision import Decision, Partial
 from tilefit.search.params import DEFAULT, CpsatParams
 from tilefit.search.routes import CPSAT, INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.search.sat.model import build
@@ -43,14 +43,25 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 def run(p: Proving) -> Decision | None:
-    """Route ``cpsat``: a placement, a proof, or None in its share of the time."""
+    """Route ``cpsat``: a placement, a proof, or None in its share of the time (its best
+    solution above the top then kept among the member's partial placements)."""
     deadline = min(p.deadline, p.share(p.params.cpsat.share))
     status, bases, search = sat_search(p.capture, p.model, deadline, p.params.cpsat)
     if status == SOLVED and bases is not None:
         return Decision(SOLVED, search.placement(p.capture, bases), CPSAT, seconds=p.seconds())
     if status == INFEASIBLE:
         return p.infeasible(p.model, CPSAT)
+    if bases is not None:
+        p.partials.append(below(search, bases, p.capture.memory.size))
     return None
+
+
+def below(search: SearchModel, bases: dict[int, int], capacity: int) -> Partial:
+    """The blocks of a solution that lie below the capacity, as a partial placement: valid
+    for the capture (the model is exact there), the others left out."""
+    inside = {k: b for k, b in bases.items() if b + search.blocks[k].size <= capacity}
+    left_out = sum(block.area for k, block in enumerate(search.blocks) if k not in inside)
+    return Partial(left_out, search.offsets(inside))
 
 
 def sat_search(
@@ -58,7 +69,8 @@ def sat_search(
 ) -> tuple[str, dict[int, int] | None, SearchModel]:
     """CP-SAT on ``capture`` (``model``: its search model) until ``deadline``: SOLVED with
     every block's base (in the returned model's numbering, the capture's own), INFEASIBLE
-    (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools)."""
+    (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools), with the bases of its
+    best solution above the top when it has one."""
     search, hint = model, None
     if cp_model is None:
         return TIMEOUT, None, search
@@ -79,7 +91,9 @@ def sat_search(
     if solved and solver.objective_value <= capacity:
         return SOLVED, sat.bases(solver.value), search
     proven = status == cp_model.INFEASIBLE or (solved and solver.best_objective_bound > capacity)
-    return (INFEASIBLE if proven and tuned.proves else TIMEOUT), None, search
+    if proven and tuned.proves:
+        return INFEASIBLE, None, search
+    return TIMEOUT, (sat.bases(solver.value) if solved else None), search
 
 
 def _hint(
