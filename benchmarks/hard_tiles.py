@@ -47,6 +47,7 @@ from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.peers.cpsat import cpsat_solve
 from tilefit.search.params import ClosestParams, SearchParams
+from tilefit.search.routes import Routes
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
@@ -105,13 +106,22 @@ def main() -> int:
         "--family", choices=[*FAMILIES, "both"], default="both", help="which hard tiles"
     )
     parser.add_argument(
+        "--off",
+        default="",
+        help="routes of the search switched off for diagnose, comma-separated (e.g. cpsat: "
+        "the search without CP-SAT, beside CP-SAT alone)",
+    )
+    parser.add_argument(
         "--no-descent",
         action="store_true",
         help="the closest placement without the descent (ClosestParams.descent off): an ablation",
     )
     args = parser.parse_args()
     need("ortools", __file__)
-    params = SearchParams(closest=ClosestParams(descent=not args.no_descent))
+    off = [name for name in args.off.split(",") if name]
+    params = SearchParams(
+        routes=Routes.without(off), closest=ClosestParams(descent=not args.no_descent)
+    )
     per, limit = (1, 5.0) if args.quick else (args.per_density, args.time_limit)
     from importlib.metadata import version
 
@@ -119,9 +129,11 @@ def main() -> int:
         f"python {platform.python_version()}, ortools {version('ortools')}, {platform.machine()}; "
         f"{per} hard tile(s) per density, {limit:g} s per solver, CP-SAT on {WORKERS} workers"
         + ("; the closest placement without the descent" if args.no_descent else "")
+        + (f"; routes off: {', '.join(off)}" if off else "")
     )
     warm_up()
     wrong = 0
+    alone: list[str] = []  # tiles CP-SAT alone decided
     results: dict[tuple[str, float], tuple[Tally, Tally]] = {}
     families = list(FAMILIES) if args.family == "both" else [args.family]
     for family, target, hard, easy in density_tiles(families, per, args.seed):
@@ -151,6 +163,8 @@ def main() -> int:
                 print(f"  !!! WRONG VERDICT: CP-SAT says {status} on feasible {capture.name}")
                 theirs.wrong += 1
             theirs.add(status == "solved" and ok, seconds)
+            if theirs.runs[-1][0] and not ours.runs[-1][0]:
+                alone.append(capture.name)
             print(
                 f"  {capture.name:28} {len(capture.requests):5} requests  diagnose {d.verdict:13} "
                 f"{d.seconds:5.1f} s ({d.strategy or d.search_status}{lack})   "
@@ -163,6 +177,10 @@ def main() -> int:
     proven, wrong_infeasible = _infeasible_set(args.seed, limit)
     wrong += wrong_infeasible
     _summary(results, families, proven, wrong, limit)
+    print(
+        f"  diagnose decides every tile CP-SAT alone decides: {len(alone)} decided by CP-SAT "
+        f"alone{': ' + ', '.join(alone) if alone else ''}: {'met' if not alone else 'NOT met'}"
+    )
     overrun = max(ours.overrun(limit) for ours, _ in results.values())
     print(f"  largest overrun of diagnose's limit (in-process): {overrun:+.2f} s")
     return 0

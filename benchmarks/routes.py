@@ -16,9 +16,10 @@ it) first with every route on, then once with each route of
 the stretch bound, off by default, on), then once with each lever of `LEVERS`
 switched from its default (issue 30's: `paced_turns`, the exact search's
 turns paced by time; `learning`, its restarts ranking first the blocks it
-failed under most). Every placement is refereed; a
-placement of an infeasible tile, or a proof on a feasible one, is a wrong
-verdict.
+failed under most; issue 40's: route `cpsat` without its `hint`, the closest
+placement, or without `no_overlap_2d`'s `energetic` or `timetabling`
+reasoning). Every placement is refereed; a placement of an infeasible tile,
+or a proof on a feasible one, is a wrong verdict.
 
 With a route off, only the tiles decided with every route on are run again
 (what the route may lose); the tiles nobody decided take S seconds each and
@@ -82,9 +83,16 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
 PRUNINGS = tuple(f.name for f in fields(DEFAULT.prunings))
 """The kernel's switchable prunings, each switched from its default by name."""
 
-LEVERS = {"paced_turns": "portfolio", "learning": "exact"}
-"""Other switches of ``SearchParams`` (issue 30's levers), each switched from its default
-by name: the field, and the group of the parameters that holds it."""
+LEVERS = {
+    "paced_turns": "portfolio",
+    "learning": "exact",
+    "hint": "cpsat",
+    "energetic": "cpsat",
+    "timetabling": "cpsat",
+}
+"""Other switches of ``SearchParams`` (issue 30's levers; issue 40's: route ``cpsat``'s
+hint and its packing reasoning), each switched from its default by name: the field, and
+the group of the parameters that holds it."""
 
 
 def switched(names: list[str]) -> SearchParams:

@@ -303,6 +303,8 @@ class CpsatParams:
     top, the top minimised (off: a plain feasibility question within the capacity)."""
     hint_share: float = 0.1
     """Of the route's time, what the hint's greedy passes may take."""
+    area: bool = False
+    """Minimise the bytes x steps above the top instead of the top itself."""
     timetabling: bool = True
     """``no_overlap_2d``'s timetabling (CP-SAT's ``use_timetabling_in_no_overlap_2d``)."""
     energetic: bool = True
@@ -320,6 +322,7 @@ class CpsatParams:
         _check(
             self,
             {"share": "share", "workers": "whole", "hint": "switch", "hint_share": "share"}
+            | {"area": "switch"}
             | {"timetabling": "switch", "energetic": "switch", "probing": "count"}
             | {"proves": "switch", "seed": "count"},
         )

@@ -46,21 +46,24 @@ class K:
 
 @dataclass(frozen=True)
 class SatModel:
-    """The CP-SAT model, each block's k and the top variable."""
+    """The CP-SAT model, each block's k and the objective's least value."""
 
     model: Any  # cp_model.CpModel
     ks: tuple[K, ...]  # block index -> its k
-    top: Any  # the objective
+    floor: int  # the objective's value at a placement of the capture, and its least
 
     def bases(self, value: Any) -> dict[int, int]:
         """Block index -> base, read with ``value`` (a solver's ``value``)."""
         return {n: int(k.modulus * value(k.var) + k.residue) for n, k in enumerate(self.ks)}
 
 
-def build(search: SearchModel, capacity: int, hint: Mapping[int, int] | None) -> SatModel | None:
+def build(
+    search: SearchModel, capacity: int, hint: Mapping[int, int] | None, area: bool = False
+) -> SatModel | None:
     """The CP-SAT model of ``search`` with the top at least ``capacity``, hinted with the
-    bases ``hint`` (every block's, or None); None when a block has no valid base (the
-    caller's other routes say so)."""
+    bases ``hint`` (every block's, or None), minimising the top (``area``: the bytes x
+    steps above the capacity); None when a block has no valid base (the caller's other
+    routes say so)."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -85,15 +88,45 @@ def build(search: SearchModel, capacity: int, hint: Mapping[int, int] | None) ->
             )
             spans.append(model.new_fixed_size_interval_var(base(n) + piece.offset, piece.size, ""))
     model.add_no_overlap_2d(times, spans)
+    _Conflicts(model, search, capacity, base, hint).add()
+    if area:
+        floor = _overflow_area(model, search, capacity, base, hint)
+    else:
+        floor = _top(model, search, capacity, base, hint)
+    return SatModel(model, tuple(ks), floor)
+
+
+def _top(
+    model: Any, search: SearchModel, capacity: int, base: Any, hint: Mapping[int, int] | None
+) -> int:
+    """Minimise the top, at least the capacity (what it is at a placement)."""
     top = model.new_int_var(capacity, max(capacity, search.top), "top")
     for n, block in enumerate(search.blocks):
         model.add(top >= base(n) + block.size)
     if hint is not None:
         reached = max((hint[n] + b.size for n, b in enumerate(search.blocks)), default=0)
         model.add_hint(top, max(capacity, reached))
-    _Conflicts(model, search, capacity, base, hint).add()
     model.minimize(top)
-    return SatModel(model, tuple(ks), top)
+    return capacity
+
+
+def _overflow_area(
+    model: Any, search: SearchModel, capacity: int, base: Any, hint: Mapping[int, int] | None
+) -> int:
+    """Minimise the bytes x steps of the blocks above the capacity (0 at a placement):
+    a solution closer to a placement scores better even where the top stays."""
+    terms = []
+    for n, block in enumerate(search.blocks):
+        reach = block.bases[-1][1] + block.size - capacity
+        if reach <= 0:
+            continue
+        over = model.new_int_var(0, reach, "")
+        model.add(over >= base(n) + block.size - capacity)
+        if hint is not None:
+            model.add_hint(over, max(0, hint[n] + block.size - capacity))
+        terms.append(over * (block.end - block.start))
+    model.minimize(sum(terms))
+    return 0
 
 
 def _steps(block: Block) -> list[list[int]]:

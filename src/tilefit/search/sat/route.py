@@ -79,18 +79,19 @@ def sat_search(
         if found is not None:
             search, hint = found
     capacity = capture.memory.size
-    sat = build(search, capacity, hint)
+    sat = build(search, capacity, hint, tuned.area)
     if sat is None:  # a block without a valid base: the other routes say so
         return TIMEOUT, None, search
     solver = _solver(tuned, max(0.001, deadline - time.monotonic()))
-    # The top's least value is the capacity: a solution there is optimal, and ends the solve.
+    # The objective's least value is its value at a placement: one found is optimal, and
+    # ends the solve.
     status = solver.solve(sat.model)
     if status == cp_model.MODEL_INVALID:
         raise RuntimeError(f"internal error: invalid CP-SAT model: {sat.model.validate()}")
     solved = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    if solved and solver.objective_value <= capacity:
+    if solved and solver.objective_value <= sat.floor:
         return SOLVED, sat.bases(solver.value), search
-    proven = status == cp_model.INFEASIBLE or (solved and solver.best_objective_bound > capacity)
+    proven = status == cp_model.INFEASIBLE or (solved and solver.best_objective_bound > sat.floor)
     if proven and tuned.proves:
         return INFEASIBLE, None, search
     return TIMEOUT, (sat.bases(solver.value) if solved else None), search
