@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/choice.py                 # seeds 0-4: about 10 minutes on 2 cores
     .venv/bin/python benchmarks/choice.py --seeds 7 --time-limit 10
+    .venv/bin/python benchmarks/choice.py --seeds 2 --tiles 503 --time-limit 60 --cpsat
 
 Synthetic models (``tilefit synth``: 1,472 IPU-like tiles of about 500 requests,
 15% of them tight, 8% over) are where the memory is cut into stretches (the
@@ -15,7 +16,9 @@ rest of the portfolio says of it in the same limit. Each proof's core, as a
 capture of its own, is given to the exact search too (a second opinion that
 can only confirm: a placement of a core would be a wrong proof, counted).
 The tiles it does not prove go through ``diagnose`` with every route, so the
-record says what is left undetermined.
+record says what is left undetermined (each named with its verdict and route); with
+``--cpsat`` CP-SAT alone (``tilefit.peers.cpsat``, 2 workers, the same limit) beside
+it, its placement refereed. ``--tiles`` takes only those tiles of each model.
 """
 
 from __future__ import annotations
@@ -30,20 +33,26 @@ from collections import Counter
 from tilefit.generate.synth import synth_model
 from tilefit.model.capture import Capture
 from tilefit.model.units import units_only
+from tilefit.peers.cpsat import cpsat_solve
 from tilefit.search.blocks import build_model
 from tilefit.search.exact.solve import exact_search
 from tilefit.search.params import SearchParams
 from tilefit.search.proofs.choice import choice_core
 from tilefit.search.routes import SOLVED, Routes
+from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 
-def run_seed(seed: int, limit: float, verdicts: Counter[str]) -> tuple[int, int, list[float], int]:
+def run_seed(
+    seed: int, limit: float, verdicts: Counter[str], tiles: set[int] | None, cpsat: bool
+) -> tuple[int, int, list[float], int]:
     """(undetermined without the search, proven by the choice, proof seconds, wrong); the
     verdicts of ``diagnose`` with every route on the others are counted in ``verdicts``."""
     open_tiles: list[Capture] = []
     started = time.monotonic()
-    for capture in synth_model(seed=seed):
+    for k, capture in enumerate(synth_model(seed=seed)):
+        if tiles is not None and k not in tiles:
+            continue
         if diagnose(capture, search=False).verdict == "undetermined":
             open_tiles.append(capture)
     print(
@@ -60,7 +69,7 @@ def run_seed(seed: int, limit: float, verdicts: Counter[str]) -> tuple[int, int,
         core = choice_core(model, began + limit)
         seconds.append(time.monotonic() - began)
         if core is None:
-            verdicts[diagnose(capture, time_limit=limit).verdict] += 1
+            wrong += _open_tile(capture, limit, verdicts, cpsat)
             continue
         proven += 1
         ids = {model.blocks[k].id for k in core}
@@ -77,13 +86,32 @@ def run_seed(seed: int, limit: float, verdicts: Counter[str]) -> tuple[int, int,
     return len(open_tiles), proven, seconds, wrong
 
 
+def _open_tile(capture: Capture, limit: float, verdicts: Counter[str], cpsat: bool) -> int:
+    """``diagnose`` on a tile the choice does not prove (and CP-SAT alone beside it): how
+    many wrong answers (a placement the referee refuses)."""
+    d = diagnose(capture, time_limit=limit)
+    verdicts[d.verdict] += 1
+    route = f" ({d.search_route})" if d.search_route else ""
+    line = f"  {capture.name}: diagnose {d.verdict}{route} in {d.seconds:.1f} s"
+    wrong = 0
+    if cpsat:
+        status, placement, seconds = cpsat_solve(capture, limit, workers=2)
+        wrong = placement is not None and not check(capture, placement).valid
+        line += f"; CP-SAT alone {status} in {seconds:.1f} s"
+    print(line, flush=True)
+    return int(wrong)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--seeds", default="0,1,2,3,4", help="synthetic model seeds, comma-separated"
     )
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per tile")
+    parser.add_argument("--tiles", default="", help="only these tiles of each model, e.g. 503")
+    parser.add_argument("--cpsat", action="store_true", help="CP-SAT alone beside diagnose")
     args = parser.parse_args()
+    tiles = {int(t) for t in args.tiles.split(",")} if args.tiles else None
     seeds = [int(s) for s in args.seeds.split(",")]
     print(
         f"python {platform.python_version()}, {platform.machine()}; synthetic models of 1,472 "
@@ -93,7 +121,9 @@ def main() -> int:
     every: list[float] = []
     verdicts: Counter[str] = Counter()
     for seed in seeds:
-        open_count, proven, seconds, wrong = run_seed(seed, args.time_limit, verdicts)
+        open_count, proven, seconds, wrong = run_seed(
+            seed, args.time_limit, verdicts, tiles, args.cpsat
+        )
         totals[0] += open_count
         totals[1] += proven
         totals[2] += wrong
@@ -102,7 +132,8 @@ def main() -> int:
     print(
         f"\nall seeds: {totals[1]} of {totals[0]} tiles left undetermined by the strategies "
         f"proven infeasible by the choice; proof seconds median {median:.3f}, "
-        f"max {max(every, default=0.0):.2f}; wrong proofs (a core the exact search places): "
+        f"max {max(every, default=0.0):.2f}; wrong answers (a core the exact search places, "
+        f"a placement refused): "
         f"{totals[2]}"
     )
     rest = ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items()))

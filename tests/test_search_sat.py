@@ -45,10 +45,10 @@ def _agrees_with_brute_force(capture: Capture, tuned: CpsatParams, seen: Counter
     return status != TIMEOUT
 
 
-@pytest.mark.parametrize("hint", [True, False])
-def test_cpsat_never_contradicts_brute_force(hint: bool) -> None:
+@pytest.mark.parametrize(("hint", "area"), [(True, False), (False, False), (True, True)])
+def test_cpsat_never_contradicts_brute_force(hint: bool, area: bool) -> None:
     seen: Counter[str] = Counter()
-    tuned = CpsatParams(workers=1, hint=hint)
+    tuned = CpsatParams(workers=1, hint=hint, area=area)
     decided, ran = count_answers(
         st.tuples(tiny_captures(max_requests=5)),
         EXAMPLES,

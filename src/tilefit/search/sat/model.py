@@ -15,13 +15,14 @@ too and the closest placement can be given whole as a hint:
   side's last element lies below the other's first, or a side reaches above the
   capacity (the overflow's elements are not modelled: a thousand Booleans per side);
 * the objective: the top, the highest byte any block reaches, at least the capacity
-  (the memory's size before the extension).
+  (the memory's size before the extension); or (``area``) the bytes x steps of the
+  blocks above the capacity, at least 0. Either is at its least exactly at a placement.
 
 Why an optimum above the capacity is a proof: the extension adds bytes only above
 the capacity (its allowed sets, element boundaries and interleaved start below it are
 the capture's own), and the conflicts are relaxed only for sides above it, so the
 solutions with a top at the capacity are exactly the placements of the capture; a
-lower bound on the top above the capacity says that there is none. Above it the model
+lower bound on the objective above its least says that there is none. Above it the model
 asks less than the extended capture, so a closest placement is always a solution.
 ``tests/test_search_sat.py`` checks both sides against brute force.
 """
