@@ -92,6 +92,20 @@ def test_without_its_proof_the_best_solution_below_the_top_is_the_partial_placem
     assert valid(capture, dict(decision.partial.offsets))
 
 
+def test_past_its_block_limit_the_route_stands_aside() -> None:
+    capture = _overflowing()  # three blocks: proven within the limit, untouched past it
+    model = build_model(capture)
+    deadline = time.monotonic() + 60.0
+    assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=3))[0] == (
+        INFEASIBLE
+    )
+    assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=2)) == (
+        TIMEOUT,
+        None,
+        model,
+    )
+
+
 def test_a_placement_from_an_overflowing_hint_is_refereed_valid() -> None:
     # One byte more: the greedy passes' closest placement may overflow, CP-SAT's fits.
     capture = _overflowing()

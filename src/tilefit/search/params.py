@@ -317,11 +317,16 @@ class CpsatParams:
     ``tilefit.search.sat.model``); off: only its placements."""
     seed: int = 0
     """CP-SAT's ``random_seed``."""
+    block_limit: int = 5_000
+    """Blocks beyond which the route stands aside: its model is built in Python, which
+    no deadline interrupts (about 0.2 s per 1,000 blocks), and CP-SAT's presolve on tens of
+    thousands of rectangles would take the route's share before any search."""
 
     def __post_init__(self) -> None:
         _check(
             self,
-            {"share": "share", "workers": "whole", "hint": "switch", "hint_share": "share"}
+            {"block_limit": "whole"}
+            | {"share": "share", "workers": "whole", "hint": "switch", "hint_share": "share"}
             | {"area": "switch"}
             | {"timetabling": "switch", "energetic": "switch", "probing": "count"}
             | {"proves": "switch", "seed": "count"},

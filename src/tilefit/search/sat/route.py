@@ -69,10 +69,11 @@ def sat_search(
 ) -> tuple[str, dict[int, int] | None, SearchModel]:
     """CP-SAT on ``capture`` (``model``: its search model) until ``deadline``: SOLVED with
     every block's base (in the returned model's numbering, the capture's own), INFEASIBLE
-    (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools), with the bases of its
-    best solution above the top when it has one."""
+    (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools, or past
+    ``tuned.block_limit`` blocks), with the bases of its best solution above the top when
+    it has one."""
     search, hint = model, None
-    if cp_model is None:
+    if cp_model is None or len(model.blocks) > tuned.block_limit:
         return TIMEOUT, None, search
     if tuned.hint:
         found = _hint(capture, deadline, tuned)
