@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import strategies as st
@@ -26,7 +27,7 @@ from tilefit.search.sat.route import sat_search
 from tilefit.verdicts.check import check
 
 EXAMPLES = 200
-ONE = CpsatParams(workers=1)  # one thread: the same answer on every run
+ONE = CpsatParams(workers=1, proves=True)  # one thread: the same answer on every run
 
 
 def _agrees_with_brute_force(capture: Capture, tuned: CpsatParams, seen: Counter[str]) -> bool:
@@ -51,7 +52,7 @@ def _agrees_with_brute_force(capture: Capture, tuned: CpsatParams, seen: Counter
 @pytest.mark.parametrize(("hint", "area"), [(True, False), (False, False), (True, True)])
 def test_cpsat_never_contradicts_brute_force(hint: bool, area: bool) -> None:
     seen: Counter[str] = Counter()
-    tuned = CpsatParams(workers=1, hint=hint, area=area)
+    tuned = CpsatParams(workers=1, hint=hint, area=area, proves=True)
     decided, ran = count_answers(
         st.tuples(tiny_captures(max_requests=5)),
         EXAMPLES,
@@ -99,10 +100,12 @@ def test_past_its_block_limit_the_route_stands_aside() -> None:
     capture = _overflowing()  # three blocks: proven within the limit, untouched past it
     model = build_model(capture)
     deadline = time.monotonic() + 60.0
-    assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=3))[0] == (
-        INFEASIBLE
-    )
-    assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=2)) == (
+    assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=3, proves=True))[
+        0
+    ] == (INFEASIBLE)
+    assert sat_search(
+        capture, model, deadline, CpsatParams(workers=1, block_limit=2, proves=True)
+    ) == (
         TIMEOUT,
         None,
         model,
@@ -130,8 +133,10 @@ def test_the_route_is_a_switchable_prove_route() -> None:
     assert (cpsat.member, cpsat.proves, cpsat.places) == ("prove", True, True)
     assert cpsat.runner == "tilefit.search.sat.route:run"
     capture = _overflowing()
-    alone = decide(capture, 30.0, workers=1, params=SearchParams.only(["cpsat"]))
+    trusting = replace(SearchParams.only(["cpsat"]), cpsat=CpsatParams(proves=True))
+    alone = decide(capture, 30.0, workers=1, params=trusting)
     assert (alone.status, alone.route) == (INFEASIBLE, "cpsat")
+    assert decide(capture, 2.0, workers=1, params=SearchParams.only(["cpsat"])).status == TIMEOUT
     assert alone.subset is not None and len(alone.subset) == 3
     off = SearchParams(routes=Routes.only(["anneal"]))
     assert decide(capture, 0.5, workers=1, params=off).status == TIMEOUT

@@ -312,9 +312,12 @@ class CpsatParams:
     probing: int = 0
     """CP-SAT's ``cp_model_probing_level``: its presolve probing took 12 s of tile 503's
     first 13 with the default (2), before any search."""
-    proves: bool = True
+    proves: bool = False
     """Take CP-SAT's proof of infeasibility (its model is exact within the capacity:
-    ``tilefit.search.sat.model``); off: only its placements."""
+    ``tilefit.search.sat.model``). Off by default: CP-SAT has answered INFEASIBLE for
+    feasible models in several releases (OR-Tools issues 4546 in 9.12, 5003 in 9.15, the
+    one installed here), and a verdict must never be wrong; its placements count either
+    way, refereed."""
     seed: int = 0
     """CP-SAT's ``random_seed``."""
     block_limit: int = 5_000
