@@ -6,12 +6,12 @@ boxes the tooltips and selection every map has.
 
 from __future__ import annotations
 
-from tilefit.plot.colors import LIGHT_TEXT, class_colors, label_color
+from tilefit.plot.colors import class_colors
 from tilefit.plot.compare import Comparison
-from tilefit.plot.layout import MemoryMap, boxes_to_label
+from tilefit.plot.layout import MemoryMap
 from tilefit.plot.ticks import address_ticks
 from tilefit.report.svg import PLOT_LEFT, WIDTH, Frame, axes, esc, num
-from tilefit.report.svgmap import FONT
+from tilefit.report.svgmap import box_labels
 
 HEIGHT = 600
 GAP = 150  # between the panels: the tops' labels and the bytes saved
@@ -60,12 +60,7 @@ def _panel(
             f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" '
             f'height="{num(max(frame.height(b.size), 0.3))}"/>'
         )
-    for label in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
-        b = label.box
-        light = " lt" if label_color(fills[b.cls]) == LIGHT_TEXT else ""
-        cx, cy = num(frame.x((b.start + b.end) / 2)), num(frame.y(b.offset + b.size / 2))
-        turn = f' transform="rotate(-90 {cx} {cy})"' if label.upright else ""
-        out.append(f'<text class="bl{light}" x="{cx}" y="{cy}"{turn}>{esc(label.text)}</text>')
+    out += box_labels(frame, layout, fills)
     out.append("</g>")
     return out
 

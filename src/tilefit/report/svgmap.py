@@ -62,12 +62,7 @@ def map_svg(
     # The page colours class k's boxes with class_colors(the classes in index order)[k]:
     # a label is light on a box dark enough for light text to read (class "bl lt").
     fills = class_colors(sorted(class_index, key=class_index.__getitem__))
-    for label in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
-        b = label.box
-        light = " lt" if label_color(fills[b.cls]) == LIGHT_TEXT else ""
-        cx, cy = num(frame.x((b.start + b.end) / 2)), num(frame.y(b.offset + b.size / 2))
-        turn = f' transform="rotate(-90 {cx} {cy})"' if label.upright else ""
-        out.append(f'<text class="bl{light}" x="{cx}" y="{cy}"{turn}>{esc(label.text)}</text>')
+    out += box_labels(frame, layout, fills)
     if peak_step is not None:
         at = num(frame.x(peak_step))
         out.append(
@@ -81,6 +76,19 @@ def map_svg(
     out += axes(frame, address_ticks(layout.size), "address", layout.size)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def box_labels(frame: Frame, layout: MemoryMap, fills: dict[str, str]) -> list[str]:
+    """The names written on the boxes wide or tall enough for them (up the box when only
+    its height holds the name), light on the boxes dark enough for light text."""
+    out = []
+    for label in boxes_to_label(layout, frame.width, frame.bottom - frame.top, FONT):
+        b = label.box
+        light = " lt" if label_color(fills[b.cls]) == LIGHT_TEXT else ""
+        cx, cy = num(frame.x((b.start + b.end) / 2)), num(frame.y(b.offset + b.size / 2))
+        turn = f' transform="rotate(-90 {cx} {cy})"' if label.upright else ""
+        out.append(f'<text class="bl{light}" x="{cx}" y="{cy}"{turn}>{esc(label.text)}</text>')
+    return out
 
 
 def _surroundings(frame: Frame, layout: MemoryMap) -> list[str]:
