@@ -93,7 +93,7 @@ class UniformArrays:
         starts = np.fromiter((r.start for r in capture.requests), np.int64)
         ends = np.fromiter((r.end for r in capture.requests), np.int64)
         whole = (starts <= starts.min()) & (ends >= ends.max())
-        widths, bases, first, last, long = _levels(starts, ends, width)
+        widths, bases, first, last, long = _levels(starts, ends, whole, width)
         touched = np.where(whole | long, 0, last - first + 1)
         table_start = np.zeros(int(bases[-1]) + 1, np.int64)
         bucket = np.repeat(first, touched) + _ramps(touched)
@@ -187,17 +187,21 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
     return offsets, -1
 
 
-def _levels(starts: Ints, ends: Ints, width: int) -> tuple[Ints, Ints, Ints, Ints, Bools]:
+def _levels(
+    starts: Ints, ends: Ints, whole: Bools, width: int
+) -> tuple[Ints, Ints, Ints, Ints, Bools]:
     """The levels' widths, their first buckets' numbers (one more entry: the count of all
     buckets), each request's first and last bucket at the first level at which it touches
-    at most ``LONG_BUCKETS`` of them, and whether it is too long for every level."""
+    at most ``LONG_BUCKETS`` of them, and whether it is too long for every level. The
+    requests alive throughout (``whole``) are in no list: they do not count."""
     horizon = int(ends.max())
     widths, bases = [width], [0]
     first, last = starts // width, (ends - 1) // width
     placed = last - first < LONG_BUCKETS
     while True:
         bases.append(bases[-1] + (horizon - 1) // widths[-1] + 1)
-        if placed.all() or len(widths) == 2 or np.count_nonzero(~placed) <= LONG_LIST_MOST:
+        listed = np.count_nonzero(~placed & ~whole)
+        if placed.all() or len(widths) == 2 or listed <= LONG_LIST_MOST:
             break
         widths.append(widths[-1] * LONG_BUCKETS)
         at_first, at_last = starts // widths[-1], (ends - 1) // widths[-1]
