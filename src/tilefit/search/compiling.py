@@ -115,6 +115,18 @@ def compilations() -> int:
     return count
 
 
+def loop_cached() -> bool:
+    """Whether the engine's compiled loop is in numba's disk cache (or there is nothing to
+    compile: ``TILEFIT_NO_JIT``, where the engine places one by one)."""
+    from tilefit.engine.uniform import jit_disabled
+
+    if jit_disabled():
+        return True
+    from tilefit.engine import uniform_loop
+
+    return _cached(uniform_loop.place_span)
+
+
 def kernels_cached() -> bool:
     """Whether numba's disk cache holds every compiled entry point fresh (False if unsure)."""
     return all(_cached(entry) for entry in _entries())
