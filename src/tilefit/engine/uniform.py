@@ -195,21 +195,19 @@ def _levels(
     at most ``LONG_BUCKETS`` of them, and whether it is too long for every level. The
     requests alive throughout (``whole``) are in no list: they do not count."""
     horizon = int(ends.max())
-    widths, bases = [width], [0]
     first, last = starts // width, (ends - 1) // width
-    placed = last - first < LONG_BUCKETS
-    while True:
-        bases.append(bases[-1] + (horizon - 1) // widths[-1] + 1)
-        listed = np.count_nonzero(~placed & ~whole)
-        if placed.all() or len(widths) == 2 or listed <= LONG_LIST_MOST:
-            break
-        widths.append(widths[-1] * LONG_BUCKETS)
-        at_first, at_last = starts // widths[-1], (ends - 1) // widths[-1]
-        here = ~placed & (at_last - at_first < LONG_BUCKETS)
-        first = np.where(here, bases[-1] + at_first, first)
-        last = np.where(here, bases[-1] + at_last, last)
-        placed |= here
-    return np.array(widths, np.int64), np.array(bases, np.int64), first, last, ~placed
+    long = last - first >= LONG_BUCKETS
+    widths, bases = [width], [0, (horizon - 1) // width + 1]
+    if np.count_nonzero(long & ~whole) > LONG_LIST_MOST:  # a second level takes what it can
+        wide = width * LONG_BUCKETS
+        at_first, at_last = starts // wide, (ends - 1) // wide
+        lifted = long & (at_last - at_first < LONG_BUCKETS)
+        first = np.where(lifted, bases[-1] + at_first, first)
+        last = np.where(lifted, bases[-1] + at_last, last)
+        long &= ~lifted
+        widths.append(wide)
+        bases.append(bases[-1] + (horizon - 1) // wide + 1)
+    return np.array(widths, np.int64), np.array(bases, np.int64), first, last, long
 
 
 def _ramps(lengths: Ints) -> Ints:
