@@ -150,3 +150,47 @@ def branching_captures(draw: st.DrawFn) -> Capture:
             conflicts.append(Conflict(a, b))
     memory = Memory(size, ranges, elements)
     return Capture("branching", 6, memory, tuple(requests), conflicts=tuple(conflicts))
+
+
+@st.composite
+def stretched_captures(draw: st.DrawFn) -> Capture:
+    """4-7 requests over five steps in a memory of two or three stretches (gaps of a
+    byte or two between ranges, one range maybe scratch-only, an interleaved region
+    maybe), a sequence and a conflict maybe: tight enough that the choice of stretch
+    often matters, small enough for brute force."""
+    lengths = draw(st.lists(st.integers(3, 7), min_size=2, max_size=3))
+    ranges: list[Range] = []
+    at = 0
+    for k, length in enumerate(lengths):
+        scratch_only = k == 0 and draw(st.booleans())
+        ranges.append(Range(at, at + length, classes=("scratch",) if scratch_only else None))
+        at += length + draw(st.integers(1, 2))
+    size = ranges[-1].end
+    interleaved = draw(st.one_of(st.none(), st.just(ranges[-1].start)))
+    memory = Memory(size, tuple(ranges), (0, *[r.start for r in ranges[1:]]), interleaved)
+    requests: list[Request] = []
+    for k in range(draw(st.integers(4, 7))):
+        start = draw(st.integers(0, 3))
+        requests.append(
+            Request(
+                id=f"r{k}",
+                size=draw(st.integers(1, 4)),
+                start=start,
+                end=draw(st.integers(start + 1, 5)),
+                alignment=draw(st.sampled_from([1, 1, 2])),
+                cls=draw(st.sampled_from(["default", "default", "scratch"])),
+                interleaved=interleaved is not None and draw(st.integers(0, 4)) == 0,
+            )
+        )
+    sequences: tuple[Sequence, ...] = ()
+    if draw(st.booleans()):
+        a, b = requests[0], requests[1]
+        requests[1] = replace(b, cls=a.cls, interleaved=a.interleaved, alignment=1)
+        sequences = (Sequence("s0", (a.id, b.id)),)
+    return Capture(
+        name="stretched",
+        horizon=5,
+        memory=memory,
+        requests=tuple(requests),
+        sequences=sequences,
+    )

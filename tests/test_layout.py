@@ -92,6 +92,7 @@ SEARCH_ROLES = {
     "compiling": 6,  # compiles the kernel's and the annealing's entry points before a limit
     "closest": 6,
     "sat": 7,  # route cpsat: its hint is the closest placement
+    "stretches": 7,  # route stretches: the choice program as master, the find member in slaves
     "portfolio": 8,
 }
 

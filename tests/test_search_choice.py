@@ -20,12 +20,12 @@ import jsonschema
 import pytest
 from hypothesis import strategies as st
 from search_brute import brute_force
-from search_captures import count_answers
+from search_captures import count_answers, stretched_captures
 
 from tilefit.cli import main
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.formats.save import write_capture
-from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
+from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
 from tilefit.output.schema import output_schema
@@ -37,50 +37,6 @@ from tilefit.search.routes import ROUTES, Routes
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = 300
-
-
-@st.composite
-def stretched_captures(draw: st.DrawFn) -> Capture:
-    """4-7 requests over five steps in a memory of two or three stretches (gaps of a
-    byte or two between ranges, one range maybe scratch-only, an interleaved region
-    maybe), a sequence and a conflict maybe: tight enough that the choice of stretch
-    often matters, small enough for brute force."""
-    lengths = draw(st.lists(st.integers(3, 7), min_size=2, max_size=3))
-    ranges: list[Range] = []
-    at = 0
-    for k, length in enumerate(lengths):
-        scratch_only = k == 0 and draw(st.booleans())
-        ranges.append(Range(at, at + length, classes=("scratch",) if scratch_only else None))
-        at += length + draw(st.integers(1, 2))
-    size = ranges[-1].end
-    interleaved = draw(st.one_of(st.none(), st.just(ranges[-1].start)))
-    memory = Memory(size, tuple(ranges), (0, *[r.start for r in ranges[1:]]), interleaved)
-    requests: list[Request] = []
-    for k in range(draw(st.integers(4, 7))):
-        start = draw(st.integers(0, 3))
-        requests.append(
-            Request(
-                id=f"r{k}",
-                size=draw(st.integers(1, 4)),
-                start=start,
-                end=draw(st.integers(start + 1, 5)),
-                alignment=draw(st.sampled_from([1, 1, 2])),
-                cls=draw(st.sampled_from(["default", "default", "scratch"])),
-                interleaved=interleaved is not None and draw(st.integers(0, 4)) == 0,
-            )
-        )
-    sequences: tuple[Sequence, ...] = ()
-    if draw(st.booleans()):
-        a, b = requests[0], requests[1]
-        requests[1] = replace(b, cls=a.cls, interleaved=a.interleaved, alignment=1)
-        sequences = (Sequence("s0", (a.id, b.id)),)
-    return Capture(
-        name="stretched",
-        horizon=5,
-        memory=memory,
-        requests=tuple(requests),
-        sequences=sequences,
-    )
 
 
 def _agrees_with_brute_force(capture: Capture) -> bool:
@@ -179,10 +135,12 @@ def test_the_shape_of_tile_847_is_proven_infeasible_by_the_choice() -> None:
     }
     # The live peak fits, so no bound decides, and the route is what proves it.
     assert found.lower_bound <= found.available
-    without = diagnose(
-        capture, time_limit=2.0, workers=1, params=SearchParams(routes=Routes.without(["choice"]))
-    )
+    # Route ``stretches`` holds the same relaxation as its master: both off, nothing proves it.
+    off = SearchParams(routes=Routes.without(["choice", "stretches"]))
+    without = diagnose(capture, time_limit=2.0, workers=1, params=off)
     assert without.verdict == "undetermined"
+    alone = SearchParams(routes=Routes.without(["choice"]))
+    assert diagnose(capture, time_limit=30.0, workers=1, params=alone).search_route == "stretches"
 
 
 def test_the_weights_that_fit_leave_the_choice_silent() -> None:

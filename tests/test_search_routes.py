@@ -58,7 +58,7 @@ def test_the_find_member_runs_each_of_its_routes_from_the_registry() -> None:
 def test_the_prove_member_runs_each_of_its_routes() -> None:
     first = [r.name for r in routes.first_proofs()]
     # then the turns: exact, anneal-turns
-    assert first == ["elements", "choice", "steps", "cpsat", "exact"]
+    assert first == ["elements", "choice", "steps", "stretches", "cpsat", "exact"]
     assert set(first) | {"exact", "anneal-turns"} == set(PROVE_ROUTES)
 
 

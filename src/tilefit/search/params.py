@@ -11,8 +11,9 @@ The groups follow the search's parts: ``routes`` (which may run), ``prunings``
 (the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
 ``find`` (the find member's rounds), ``anneal`` (the annealing search) and
 ``closest`` (the closest placement when nothing decides), ``choice`` (the choice
-relaxation's proof), ``least`` (minimising from a greedy pass) and ``cpsat`` (route
-``cpsat``, OR-Tools CP-SAT). Importing this module
+relaxation's proof), ``least`` (minimising from a greedy pass), ``cpsat`` (route
+``cpsat``, OR-Tools CP-SAT) and ``stretches`` (route ``stretches``, the decomposition
+over stretches). Importing this module
 loads neither numba nor the search.
 """
 
@@ -289,6 +290,37 @@ class ChoiceParams:
 
 
 @dataclass(frozen=True)
+class StretchesParams:
+    """Route ``stretches``: the choice of stretch as master, the exact search of each
+    stretch as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
+
+    share: float = 0.2
+    """Of the prove member's time, what the route may take (every master and slave)."""
+    first_nodes: int = 2_000
+    """Nodes of the exact search's first look at a stretch, before the find member's
+    routes (a small stretch, or one its blocks cannot share, is decided there)."""
+    find: bool = True
+    """Each stretch then given to the find member's routes, on that stretch alone
+    (off: the exact search only)."""
+    find_share: float = 0.15
+    """Of the route's time, what the find member's routes may take on one stretch."""
+    slave_share: float = 0.25
+    """Of the route's time, what the exact search of one stretch may take."""
+    shrink_share: float = 0.1
+    """Of the route's time, what shrinking the blocks of one failed stretch to a cut may
+    take (past it the cut keeps the blocks it has: weaker, still sound)."""
+    rounds: int = 200
+    """Choices the master may make before the route gives up."""
+
+    def __post_init__(self) -> None:
+        _check(
+            self,
+            dict.fromkeys(("share", "find_share", "slave_share", "shrink_share"), "share")
+            | {"rounds": "whole", "find": "switch", "first_nodes": "whole"},
+        )
+
+
+@dataclass(frozen=True)
 class CpsatParams:
     """Route ``cpsat``: OR-Tools CP-SAT from the closest placement
     (``tilefit.search.sat.route``; switched off as a route, ``Routes``)."""
@@ -376,6 +408,7 @@ class SearchParams:
     choice: ChoiceParams = field(default_factory=ChoiceParams)
     least: LeastParams = field(default_factory=LeastParams)
     cpsat: CpsatParams = field(default_factory=CpsatParams)
+    stretches: StretchesParams = field(default_factory=StretchesParams)
 
     def __post_init__(self) -> None:
         kinds: dict[str, type] = {
@@ -389,6 +422,7 @@ class SearchParams:
             "choice": ChoiceParams,
             "least": LeastParams,
             "cpsat": CpsatParams,
+            "stretches": StretchesParams,
         }
         for name, kind in kinds.items():
             value = getattr(self, name)

@@ -37,6 +37,9 @@ of its core again for the reader."""
 CPSAT = "cpsat"
 """OR-Tools CP-SAT's route (``tilefit.search.sat``), in the prove member."""
 
+STRETCHES = "stretches"
+"""The decomposition over stretches (``tilefit.search.stretches``), in the prove member."""
+
 DESCENT = "descent"
 """The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
 probe places every block below the memory's top. Not a route of the portfolio, so not
@@ -119,6 +122,16 @@ REGISTRY = (
         places=False,
         says="the requests alive at one step cannot be placed together",
         runner="tilefit.search.proofs.steps:prove",
+    ),
+    Route(
+        STRETCHES,
+        PROVE,
+        proves=True,
+        places=True,
+        says="with each request's stretch of memory chosen, the exact search of every "
+        "stretch placed its requests, or no choice was left that the searches had not "
+        "refuted",
+        runner="tilefit.search.stretches:run",
     ),
     Route(
         CPSAT,

@@ -67,6 +67,15 @@ def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Cho
     """The stretches of ``model``'s memory and each block's hulls in them; None when no
     block has two stretches to choose from (the relaxation is then the steps' own), or
     when its table (blocks x steps) would pass ``params.table_limit`` entries."""
+    choices = stretches_of(model, params)
+    if choices is None or all(len(h) < 2 for h in choices.hulls):
+        return None
+    return choices
+
+
+def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+    """The stretches, hulls and live table of ``choices_of``, whether or not any block has
+    a choice to make (None past ``params.table_limit`` entries only)."""
     spans = sorted(
         (lo, hi + block.size) for block in model.blocks for lo, hi in block.bases if lo <= hi
     )
@@ -88,7 +97,7 @@ def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Cho
             mine[k] = (min(a, lo), max(b, hi + block.size))
         hulls.append(mine)
     steps = sorted({p.start for block in model.blocks for p in block.pieces})
-    if all(len(h) < 2 for h in hulls) or len(hulls) * len(steps) > params.table_limit:
+    if len(hulls) * len(steps) > params.table_limit:
         return None
     live = np.zeros((len(model.blocks), len(steps)), dtype=np.int64)
     where = {t: i for i, t in enumerate(steps)}
@@ -177,7 +186,35 @@ def holds(
     """Whether some choice of stretches holds ``blocks`` at ``steps`` (indices into
     ``choices.steps``): True, False, or None when HiGHS reaches the node limit or the
     deadline (``time.monotonic()`` seconds) first."""
-    columns: dict[tuple[int, int], int] = {}  # (block, stretch) -> variable
+    built = program(choices, blocks, steps, params)
+    if built is None:
+        return False  # blocks with no choice overfill a stretch already
+    if greedy_choice(built) is not None:
+        return True  # most tiles that fit: no 0-1 program needed
+    found = solve_program(built, deadline, params)
+    return found if found is None or found is False else True
+
+
+@dataclass(frozen=True)
+class ChoiceProgram:
+    """The choice relaxation as a 0-1 program: one variable for each choosing block and
+    stretch it may take; each row of ``table`` (rows x variables, compressed by column)
+    the bytes those choices put alive in one interval at one step, within ``limit``."""
+
+    columns: dict[tuple[int, int], int]  # (block, stretch) -> variable
+    table: Any
+    limit: np.ndarray
+
+
+def program(
+    choices: Choices,
+    blocks: Sequence[int],
+    steps: Sequence[int],
+    params: ChoiceParams = DEFAULT.choice,
+) -> ChoiceProgram | None:
+    """The program of ``blocks`` at ``steps``, or None when the blocks with one stretch
+    alone overfill an interval (no choice then holds them)."""
+    columns: dict[tuple[int, int], int] = {}
     for k in blocks:
         if len(choices.hulls[k]) > 1:
             for s in sorted(choices.hulls[k]):
@@ -185,7 +222,7 @@ def holds(
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     values: list[np.ndarray] = []
-    limits: list[np.ndarray] = []
+    limits: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     count = 0  # rows so far
     at = np.asarray(steps, dtype=np.int64)
     for s, interval, members in _intervals(choices, blocks, params):
@@ -194,7 +231,7 @@ def holds(
         rest = np.asarray(fixed, dtype=np.int64)
         room = (interval[1] - interval[0]) - choices.live[np.ix_(rest, at)].sum(axis=0)
         if (room < 0).any():
-            return False  # blocks with no choice overfill it already
+            return None
         load = choices.live[np.ix_(np.asarray(free, dtype=np.int64), at)]  # blocks x steps
         tight = np.flatnonzero(load.sum(axis=0) > room)  # the steps some choice overfills
         if not len(tight) or not free:
@@ -207,63 +244,76 @@ def holds(
         values.append(sub[who, when])
         limits.append(room[tight])
         count += len(tight)
-    if not limits:
-        return True  # every block fits wherever it goes
     limit = np.concatenate(limits)
+    empty = np.zeros(0, dtype=np.int64)
     table = coo_array(
-        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+        (
+            np.concatenate([empty, *values]),
+            (np.concatenate([empty, *rows]), np.concatenate([empty, *cols])),
+        ),
         shape=(len(limit), len(columns)),
     ).tocsc()
-    if _greedy(columns, table, limit):
-        return True  # most tiles that fit: no 0-1 program needed
-    return _solve(columns, table, limit, deadline, params)
+    return ChoiceProgram(columns, table, limit)
 
 
-def _greedy(columns: dict[tuple[int, int], int], table: Any, limit: np.ndarray) -> bool:
-    """Whether choosing, block by block (most bytes first), the stretch that leaves the
-    most room holds every block: a choice found is a choice, so True settles it."""
-    room = limit.astype(np.int64)
-    by_block: dict[int, list[int]] = {}
-    for (k, _), v in columns.items():
-        by_block.setdefault(k, []).append(v)
+def greedy_choice(built: ChoiceProgram) -> dict[int, int] | None:
+    """Block -> stretch, choosing block by block (most bytes first) the stretch that
+    leaves the most room, or None where some block then finds none: a choice found is a
+    choice, so it settles the relaxation."""
+    table = built.table
+    room = built.limit.astype(np.int64)
+    by_block: dict[int, list[tuple[int, int]]] = {}
+    for (k, s), v in built.columns.items():
+        by_block.setdefault(k, []).append((s, v))
     total = np.asarray(table.sum(axis=0)).ravel()
-    weight = {k: max(int(total[v]) for v in vs) for k, vs in by_block.items()}
+    weight = {k: max(int(total[v]) for _, v in vs) for k, vs in by_block.items()}
+    chosen: dict[int, int] = {}
     for k in sorted(by_block, key=lambda b: (-weight[b], b)):
         best, best_room = -1, -1
-        for v in by_block[k]:
+        for s, v in by_block[k]:
             lo, hi = table.indptr[v], table.indptr[v + 1]
             left = room[table.indices[lo:hi]] - table.data[lo:hi]
             least = int(left.min()) if len(left) else int(room.max(initial=0))
             if least >= 0 and least > best_room:
-                best, best_room = v, least
+                best, best_room, chosen[k] = v, least, s
         if best < 0:
-            return False
+            return None
         lo, hi = table.indptr[best], table.indptr[best + 1]
         room[table.indices[lo:hi]] -= table.data[lo:hi]
-    return True
+    return chosen
 
 
-def _solve(
-    columns: dict[tuple[int, int], int],
-    table: Any,
-    limit: np.ndarray,
+def solve_program(
+    built: ChoiceProgram,
     deadline: float,
-    params: ChoiceParams,
-) -> bool | None:
-    """The 0-1 program: one stretch per choosing block, each row of ``table`` (rows x
-    variables) within its ``limit``."""
+    params: ChoiceParams = DEFAULT.choice,
+    cuts: Sequence[frozenset[tuple[int, int]]] = (),
+) -> dict[int, int] | bool | None:
+    """The 0-1 program: one stretch per choosing block, each row within its limit, and
+    for each of ``cuts`` (sets of (block, stretch) choices never all taken together) at
+    least one of its choices not taken. Block -> stretch when HiGHS finds a choice (True
+    when nothing chooses), False when it proves none exists, None at its node limit or
+    the deadline."""
     seconds = deadline - time.monotonic()
     if seconds <= 0:
         return None
-    n = len(columns)
-    chooser = {k: i for i, k in enumerate(sorted({k for k, _ in columns}))}
-    one = np.array([chooser[k] for k, _ in columns], dtype=np.int64)
+    n = len(built.columns)
+    if n == 0:
+        return bool(not cuts and (built.limit >= 0).all())
+    chooser = {k: i for i, k in enumerate(sorted({k for k, _ in built.columns}))}
+    one = np.array([chooser[k] for k, _ in built.columns], dtype=np.int64)
     constraints = [
         LinearConstraint(
             coo_array((np.ones(n), (one, np.arange(n))), shape=(len(chooser), n)), 1, 1
         ),
-        LinearConstraint(table, -np.inf, limit),
     ]
+    if len(built.limit):
+        constraints.append(LinearConstraint(built.table, -np.inf, built.limit))
+    if cuts:
+        who = [(i, built.columns[c]) for i, cut in enumerate(cuts) for c in sorted(cut)]
+        rows, cols = zip(*who, strict=True) if who else ((), ())
+        table = coo_array((np.ones(len(who)), (rows, cols)), shape=(len(cuts), n))
+        constraints.append(LinearConstraint(table, -np.inf, [len(c) - 1 for c in cuts]))
     result = milp(
         np.zeros(n),
         constraints=constraints,
@@ -272,7 +322,9 @@ def _solve(
         options={"node_limit": params.nodes, "time_limit": seconds},
     )
     if result.status == 0:
-        return True
+        taken = np.flatnonzero(np.asarray(result.x) > 0.5)
+        chosen = {k: s for (k, s), v in built.columns.items() if v in set(taken.tolist())}
+        return chosen
     return False if result.status == 2 else None
 
 

@@ -1,0 +1,265 @@
+"""Route ``stretches``: the choice of stretch decomposed (combinatorial Benders).
+
+Where memory is cut into stretches (``tilefit.search.proofs.choice``), a block
+keeps one stretch all its life, and blocks in different stretches never share a
+byte: once each block's stretch is chosen, every stretch is a tile of its own. So
+the route splits the search as Côté, Dell'Amico and Iori (2014) split strip
+packing:
+
+- the **master** chooses a stretch for each block that has a choice: the choice
+  relaxation's 0-1 program (at every step, the bytes alive in each stretch, and in
+  its most shared parts, within their length), a greedy choice first, then HiGHS;
+- each **slave** places one stretch with the blocks chosen for it, their bases
+  confined to it (conflict edges to blocks of other stretches left out): first the
+  exact search for a few nodes (a small stretch, or a refuted one, ends there), then
+  the find member's routes on that stretch alone (greedy passes, completion, repair,
+  annealing: a tile a fraction of the whole's size, which they sometimes place where
+  the whole defeats them), then the exact search again for the rest of its share;
+- a slave that proves its blocks cannot lie together gives a **cut**: the exact
+  search's deletion filter shrinks them to a subset, and no later choice may put
+  that whole subset in that stretch again.
+
+Every slave placed: the placements together are one, once the conflict edges
+between stretches hold (they are checked; the ladder's exit referees it again).
+The master finding no choice is a proof: every placement makes a choice that
+keeps the relaxation's rows, and each cut (a relaxation dropped the edges to other
+stretches, so infeasible there is infeasible everywhere). A subset that cannot
+lie in the one stretch its blocks can take is a proof at once, with that subset.
+A slave that runs out of time leaves its choice forbidden too, to let the master
+try another, but then the master's exhaustion proves nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from tilefit.model.capture import Capture, Range
+from tilefit.model.units import units_only
+from tilefit.search.blocks import SearchModel, intersect
+from tilefit.search.decision import Decision
+from tilefit.search.exact.solve import Budget, search_model
+from tilefit.search.exact.subset import shrink
+from tilefit.search.local.find import find_placement
+from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.proofs.choice import (
+    Choices,
+    greedy_choice,
+    program,
+    solve_program,
+    stretches_of,
+)
+from tilefit.search.routes import INFEASIBLE, SOLVED, STRETCHES, TIMEOUT
+
+if TYPE_CHECKING:
+    from tilefit.search.proving import Proving
+
+Cut = frozenset[tuple[int, int]]  # (block, stretch) choices never all taken together
+
+
+@dataclass(frozen=True)
+class Decomposed:
+    """What the decomposition showed: SOLVED with every block's base, INFEASIBLE with the
+    blocks of a subset (None: the whole model), or TIMEOUT; with its rounds and cuts."""
+
+    status: str
+    bases: dict[int, int] | None = None
+    core: frozenset[int] | None = None
+    rounds: int = 0
+    cuts: int = 0
+
+
+@dataclass
+class _Slaves:
+    """The stretches' searches, each set of blocks searched once per stretch."""
+
+    capture: Capture | None  # the model's, for the find member's routes (None: exact only)
+    model: SearchModel
+    choices: Choices
+    deadline: float
+    params: SearchParams
+    budget: Callable[[float, int | None], Budget]
+    span: float  # the route's seconds, of which each slave takes its share
+    known: dict[tuple[int, frozenset[int]], tuple[str, object]] = field(default_factory=dict)
+
+    def search(self, s: int, blocks: frozenset[int]) -> tuple[str, object]:
+        """SOLVED and the blocks' bases, INFEASIBLE and a subset of them that cannot lie
+        together in stretch ``s``, or TIMEOUT."""
+        key = (s, blocks)
+        if key not in self.known:
+            self.known[key] = self._search(s, blocks)
+        return self.known[key]
+
+    def _search(self, s: int, blocks: frozenset[int]) -> tuple[str, object]:
+        order = sorted(blocks)
+        tuned = self.params.stretches
+        sub = confined(self.model, self.choices.stretches[s], order)
+        seconds = min(self.deadline, time.monotonic() + self.span * tuned.slave_share)
+        # A look of a few nodes first: small stretches, and refuted ones, end there.
+        outcome = search_model(sub, self.budget(seconds - time.monotonic(), tuned.first_nodes))
+        if outcome.status == TIMEOUT and tuned.find and self.capture is not None:
+            found = self._find(s, order)
+            if found is not None:
+                return SOLVED, found
+            outcome = search_model(sub, self.budget(seconds - time.monotonic(), None))
+        if outcome.status == SOLVED and outcome.bases is not None:
+            return SOLVED, {order[i]: base for i, base in outcome.bases.items()}
+        if outcome.status != INFEASIBLE:
+            return TIMEOUT, None
+        until = min(self.deadline, time.monotonic() + self.span * tuned.shrink_share)
+        trial = self.params.portfolio.subset_trial_nodes
+        ids, _ = shrink(sub, until, trial, self.params)
+        index = {self.model.blocks[k].id: k for k in order}
+        return INFEASIBLE, frozenset(index[i] for i in ids)
+
+    def _find(self, s: int, order: list[int]) -> dict[int, int] | None:
+        """The blocks' bases as the find member's routes place them in stretch ``s``
+        alone, within their share, or None."""
+        assert self.capture is not None
+        start, end = self.choices.stretches[s]
+        sub = units_only(self.capture, [self.model.blocks[k].id for k in order])
+        memory = sub.memory
+        ranges = tuple(
+            Range(max(r.start, start), min(r.end, end), r.name, r.classes)
+            for r in memory.ranges
+            if max(r.start, start) < min(r.end, end)
+        )
+        sub = replace(sub, memory=replace(memory, ranges=ranges))
+        seconds = min(
+            self.deadline - time.monotonic(), self.span * self.params.stretches.find_share
+        )
+        found = find_placement(sub, seconds, params=self.params)
+        if found.status != SOLVED or found.placement is None:
+            return None
+        bases = self.model.bases_of(found.placement.offsets)
+        return {k: bases[k] for k in order}
+
+
+def confined(model: SearchModel, stretch: tuple[int, int], blocks: list[int]) -> SearchModel:
+    """``model`` with only ``blocks`` (ascending), each confined to ``stretch``: its bases
+    there, the conflict edges among them alone."""
+    start, end = stretch
+    changed = list(model.blocks)
+    for k in blocks:
+        block = changed[k]
+        changed[k] = replace(block, bases=intersect(block.bases, ((start, end - block.size),)))
+    return replace(model, blocks=tuple(changed)).restricted(frozenset(blocks))
+
+
+def decompose(
+    model: SearchModel,
+    deadline: float,
+    params: SearchParams = DEFAULT,
+    budget: Callable[[float, int | None], Budget] | None = None,
+    capture: Capture | None = None,
+) -> Decomposed:
+    """The decomposition of ``model`` until ``deadline`` (``time.monotonic()`` seconds);
+    ``budget`` makes each slave's exact-search budget from its seconds and nodes (by
+    default a fresh ``Budget``); with ``capture`` (the model's) the slaves try the find member's
+    routes first. TIMEOUT at once where memory is one stretch."""
+    choices = stretches_of(model, params.choice)
+    if choices is None or len(choices.stretches) < 2:
+        return Decomposed(TIMEOUT)
+    homeless = frozenset(k for k, hulls in enumerate(choices.hulls) if not hulls)
+    if homeless:  # a block with no base at all: alone, no placement
+        return Decomposed(INFEASIBLE, core=homeless)
+    every = list(range(len(model.blocks)))
+    built = program(choices, every, list(range(len(choices.steps))), params.choice)
+    if built is None:  # the blocks without a choice overfill a stretch already
+        return Decomposed(INFEASIBLE)
+    slaves = _Slaves(
+        capture,
+        model,
+        choices,
+        deadline,
+        params,
+        budget or (lambda seconds, nodes: Budget(seconds, nodes, params)),
+        max(0.0, deadline - time.monotonic()),
+    )
+    fixed = {k: next(iter(h)) for k, h in enumerate(choices.hulls) if len(h) == 1}
+    cuts: list[Cut] = []
+    sound = True  # every cut so far proven: the master's exhaustion is a proof
+    for rounds in range(1, params.stretches.rounds + 1):
+        chosen = greedy_choice(built) if not cuts else None
+        if chosen is None:
+            found = solve_program(built, deadline, params.choice, cuts)
+            if found is None or (found is False and not sound):
+                return Decomposed(TIMEOUT, rounds=rounds, cuts=len(cuts))
+            if found is False:
+                return Decomposed(INFEASIBLE, rounds=rounds, cuts=len(cuts))
+            chosen = {} if found is True else found
+        where = {**fixed, **chosen}
+        outcome = _round(slaves, where, fixed, cuts)
+        if isinstance(outcome, Decomposed):
+            return replace(outcome, rounds=rounds, cuts=len(cuts))
+        sound = sound and outcome
+        if time.monotonic() >= deadline:
+            break
+    return Decomposed(TIMEOUT, rounds=params.stretches.rounds, cuts=len(cuts))
+
+
+def _round(
+    slaves: _Slaves, where: Mapping[int, int], fixed: Mapping[int, int], cuts: list[Cut]
+) -> Decomposed | bool:
+    """The slaves of one choice (block -> stretch): the decomposition's answer when they
+    settle it, else whether the cuts they added to ``cuts`` are all proven."""
+    members: dict[int, set[int]] = {}
+    for k, s in where.items():
+        members.setdefault(s, set()).add(k)
+    bases: dict[int, int] = {}
+    sound, failed = True, False
+    for s in sorted(members):
+        status, found = slaves.search(s, frozenset(members[s]))
+        if status == SOLVED:
+            assert isinstance(found, dict)
+            bases.update(found)
+            continue
+        failed = True
+        blocks = found if status == INFEASIBLE else members[s]
+        assert isinstance(blocks, set | frozenset)
+        cut = frozenset((k, s) for k in blocks if k not in fixed)
+        if not cut:  # the blocks have no other stretch: a proof, or no way on
+            core = frozenset(blocks)
+            return (
+                Decomposed(INFEASIBLE, core=core) if status == INFEASIBLE else Decomposed(TIMEOUT)
+            )
+        sound = sound and status == INFEASIBLE
+        if cut not in cuts:
+            cuts.append(cut)
+        if time.monotonic() >= slaves.deadline:
+            return Decomposed(TIMEOUT)
+    if failed:
+        return sound
+    if edges_hold(slaves.model, bases):
+        return Decomposed(SOLVED, bases=bases)
+    whole = frozenset((k, s) for k, s in where.items() if k not in fixed)
+    if not whole:
+        return Decomposed(TIMEOUT)
+    cuts.append(whole)  # this choice's placements clash by an edge: try another, unproven
+    return False
+
+
+def edges_hold(model: SearchModel, bases: Mapping[int, int]) -> bool:
+    """Whether every conflict edge's two sides, their blocks at ``bases``, touch no
+    memory element in common."""
+    for edge in model.edges:
+        a = model.side_elements(edge.a, bases[edge.a.block])
+        b = model.side_elements(edge.b, bases[edge.b.block])
+        if a[0] <= b[1] and b[0] <= a[1]:
+            return False
+    return True
+
+
+def run(p: Proving) -> Decision | None:
+    """Route ``stretches``: a placement, a proof, or None in its share of the time."""
+    deadline = p.share(p.params.stretches.share)
+    found = decompose(p.model, deadline, p.params, p.budget, p.capture)
+    if found.status == SOLVED and found.bases is not None:
+        placement = p.model.placement(p.capture, found.bases)
+        return Decision(SOLVED, placement, STRETCHES, seconds=p.seconds())
+    if found.status == INFEASIBLE:
+        core = p.model if found.core is None else p.model.restricted(found.core)
+        return p.infeasible(core, STRETCHES)
+    return None
