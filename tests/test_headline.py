@@ -191,3 +191,26 @@ def test_the_second_part_says_what_to_do_with_tilefit_s_plan(
     head = Headline("TFLM", "head", heap, 1100, verdict, top, True, 0, adopt)
     assert head.lines("p.json")[1] == f"  2. {second}"
     assert head.lines("p.json")[0].startswith("  1. TFLM's own plan: its head of ")
+
+
+def test_solve_and_diagnose_say_the_same_bytes_must_leave_where_padding_alone_overfills(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Three 8-byte requests aligned to 16 live together in 24 bytes: their 24 live bytes
+    fit, but their bases must be 16 apart, so the padding alone proves the capacity, and
+    no window is overloaded. ``solve`` took the windows alone and left out the 16 B that
+    ``diagnose`` gave."""
+    from tilefit.formats.save import write_capture
+    from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+
+    requests = tuple(Request(f"t{k}", 8, 0, 2, 16) for k in range(3))
+    capture = Capture("padded", 2, Memory(24, (Range(0, 24),)), requests, origin=Origin("XLA", 40))
+    path = tmp_path / "padded.json"
+    write_capture(capture, path)
+    said = {}
+    for command in ("diagnose", "solve"):
+        _, out = run(capsys, command, str(path), *FAST, "--json")
+        head = json.loads(out)["headline"]
+        assert head["tilefit"]["verdict"] in ("capacity", "infeasible"), command
+        said[command] = head["tilefit"]["must_leave"]
+    assert said["diagnose"] == said["solve"] == 16

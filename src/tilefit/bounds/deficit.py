@@ -92,6 +92,13 @@ class BoundReport:
         return max((w.must_leave for w in self.windows), default=0)
 
     @property
+    def leaving(self) -> int:
+        """Bytes that must leave before any placement can exist, as a headline says it:
+        the worst window's, or, where no window is overloaded, the storage the alignment
+        padding alone puts over (the aligned deficit)."""
+        return self.must_leave or self.aligned_deficit
+
+    @property
     def deficit(self) -> int:
         return max(0, self.lower_bound - self.available)
 

@@ -23,9 +23,7 @@ def diagnosis_headline(d: Diagnosis) -> Headline | None:
     """``diagnose``'s and the report's; None for a capture not imported."""
     if d.heap is None:
         return None
-    # Without an overloaded window the padding alone makes the deficit (the aligned bound).
-    leave = d.must_leave or d.aligned_deficit
-    return headline(d.heap, d.verdict, d.available, leave, _adoption(d.heap.tool))
+    return headline(d.heap, d.verdict, d.available, d.bound.leaving, _adoption(d.heap.tool))
 
 
 def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
@@ -36,11 +34,7 @@ def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
 
     report = bound(capture)
     return headline(
-        answer.heap,
-        answer.verdict,
-        report.available,
-        report.must_leave,
-        _adoption(answer.heap.tool),
+        answer.heap, answer.verdict, report.available, report.leaving, _adoption(answer.heap.tool)
     )
 
 
