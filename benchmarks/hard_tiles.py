@@ -4,6 +4,7 @@ Run from the repository root (after `pip install -e '.[test,bench]'`):
 
     .venv/bin/python benchmarks/hard_tiles.py            # about 30 minutes at most on 2 cores
     .venv/bin/python benchmarks/hard_tiles.py --quick    # about 5 minutes
+    .venv/bin/python benchmarks/hard_tiles.py --per-density 3 --levers stretches,cpsat
 
 Two families of hard tiles, each with a valid placement known by construction
 and every constraint kind, at densities 100, 97, 95, 90, 85 and 80% (live peak
@@ -23,6 +24,11 @@ other: `diagnose(capture, time_limit=S)` and CP-SAT (`tilefit.peers.cpsat`,
 a small infeasible core in a feasible background, live peak and support bound
 fitting.
 
+With ``--levers``, each tile is diagnosed again with each lever (a route) switched
+off, and the summary says per band of density what each decided that the search
+without it did not, and what it cost (tiles decided only without it); a last table
+gives each density of each family with CP-SAT beside and the band's target.
+
 Every placement either returns is refereed by `tilefit.verdicts.check.check`. A planted
 tile is feasible, so a `capacity` or `infeasible` verdict on it (or CP-SAT's
 `infeasible`) is a WRONG verdict: printed loudly and counted.
@@ -36,7 +42,7 @@ import random
 import statistics
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from needs import need
 
@@ -112,6 +118,12 @@ def main() -> int:
         "the search without CP-SAT, beside CP-SAT alone)",
     )
     parser.add_argument(
+        "--levers",
+        default="",
+        help="routes measured as levers, comma-separated (e.g. cpsat,stretches): each tile is "
+        "diagnosed again with each one off, and the summary says what each decided and cost",
+    )
+    parser.add_argument(
         "--no-descent",
         action="store_true",
         help="the closest placement without the descent (ClosestParams.descent off): an ablation",
@@ -122,6 +134,12 @@ def main() -> int:
     params = SearchParams(
         routes=Routes.without(off), closest=ClosestParams(descent=not args.no_descent)
     )
+    levers = {
+        name: replace(params, routes=Routes.without([*off, name]))
+        for name in args.levers.split(",")
+        if name
+    }
+    lever_runs: dict[str, list[tuple[float, bool, float, bool, float]]] = {n: [] for n in levers}
     per, limit = (1, 5.0) if args.quick else (args.per_density, args.time_limit)
     from importlib.metadata import version
 
@@ -170,6 +188,19 @@ def main() -> int:
                 f"{d.seconds:5.1f} s ({d.strategy or d.search_status}{lack})   "
                 f"CP-SAT {status:10} {seconds:5.1f} s"
             )
+            for name, switched in levers.items():
+                w = diagnose(capture, time_limit=limit, params=switched)
+                fine = referee(capture, w.placement, f"diagnose without {name}")
+                if w.verdict in ("capacity", "infeasible") or not fine:
+                    print(f"  !!! WRONG VERDICT: diagnose without {name} says {w.verdict}")
+                    wrong += 1
+                decided_off = w.verdict in ("fits", "fragmentation") and fine
+                on, on_s = ours.runs[-1]
+                lever_runs[name].append((target, on, on_s, decided_off, w.seconds))
+                print(
+                    f"    without {name:10} {w.verdict:13} {w.seconds:5.1f} s "
+                    f"({w.strategy or w.search_status})"
+                )
         print(f"  diagnose: {ours.line(limit)}")
         print(f"  CP-SAT:   {theirs.line(limit)}")
         results[(family, target)] = ours, theirs
@@ -181,9 +212,53 @@ def main() -> int:
         f"  diagnose decides every tile CP-SAT alone decides: {len(alone)} decided by CP-SAT "
         f"alone{': ' + ', '.join(alone) if alone else ''}: {'met' if not alone else 'NOT met'}"
     )
+    _levers(lever_runs)
+    _per_density(results)
     overrun = max(ours.overrun(limit) for ours, _ in results.values())
     print(f"  largest overrun of diagnose's limit (in-process): {overrun:+.2f} s")
     return 0
+
+
+def _levers(runs: dict[str, list[tuple[float, bool, float, bool, float]]]) -> None:
+    """What each lever decided (tiles decided with it on, not off) and cost (decided off,
+    not on), per band of density, with the median seconds on and off."""
+    bands = (("<= 90%", 0.0, 0.9), ("90-97%", 0.9, 0.97), ("above 97%", 0.97, 1.0))
+    for name, rows in runs.items():
+        print(f"\n== lever {name}: the same tiles with it off ==")
+        for band, low, high in bands:
+            chosen = [r for r in rows if low < r[0] <= high or (low == 0.0 and r[0] <= high)]
+            if not chosen:
+                continue
+            gained = sum(1 for _, on, _, off, _ in chosen if on and not off)
+            lost = sum(1 for _, on, _, off, _ in chosen if off and not on)
+            on_n = sum(1 for r in chosen if r[1])
+            off_n = sum(1 for r in chosen if r[3])
+            print(
+                f"  {band:10} on {on_n}/{len(chosen)}, off {off_n}/{len(chosen)}: decided "
+                f"{gained} the search without it did not, cost {lost}; median "
+                f"{statistics.median(r[2] for r in chosen):.1f} s on, "
+                f"{statistics.median(r[4] for r in chosen):.1f} s off"
+            )
+
+
+def _per_density(results: dict[tuple[str, float], tuple[Tally, Tally]]) -> None:
+    """One row per family and density: diagnose and CP-SAT side by side, the band's
+    target, and how far the undecided tiles' closest placements lack."""
+    print("\n== per density (diagnose beside CP-SAT; target of the density's band) ==")
+    print(
+        f"  {'family':10} {'density':>7} {'diagnose':>9} {'CP-SAT':>7} {'target':>7}  lacks at most"
+    )
+    for (family, d), (ours, theirs) in results.items():
+        n = len(ours.runs)
+        if not n:
+            continue
+        share = 0.95 if d <= 0.9 else 0.9 if d <= 0.97 else 0.5
+        met = "met" if ours.decided(10.0) >= share * n else "NOT met"
+        lack = f"{max(ours.lacks):.2%}" if ours.lacks else "-"
+        print(
+            f"  {family:10} {d:7.0%} {ours.decided():>4}/{n:<4} {theirs.decided():>3}/{n:<3} "
+            f"{share:>6.0%} {met:7}  {lack}"
+        )
 
 
 def warm_up() -> None:
