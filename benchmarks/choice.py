@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/choice.py                 # seeds 0-4: about 10 minutes on 2 cores
     .venv/bin/python benchmarks/choice.py --seeds 7 --time-limit 10
     .venv/bin/python benchmarks/choice.py --seeds 2 --tiles 503 --time-limit 60 --cpsat
+    .venv/bin/python benchmarks/choice.py --cpsat --lever stretches   # about 20 minutes
 
 Synthetic models (``tilefit synth``: 1,472 IPU-like tiles of about 500 requests,
 15% of them tight, 8% over) are where the memory is cut into stretches (the
@@ -18,7 +19,8 @@ can only confirm: a placement of a core would be a wrong proof, counted).
 The tiles it does not prove go through ``diagnose`` with every route, so the
 record says what is left undetermined (each named with its verdict and route); with
 ``--cpsat`` CP-SAT alone (``tilefit.peers.cpsat``, 2 workers, the same limit) beside
-it, its placement refereed. ``--tiles`` takes only those tiles of each model.
+it, its placement refereed; with ``--lever ROUTE`` ``diagnose`` again without that
+route beside both. ``--tiles`` takes only those tiles of each model.
 """
 
 from __future__ import annotations
@@ -44,7 +46,12 @@ from tilefit.verdicts.diagnose import diagnose
 
 
 def run_seed(
-    seed: int, limit: float, verdicts: Counter[str], tiles: set[int] | None, cpsat: bool
+    seed: int,
+    limit: float,
+    verdicts: Counter[str],
+    tiles: set[int] | None,
+    cpsat: bool,
+    lever: str | None = None,
 ) -> tuple[int, int, list[float], int]:
     """(undetermined without the search, proven by the choice, proof seconds, wrong); the
     verdicts of ``diagnose`` with every route on the others are counted in ``verdicts``."""
@@ -69,7 +76,7 @@ def run_seed(
         core = choice_core(model, began + limit)
         seconds.append(time.monotonic() - began)
         if core is None:
-            wrong += _open_tile(capture, limit, verdicts, cpsat)
+            wrong += _open_tile(capture, limit, verdicts, cpsat, lever)
             continue
         proven += 1
         ids = {model.blocks[k].id for k in core}
@@ -86,14 +93,25 @@ def run_seed(
     return len(open_tiles), proven, seconds, wrong
 
 
-def _open_tile(capture: Capture, limit: float, verdicts: Counter[str], cpsat: bool) -> int:
-    """``diagnose`` on a tile the choice does not prove (and CP-SAT alone beside it): how
-    many wrong answers (a placement the referee refuses)."""
+def _open_tile(
+    capture: Capture, limit: float, verdicts: Counter[str], cpsat: bool, lever: str | None
+) -> int:
+    """``diagnose`` on a tile the choice does not prove (and CP-SAT alone beside it, and
+    ``diagnose`` with the route ``lever`` off): how many wrong answers (a placement the
+    referee refuses)."""
     d = diagnose(capture, time_limit=limit)
     verdicts[d.verdict] += 1
     route = f" ({d.search_route})" if d.search_route else ""
     line = f"  {capture.name}: diagnose {d.verdict}{route} in {d.seconds:.1f} s"
     wrong = 0
+    if lever is not None:
+        off = diagnose(
+            capture, time_limit=limit, params=SearchParams(routes=Routes.without([lever]))
+        )
+        verdicts[f"{off.verdict} without {lever}"] += 1
+        wrong += off.placement is not None and not check(capture, off.placement).valid
+        by = f" ({off.search_route})" if off.search_route else ""
+        line += f"; without {lever}: {off.verdict}{by} in {off.seconds:.1f} s"
     if cpsat:
         status, placement, seconds = cpsat_solve(capture, limit, workers=2)
         wrong = placement is not None and not check(capture, placement).valid
@@ -110,7 +128,12 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per tile")
     parser.add_argument("--tiles", default="", help="only these tiles of each model, e.g. 503")
     parser.add_argument("--cpsat", action="store_true", help="CP-SAT alone beside diagnose")
+    parser.add_argument(
+        "--lever", default=None, help="a route: the tiles left open diagnosed again without it"
+    )
     args = parser.parse_args()
+    if args.lever is not None:
+        Routes.without([args.lever])  # an unknown name stops here, before any tile
     tiles = {int(t) for t in args.tiles.split(",")} if args.tiles else None
     seeds = [int(s) for s in args.seeds.split(",")]
     print(
@@ -122,7 +145,7 @@ def main() -> int:
     verdicts: Counter[str] = Counter()
     for seed in seeds:
         open_count, proven, seconds, wrong = run_seed(
-            seed, args.time_limit, verdicts, tiles, args.cpsat
+            seed, args.time_limit, verdicts, tiles, args.cpsat, args.lever
         )
         totals[0] += open_count
         totals[1] += proven

@@ -30,8 +30,11 @@ for any set of such intervals, so only the most shared hulls are kept.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -314,18 +317,40 @@ def solve_program(
         rows, cols = zip(*who, strict=True) if who else ((), ())
         table = coo_array((np.ones(len(who)), (rows, cols)), shape=(len(cuts), n))
         constraints.append(LinearConstraint(table, -np.inf, [len(c) - 1 for c in cuts]))
-    result = milp(
-        np.zeros(n),
-        constraints=constraints,
-        integrality=np.ones(n),
-        bounds=Bounds(0, 1),
-        options={"node_limit": params.nodes, "time_limit": seconds},
-    )
+    with quiet_stdout():
+        result = milp(
+            np.zeros(n),
+            constraints=constraints,
+            integrality=np.ones(n),
+            bounds=Bounds(0, 1),
+            options={"node_limit": params.nodes, "time_limit": seconds},
+        )
     if result.status == 0:
         taken = np.flatnonzero(np.asarray(result.x) > 0.5)
         chosen = {k: s for (k, s), v in built.columns.items() if v in set(taken.tolist())}
         return chosen
     return False if result.status == 2 else None
+
+
+@contextmanager
+def quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 sent to /dev/null while HiGHS runs: its MIP solver prints some
+    messages straight to stdout whatever its options say (``transformNewIntegerFeasible
+    Solution`` on synth seed 3's tile 1129), which would land in ``--json``'s output. The
+    progress line is on stderr; a write by another thread in these milliseconds is lost."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 at all: nothing to keep clean
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as sink:
+            os.dup2(sink.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _intervals(
