@@ -160,7 +160,7 @@ def decompose(
     default a fresh ``Budget``); with ``capture`` (the model's) the slaves try the find member's
     routes first. TIMEOUT at once where memory is one stretch."""
     choices = stretches_of(model, params.choice)
-    if choices is None or len(choices.stretches) < 2:
+    if choices is None:  # one stretch: nothing to decompose
         return Decomposed(TIMEOUT)
     homeless = frozenset(k for k, hulls in enumerate(choices.hulls) if not hulls)
     if homeless:  # a block with no base at all: alone, no placement

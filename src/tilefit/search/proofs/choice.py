@@ -78,7 +78,8 @@ def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Cho
 
 def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
     """The stretches, hulls and live table of ``choices_of``, whether or not any block has
-    a choice to make (None past ``params.table_limit`` entries only)."""
+    a choice to make: None where memory is one stretch (nothing to choose or split, and
+    no table of blocks x steps built for it) or past ``params.table_limit`` entries."""
     spans = sorted(
         (lo, hi + block.size) for block in model.blocks for lo, hi in block.bases if lo <= hi
     )
@@ -88,6 +89,8 @@ def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> C
             stretches[-1][1] = max(stretches[-1][1], end)
         else:
             stretches.append([start, end])
+    if len(stretches) < 2:
+        return None
     starts = [s for s, _ in stretches]
     hulls: list[dict[int, Span]] = []
     for block in model.blocks:
