@@ -118,15 +118,8 @@ class _Slaves:
         """The blocks' bases as the find member's routes place them in stretch ``s``
         alone, within their share, or None."""
         assert self.capture is not None
-        start, end = self.choices.stretches[s]
-        sub = units_only(self.capture, [self.model.blocks[k].id for k in order])
-        memory = sub.memory
-        ranges = tuple(
-            Range(max(r.start, start), min(r.end, end), r.name, r.classes)
-            for r in memory.ranges
-            if max(r.start, start) < min(r.end, end)
-        )
-        sub = replace(sub, memory=replace(memory, ranges=ranges))
+        ids = [self.model.blocks[k].id for k in order]
+        sub = stretch_capture(self.capture, ids, self.choices.stretches[s])
         seconds = min(
             self.deadline - time.monotonic(), self.span * self.params.stretches.find_share
         )
@@ -146,6 +139,19 @@ def confined(model: SearchModel, stretch: tuple[int, int], blocks: list[int]) ->
         block = changed[k]
         changed[k] = replace(block, bases=intersect(block.bases, ((start, end - block.size),)))
     return replace(model, blocks=tuple(changed)).restricted(frozenset(blocks))
+
+
+def stretch_capture(capture: Capture, ids: list[str], stretch: tuple[int, int]) -> Capture:
+    """The units ``ids`` of ``capture`` alone, its memory's ranges cut to ``stretch``: a
+    stretch as a tile of its own (the conflicts among the units kept)."""
+    start, end = stretch
+    sub = units_only(capture, ids)
+    ranges = tuple(
+        Range(max(r.start, start), min(r.end, end), r.name, r.classes)
+        for r in sub.memory.ranges
+        if max(r.start, start) < min(r.end, end)
+    )
+    return replace(sub, memory=replace(sub.memory, ranges=ranges))
 
 
 def decompose(
