@@ -71,6 +71,16 @@ class Decomposed:
     cuts: int = 0
 
 
+@dataclass(frozen=True)
+class StretchAnswer:
+    """One slave's answer: SOLVED with its blocks' bases, INFEASIBLE with a subset of its
+    blocks that cannot lie together in the stretch, or TIMEOUT."""
+
+    status: str
+    bases: dict[int, int] | None = None
+    subset: frozenset[int] | None = None
+
+
 @dataclass
 class _Slaves:
     """The stretches' searches, each set of blocks searched once per stretch."""
@@ -82,17 +92,16 @@ class _Slaves:
     params: SearchParams
     budget: Callable[[float, int | None], Budget]
     span: float  # the route's seconds, of which each slave takes its share
-    known: dict[tuple[int, frozenset[int]], tuple[str, object]] = field(default_factory=dict)
+    known: dict[tuple[int, frozenset[int]], StretchAnswer] = field(default_factory=dict)
 
-    def search(self, s: int, blocks: frozenset[int]) -> tuple[str, object]:
-        """SOLVED and the blocks' bases, INFEASIBLE and a subset of them that cannot lie
-        together in stretch ``s``, or TIMEOUT."""
+    def search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
+        """Stretch ``s`` holding ``blocks``: placed, refuted, or neither in time."""
         key = (s, blocks)
         if key not in self.known:
             self.known[key] = self._search(s, blocks)
         return self.known[key]
 
-    def _search(self, s: int, blocks: frozenset[int]) -> tuple[str, object]:
+    def _search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
         order = sorted(blocks)
         tuned = self.params.stretches
         sub = confined(self.model, self.choices.stretches[s], order)
@@ -102,17 +111,17 @@ class _Slaves:
         if outcome.status == TIMEOUT and tuned.find and self.capture is not None:
             found = self._find(s, order)
             if found is not None:
-                return SOLVED, found
+                return StretchAnswer(SOLVED, bases=found)
             outcome = search_model(sub, self.budget(seconds - time.monotonic(), None))
         if outcome.status == SOLVED and outcome.bases is not None:
-            return SOLVED, {order[i]: base for i, base in outcome.bases.items()}
+            return StretchAnswer(SOLVED, bases={order[i]: b for i, b in outcome.bases.items()})
         if outcome.status != INFEASIBLE:
-            return TIMEOUT, None
+            return StretchAnswer(TIMEOUT)
         until = min(self.deadline, time.monotonic() + self.span * tuned.shrink_share)
         trial = self.params.portfolio.subset_trial_nodes
         ids, _ = shrink(sub, until, trial, self.params)
         index = {self.model.blocks[k].id: k for k in order}
-        return INFEASIBLE, frozenset(index[i] for i in ids)
+        return StretchAnswer(INFEASIBLE, subset=frozenset(index[i] for i in ids))
 
     def _find(self, s: int, order: list[int]) -> dict[int, int] | None:
         """The blocks' bases as the find member's routes place them in stretch ``s``
@@ -217,21 +226,18 @@ def _round(
     bases: dict[int, int] = {}
     sound, failed = True, False
     for s in sorted(members):
-        status, found = slaves.search(s, frozenset(members[s]))
-        if status == SOLVED:
-            assert isinstance(found, dict)
-            bases.update(found)
+        answer = slaves.search(s, frozenset(members[s]))
+        if answer.bases is not None:
+            bases.update(answer.bases)
             continue
         failed = True
-        blocks = found if status == INFEASIBLE else members[s]
-        assert isinstance(blocks, set | frozenset)
+        blocks = members[s] if answer.subset is None else answer.subset
         cut = frozenset((k, s) for k in blocks if k not in fixed)
         if not cut:  # the blocks have no other stretch: a proof, or no way on
-            core = frozenset(blocks)
-            return (
-                Decomposed(INFEASIBLE, core=core) if status == INFEASIBLE else Decomposed(TIMEOUT)
-            )
-        sound = sound and status == INFEASIBLE
+            if answer.subset is None:
+                return Decomposed(TIMEOUT)
+            return Decomposed(INFEASIBLE, core=answer.subset)
+        sound = sound and answer.status == INFEASIBLE
         if cut not in cuts:
             cuts.append(cut)
         if time.monotonic() >= slaves.deadline:
