@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/choice.py                 # seeds 0-4: about 10 minutes on 2 cores
     .venv/bin/python benchmarks/choice.py --seeds 7 --time-limit 10
     .venv/bin/python benchmarks/choice.py --seeds 2 --tiles 503 --time-limit 60 --cpsat
-    .venv/bin/python benchmarks/choice.py --cpsat --lever stretches   # about 20 minutes
+    .venv/bin/python benchmarks/choice.py --cpsat --lever stretches   # about 12 minutes
 
 Synthetic models (``tilefit synth``: 1,472 IPU-like tiles of about 500 requests,
 15% of them tight, 8% over) are where the memory is cut into stretches (the

@@ -2,7 +2,7 @@
 
 Run from the repository root (after `pip install -e '.[test,bench]'`):
 
-    .venv/bin/python benchmarks/stretch_oracle.py              # about 5 minutes on 2 cores
+    .venv/bin/python benchmarks/stretch_oracle.py              # about 2 minutes on 2 cores
     .venv/bin/python benchmarks/stretch_oracle.py --seconds 10
 
 Route `stretches` (`tilefit.search.stretches`) chooses each block's stretch of

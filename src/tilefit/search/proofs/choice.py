@@ -329,9 +329,8 @@ def solve_program(
             options={"node_limit": params.nodes, "time_limit": seconds},
         )
     if result.status == 0:
-        taken = np.flatnonzero(np.asarray(result.x) > 0.5)
-        chosen = {k: s for (k, s), v in built.columns.items() if v in set(taken.tolist())}
-        return chosen
+        taken = set(np.flatnonzero(np.asarray(result.x) > 0.5).tolist())
+        return {k: s for (k, s), v in built.columns.items() if v in taken}
     return False if result.status == 2 else None
 
 
