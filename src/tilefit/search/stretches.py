@@ -172,8 +172,9 @@ def decompose(
 ) -> Decomposed:
     """The decomposition of ``model`` until ``deadline`` (``time.monotonic()`` seconds);
     ``budget`` makes each slave's exact-search budget from its seconds and nodes (by
-    default a fresh ``Budget``); with ``capture`` (the model's) the slaves try the find member's
-    routes first. TIMEOUT at once where memory is one stretch."""
+    default a fresh ``Budget``); with ``capture`` (the model's) the slaves also try the
+    find member's routes after the exact search's first look. TIMEOUT at once where memory
+    is one stretch."""
     choices = stretches_of(model, params.choice)
     if choices is None:  # one stretch: nothing to decompose
         return Decomposed(TIMEOUT)
