@@ -347,8 +347,9 @@ def quiet_stdout() -> Iterator[None]:
         yield
         return
     try:
-        with open(os.devnull, "wb") as sink:
-            os.dup2(sink.fileno(), 1)
+        sink = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(sink, 1)
+        os.close(sink)
         yield
     finally:
         os.dup2(saved, 1)
