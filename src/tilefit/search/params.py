@@ -291,8 +291,8 @@ class ChoiceParams:
 
 @dataclass(frozen=True)
 class StretchesParams:
-    """Route ``stretches``: the choice of stretch as master, the exact search of each
-    stretch as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
+    """Route ``stretches``: the choice of stretch as master, each stretch placed or refuted
+    alone as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
 
     share: float = 0.2
     """Of the prove member's time, what the route may take (every master and slave)."""
@@ -305,7 +305,8 @@ class StretchesParams:
     find_share: float = 0.15
     """Of the route's time, what the find member's routes may take on one stretch."""
     slave_share: float = 0.25
-    """Of the route's time, what the exact search of one stretch may take."""
+    """Of the route's time, what one stretch may take (the exact search's first look, the
+    find member's routes, then the exact search for the rest)."""
     shrink_share: float = 0.1
     """Of the route's time, what shrinking the blocks of one failed stretch to a cut may
     take (past it the cut keeps the blocks it has: weaker, still sound)."""

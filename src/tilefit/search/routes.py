@@ -128,9 +128,8 @@ REGISTRY = (
         PROVE,
         proves=True,
         places=True,
-        says="with each request's stretch of memory chosen, the exact search of every "
-        "stretch placed its requests, or no choice was left that the searches had not "
-        "refuted",
+        says="with each request's stretch of memory chosen, every stretch was placed on its "
+        "own, or no choice was left that the stretches' exact searches had not refuted",
         runner="tilefit.search.stretches:run",
     ),
     Route(
