@@ -79,10 +79,13 @@ def cpsat_solve(
             model.add(offset(after) == offset(before) + by_id[before].size)
     _conflicts(model, capture, offset, reach)
 
+    from tilefit.search.sat.route import solve_interruptibly
+
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.001, time_limit - (time.monotonic() - started))
     solver.parameters.num_workers = workers
-    status = solver.solve(model)
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's, as in route cpsat
+    status = solve_interruptibly(solver, model)
     seconds = time.monotonic() - started
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         offsets = {r.id: r.alignment * solver.value(slots[r.id][0]) for r in capture.requests}
