@@ -27,15 +27,12 @@ def diagnosis_headline(d: Diagnosis) -> Headline | None:
 
 
 def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
-    """``solve``'s; None for a capture not imported."""
-    if answer.heap is None:
+    """``solve``'s; None for a capture not imported. The bytes that must leave come with
+    the heap's standing, from the ladder's own bounds."""
+    heap = answer.heap
+    if heap is None:
         return None
-    from tilefit.bounds.deficit import bound
-
-    report = bound(capture)
-    return headline(
-        answer.heap, answer.verdict, report.available, report.leaving, _adoption(answer.heap.tool)
-    )
+    return headline(heap, answer.verdict, capture.available, heap.leaving, _adoption(heap.tool))
 
 
 def headline_json(h: Headline | None, placement: str | None = None) -> dict[str, Any] | None:

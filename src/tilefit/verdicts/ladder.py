@@ -334,7 +334,9 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     best = least.best_top if least is not None else top
     proven = least.optimal if least is not None else False
     report = problem.bound
-    heap = heap_standing(capture, report.lower_bound, best, proven, aligned=report.aligned.top)
+    heap = heap_standing(
+        capture, report.lower_bound, best, proven, report.aligned.top, report.leaving
+    )
     return replace(answer, heap=heap)
 
 
