@@ -84,8 +84,7 @@ def cpsat_solve(
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.001, time_limit - (time.monotonic() - started))
     solver.parameters.num_workers = workers
-    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's, as in route cpsat
-    status = solve_interruptibly(solver, model)
+    status = solve_interruptibly(solver, model)  # Ctrl-C is Python's, as in route cpsat
     seconds = time.monotonic() - started
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         offsets = {r.id: r.alignment * solver.value(slots[r.id][0]) for r in capture.requests}

@@ -47,7 +47,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 def run(p: Proving) -> Decision | None:
     """Route ``cpsat``: a placement, a proof, or None in its share of the time (its best
     solution above the top then kept among the member's partial placements)."""
-    deadline = min(p.deadline, p.share(p.params.cpsat.share))
+    deadline = p.share(p.params.cpsat.share)  # the member's deadline at the latest
     status, bases, search = sat_search(p.capture, p.model, deadline, p.params.cpsat)
     if status == SOLVED and bases is not None:
         return Decision(SOLVED, search.placement(p.capture, bases), CPSAT, seconds=p.seconds())
@@ -117,9 +117,11 @@ def _hint(
 
 def solve_interruptibly(solver: Any, model: Any) -> int:
     """``solver.solve(model)`` in a thread of its own, this one waiting on it: Ctrl-C then
-    reaches Python here, which stops the search and raises. (CP-SAT's own handler, off in
-    ``_solver``, would swallow Ctrl-C and leave SIGINT at its default afterwards; and a
-    signal reaches Python only between bytecodes, never during a call into CP-SAT.)"""
+    reaches Python here, which stops the search and raises. (CP-SAT's own handler, switched
+    off here, would swallow Ctrl-C and leave SIGINT at its default afterwards; and a signal
+    reaches Python only between bytecodes, never during a call into CP-SAT.) Every CP-SAT
+    solve of tilefit's goes through here: route ``cpsat``'s and ``tilefit.peers.cpsat``'s."""
+    solver.parameters.catch_sigint_signal = False
     answer: list[int | BaseException] = []
 
     def solve() -> None:
@@ -169,7 +171,6 @@ def _solver(tuned: CpsatParams, seconds: float) -> Any:
     parameters = solver.parameters
     parameters.max_time_in_seconds = seconds
     parameters.num_workers = tuned.workers
-    parameters.catch_sigint_signal = False  # Ctrl-C is Python's: solve_interruptibly
     parameters.random_seed = tuned.seed
     parameters.cp_model_probing_level = tuned.probing
     parameters.use_timetabling_in_no_overlap_2d = tuned.timetabling
