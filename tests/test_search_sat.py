@@ -6,15 +6,13 @@ bound above the capacity) and without it (a plain feasibility question)."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import replace
 
 import pytest
 from hypothesis import strategies as st
+from interrupting import interrupted
 from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
@@ -142,21 +140,14 @@ def test_the_route_is_a_switchable_prove_route() -> None:
     assert decide(capture, 0.5, workers=1, params=off).status == TIMEOUT
 
 
-# Route cpsat on tile 503 of synth seed 2 without its hint, CP-SAT's log on stdout: the
-# test waits for its search to start, sends Ctrl-C, and reads what the solve did with it.
+# Route cpsat on tile 503 of synth seed 2 without its hint: Ctrl-C once its search has
+# started, and what the solve did with it.
 SOLVING = """
-import itertools, signal, sys, time
-signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits it ignored
+import itertools, time
 from tilefit.generate.synth import synth_model
 from tilefit.search.blocks import build_model
 from tilefit.search.params import CpsatParams
 from tilefit.search.sat import route
-made = route._solver
-def logging(tuned, seconds):
-    solver = made(tuned, seconds)
-    solver.parameters.log_search_progress = True
-    return solver
-route._solver = logging
 capture = next(itertools.islice(synth_model(seed=2), 503, None))
 model = build_model(capture)
 try:
@@ -172,18 +163,10 @@ def test_ctrl_c_during_the_solve_reaches_python_and_the_process_exits_cleanly() 
     # CP-SAT's own handler would swallow it (the solve returning as at a time limit) and
     # leave SIGINT at its default; a process exiting while its stopped search winds down
     # would be aborted (status 134).
-    child = subprocess.Popen(
-        [sys.executable, "-c", SOLVING], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert child.stdout is not None
-    for line in child.stdout:
-        if "Starting search" in line:
-            break
-    child.send_signal(signal.SIGINT)
-    rest, errors = child.communicate(timeout=120)
+    rest, errors, status = interrupted(SOLVING)
     assert "interrupted" in rest.splitlines()
     assert "returned" not in rest
-    assert child.returncode == 0, errors
+    assert status == 0, errors
 
 
 @pytest.mark.parametrize(
