@@ -11,7 +11,7 @@ from tilefit.plot.compare import Comparison
 from tilefit.plot.layout import MemoryMap
 from tilefit.plot.ticks import address_ticks
 from tilefit.report.svg import PLOT_LEFT, WIDTH, Frame, axes, esc, num
-from tilefit.report.svgmap import box_labels
+from tilefit.report.svgmap import box_labels, box_rects
 
 HEIGHT = 600
 GAP = 150  # between the panels: the tops' labels and the bytes saved
@@ -53,13 +53,7 @@ def _panel(
         f"{esc(title)}</text>",
         f'<g data-map="{key}">',
     ]
-    for b in layout.boxes:
-        x = frame.x(b.start)
-        out.append(
-            f'<rect class="k{class_index[b.cls]} e" data-k="{b.index}" x="{num(x)}" '
-            f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" '
-            f'height="{num(max(frame.height(b.size), 0.3))}"/>'
-        )
+    out += box_rects(frame, layout, class_index)
     out += box_labels(frame, layout, fills)
     out.append("</g>")
     return out

@@ -49,14 +49,7 @@ def map_svg(
     ]
     out += _surroundings(frame, layout)
     out.append("<g>")
-    for b in layout.boxes:
-        x = frame.x(b.start)
-        h = max(frame.height(b.size), MIN_BOX)
-        edge = " e" if h > EDGE_FROM else ""
-        out.append(
-            f'<rect class="k{class_index[b.cls]}{edge}" data-k="{b.index}" x="{num(x)}" '
-            f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" height="{num(h)}"/>'
-        )
+    out += box_rects(frame, layout, class_index)
     out.append("</g>")
     out += _marks(frame, layout)
     # The page colours class k's boxes with class_colors(the classes in index order)[k]:
@@ -76,6 +69,21 @@ def map_svg(
     out += axes(frame, address_ticks(layout.size), "address", layout.size)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def box_rects(frame: Frame, layout: MemoryMap, class_index: dict[str, int]) -> list[str]:
+    """Each box as a rectangle of its class, keyed by its capture index for the page's
+    tooltips; a white edge only on boxes tall enough not to wash out under it."""
+    out = []
+    for b in layout.boxes:
+        x = frame.x(b.start)
+        h = max(frame.height(b.size), MIN_BOX)
+        edge = " e" if h > EDGE_FROM else ""
+        out.append(
+            f'<rect class="k{class_index[b.cls]}{edge}" data-k="{b.index}" x="{num(x)}" '
+            f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" height="{num(h)}"/>'
+        )
+    return out
 
 
 def box_labels(frame: Frame, layout: MemoryMap, fills: dict[str, str]) -> list[str]:
