@@ -9,15 +9,15 @@ toolchain's heap (``--capacity``), that heap, where the toolchain's plan is vali
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tilefit.model.capture import Capture
-from tilefit.model.edits import with_capacity
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
 from tilefit.model.words import counted
 from tilefit.plot.layout import MemoryMap, placement_map
 from tilefit.verdicts.check import check
+from tilefit.verdicts.imported import at_own_heap
 
 
 @dataclass(frozen=True)
@@ -38,20 +38,19 @@ class Comparison:
         return 0 if self.best_top is None else max(0, self.given_top - self.best_top)
 
 
-def common_memory(capture: Capture, placement: Placement) -> Capture:
+def common_memory(capture: Capture) -> Capture:
     """The capture in a memory holding both plans: an import's own heap when the capture
     asks about less (``--capacity``); any other capture as it is."""
     origin = capture.origin
     if origin is None or len(capture.memory.ranges) != 1 or origin.heap <= capture.memory.size:
         return capture
-    memory = with_capacity(capture.memory, origin.heap, "origin.heap")
-    return replace(capture, memory=memory)
+    return at_own_heap(capture)
 
 
 def refereed(capture: Capture, placement: Placement, source: str) -> Capture:
     """The memory both plans are drawn in, once the referee accepts the placement given
     there; InputError naming ``source`` and the first violation otherwise."""
-    wide = common_memory(capture, placement)
+    wide = common_memory(capture)
     result = check(wide, placement)
     if not result.valid:
         first = result.violations[0] if result.violations else None
