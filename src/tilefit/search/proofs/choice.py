@@ -198,7 +198,7 @@ def holds(
     if greedy_choice(built) is not None:
         return True  # most tiles that fit: no 0-1 program needed
     found = solve_program(built, deadline, params)
-    return found if found is None or found is False else True
+    return None if found is None else found is not False  # a choice found (or none needed)
 
 
 @dataclass(frozen=True)
