@@ -244,7 +244,7 @@ def test_heap_at_the_aligned_bound_is_optimal() -> None:
 
     standing = heap_standing(_padded(356, heap=356), 300, None)
     assert standing is not None and standing.optimal
-    assert standing.aligned_lower_bound == 356
+    assert standing.aligned_top == 356
     assert standing.text.startswith("XLA's heap is optimal (equals the aligned lower bound, 356 B")
     above = heap_standing(_padded(420, heap=420), 300, 400)
     assert above is not None and not above.optimal

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
@@ -14,6 +14,7 @@ from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
+from tilefit.verdicts.problem import Problem
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,10 @@ def gather(
     compare = None
     if given is not None:  # refereed first: a placement refused costs no search
         compare = comparison(capture, given.placement, given.source, given.name, time_limit)
-    diagnosis = diagnose(capture, time_limit=time_limit)
-    prepared = Prepared.of(capture)
+    problem = Problem(capture)  # the ladder's units and bounds serve the matrix and the maps
+    diagnosis = diagnose(problem, time_limit=time_limit)
     done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
-    matrix = tuple(done.get(s.name) or run_strategy(prepared, s) for s in STRATEGIES)
+    matrix = tuple(done.get(s.name) or run_strategy(problem.prepared, s) for s in STRATEGIES)
     return ReportContent(
         capture=capture,
         diagnosis=diagnosis,

@@ -2,9 +2,10 @@
 
 ``diagnose``, ``solve`` (and ``--minimize``), the importers' standing of a toolchain's
 own plan, ``batch``, ``whatif`` and the report all read an ``Answer``: the verdict,
-the placement that decides it (refereed at the ladder's one exit), what proved it and
-by which route, the least top when minimising, the closest placement and the bracket
-when nothing decided, and the seconds and nodes spent.
+the placement that decides it (refereed at the ladder's one exit), what proved it (the
+bound that proves a capacity deficit, ``capacity``, or the route), the least top when
+minimising, the closest placement and the bracket when nothing decided, and the seconds
+and nodes spent. ``diagnose``'s ``Diagnosis`` is an ``Answer`` with its evidence.
 """
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tilefit.model.placement import Placement
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
+    from tilefit.bounds.capacity import Capacity
     from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
     from tilefit.search.proofs.choice import ChoiceWhere
     from tilefit.verdicts.heap import HeapStanding
-
-SOLVED, INFEASIBLE, TIMEOUT = "solved", "infeasible", "timeout"
-"""``solve``'s statuses (``tilefit.search.routes.STATUSES``, without loading the search)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,7 @@ class Answer:
     placement: Placement | None = None  # within the memory; refereed at the ladder's exit
     route: str | None = None  # the route that decided (``tilefit.search.routes``), if any
     search_status: str | None = None  # the search's own answer, when it ran
+    capacity: Capacity | None = None  # capacity: the bound that proves it, and what must leave
     subset: tuple[str, ...] | None = None  # proven: ids that cannot be placed together
     irreducible: bool = False  # dropping any one id of ``subset`` makes the rest placeable
     closest: Closest | None = None  # undecided: the best placement in more memory

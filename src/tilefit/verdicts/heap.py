@@ -24,14 +24,13 @@ class HeapStanding:
     lower_bound: int  # the live lower bound
     best_top: int | None  # the lowest top of a placement tilefit found (None: none found)
     proven: bool  # best_top is proven the lowest possible
-    aligned_lower_bound: int = 0  # no placement has a lower top: the aligned bound's top
+    aligned_top: int = 0  # no placement has a lower top: the aligned bound's (AlignedBound.top)
     plan: str = "heap"  # what the tool calls it (Origin.plan)
-    leaving: int = 0  # bytes that must leave the memory before any plan fits (BoundReport's)
 
     @property
     def floor(self) -> int:
         """No placement has a lower top than this, by the bounds."""
-        return max(self.lower_bound, self.aligned_lower_bound)
+        return max(self.lower_bound, self.aligned_top)
 
     @property
     def optimal(self) -> bool:
@@ -89,12 +88,11 @@ def heap_standing(
     best_top: int | None,
     proven: bool = False,
     aligned: int | None = None,
-    leaving: int = 0,
 ) -> HeapStanding | None:
     """The standing of ``capture``'s origin heap; None for a capture not imported.
 
     ``aligned`` is the aligned bound's lowest top (``AlignedBound.top``), worked out from
-    the capture when not given; ``leaving``: the bound report's bytes that must leave."""
+    the capture when not given."""
     if capture.origin is None:
         return None
     if aligned is None:
@@ -103,5 +101,5 @@ def heap_standing(
     # A best top at the bounds' floor is proven the least by them, searched or not.
     proven = proven or (best_top is not None and best_top <= max(lower_bound, aligned))
     return HeapStanding(
-        origin.tool, origin.heap, lower_bound, best_top, proven, aligned, origin.plan, leaving
+        origin.tool, origin.heap, lower_bound, best_top, proven, aligned, origin.plan
     )

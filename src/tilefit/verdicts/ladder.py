@@ -1,10 +1,12 @@
-"""The decision ladder: one function that decides a capture, for every command.
+"""The decision ladder: one function that decides a capture, for every command
+(``climb_ladder``; the portfolio's ``decide`` is one of its rungs).
 
 The rungs, cheapest first, each tried only where those below it decided nothing:
 
 1. **production**: the production replay places every unit (``fits``);
-2. **bounds**: live storage, a union of allowed sets, alignment padding (``capacity``)
-   or the pieces bound (``infeasible``, route ``pieces``);
+2. **bounds**: live storage, a union of allowed sets, alignment padding (``capacity``,
+   with the bound that proves it: ``tilefit.bounds.capacity``) or the pieces bound
+   (``infeasible``, route ``pieces``);
 3. **strategies**: the retry chain's fallbacks, then every other strategy: one greedy
    pass each (``fragmentation``; minimising, a pass at the aligned bound is the least);
 4. **search**: the search kernels are compiled if no cache holds them (time given back
@@ -32,6 +34,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
+from tilefit.bounds.capacity import capacity_of
 from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
@@ -79,7 +82,7 @@ class Climb:
     params: SearchParams = DEFAULT
 
 
-def decide(
+def climb_ladder(
     problem: Problem,
     deadline: Deadline,
     climb: Climb = Climb(),
@@ -157,8 +160,9 @@ def _production(replayed: ReplayResult) -> Answer | None:
 def _bounds(problem: Problem) -> Answer | None:
     """Rung 2: a bound proves that no placement exists."""
     report = problem.bound
-    if report.proves_deficit:  # live bytes, a union of allowed sets, or with padding
-        return Answer(Verdict.CAPACITY)
+    capacity = capacity_of(report)  # live bytes, a union of allowed sets, or with padding
+    if capacity is not None:
+        return Answer(Verdict.CAPACITY, capacity=capacity)
     if (short := report.pieces) is not None:
         return Answer(Verdict.INFEASIBLE, subset=short.requests, route=PIECES)
     return None
@@ -334,9 +338,7 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     best = least.best_top if least is not None else top
     proven = least.optimal if least is not None else False
     report = problem.bound
-    heap = heap_standing(
-        capture, report.lower_bound, best, proven, report.aligned.top, report.leaving
-    )
+    heap = heap_standing(capture, report.lower_bound, best, proven, report.aligned.top)
     return replace(answer, heap=heap)
 
 
