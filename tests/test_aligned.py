@@ -227,13 +227,13 @@ def test_diagnose_says_capacity_where_only_the_padding_shows_it() -> None:
     from tilefit.verdicts.diagnose import diagnose
 
     d = diagnose(_padded(340), search=False)
-    assert d.verdict == "capacity" and d.deficit == 0 and d.aligned_deficit == 16
+    assert d.verdict == "capacity" and d.bound.deficit == 0 and d.bound.aligned_deficit == 16
     text = "\n".join(diagnosis_lines(d))
     assert "need 356 B of storage: 16 B over" in text
     assert "0 overloaded windows" not in text
     assert (
         verdict_caption(d).text
-        == "CAPACITY: 16 B over with alignment padding, 0 overloaded windows"
+        == "CAPACITY: 16 B over with alignment padding by the aligned bound, 0 overloaded windows"
     )
     # With room for the padding, the same requests fit.
     assert diagnose(_padded(356), search=False).verdict == "fits"

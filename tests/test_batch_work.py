@@ -40,10 +40,10 @@ def test_a_diagnose_row_carries_the_diagnosis(capture: Capture) -> None:
         found.production_failed_id,
     )
     assert (row.lower_bound, row.available, row.deficit, row.support_deficit) == (
-        found.lower_bound,
-        found.available,
-        found.deficit,
-        found.support_deficit,
+        found.bound.lower_bound,
+        found.bound.available,
+        found.bound.deficit,
+        found.bound.support_deficit,
     )
     assert row.seconds > 0
 

@@ -200,8 +200,8 @@ def test_a_route_registered_in_one_entry_reaches_every_consumer(
     monkeypatch.setattr(routes, "REGISTRY", (fixture, *routes.REGISTRY))
     # The prove member runs it first, and the verdict names it.
     d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
-    assert (d.verdict, d.search_route) == ("infeasible", "fixture")
-    assert d.irreducible_subset == ("a", "b", "c") and d.subset_irreducible
+    assert (d.verdict, d.route) == ("infeasible", "fixture")
+    assert d.subset == ("a", "b", "c") and d.irreducible
     # The schema accepts it, the CLI says it, the docs' table lists it.
     enum = output_schema("diagnose")["$defs"]["diagnose"]["properties"]["search_route"]
     assert "fixture" in enum["anyOf"][0]["enum"]

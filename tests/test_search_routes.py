@@ -116,7 +116,7 @@ def test_the_cli_explains_every_proof_in_the_registry_s_words() -> None:
     from tilefit.verdicts.diagnose import diagnose
 
     d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
-    assert d.verdict == "infeasible" and d.search_route == "elements"
+    assert d.verdict == "infeasible" and d.route == "elements"
     text = "\n".join(_verdict_lines(d, None))
     assert f"proof: {routes.route('elements').says}" in text
     assert all(r.says for r in routes.REGISTRY)

@@ -32,6 +32,11 @@ class Bound(StrEnum):
         """What the bound showed, as a verdict's "decided by" says it."""
         return _SAYS[self]
 
+    @property
+    def short(self) -> str:
+        """Its name in a few words, for a caption."""
+        return _SHORT[self]
+
 
 _SAYS = {
     Bound.LIVE: "the live storage lower bound: more bytes live at one step than available",
@@ -43,6 +48,12 @@ _SAYS = {
         "the aligned lower bound: the live bytes with the padding their alignments force "
         "need more than available"
     ),
+}
+
+_SHORT = {
+    Bound.LIVE: "the live bound",
+    Bound.SUPPORT: "the support-aware bound",
+    Bound.ALIGNED: "the aligned bound",
 }
 
 

@@ -21,13 +21,15 @@ def verdict_caption(d: Diagnosis) -> VerdictCaption:
 
 
 def _text(d: Diagnosis) -> str:
-    """``CAPACITY: 16,328 B over at step 54, 4 overloaded windows`` and the like: short,
+    """``CAPACITY: 16,328 B over at step 54 by the live bound, 4 overloaded windows`` and
+    the like: short,
     since it shares the title's line. A capacity deficit's figure is the one its answer
     carries (``tilefit.bounds.capacity``), as every renderer gives it."""
     head = d.verdict.upper()
     if d.capacity is not None:
         windows = counted(len(d.bound.windows), "overloaded window")
-        return f"{head}: {d.capacity.over_text}, {windows}"
+        c = d.capacity
+        return f"{head}: {c.over_text} by {c.bound.short}, {windows}"
     if d.verdict == Verdict.FITS:
         return f"{head}: {d.strategy} places every request"
     if d.verdict == Verdict.FRAGMENTATION:

@@ -45,7 +45,7 @@ class Answer:
     placement: Placement | None = None  # within the memory; refereed at the ladder's exit
     route: str | None = None  # the route that decided (``tilefit.search.routes``), if any
     search_status: str | None = None  # the search's own answer, when it ran
-    capacity: Capacity | None = None  # capacity: the bound that proves it, and what must leave
+    capacity: Capacity | None = None  # a bound proves no placement: which, and what must leave
     subset: tuple[str, ...] | None = None  # proven: ids that cannot be placed together
     irreducible: bool = False  # dropping any one id of ``subset`` makes the rest placeable
     closest: Closest | None = None  # undecided: the best placement in more memory

@@ -322,7 +322,8 @@ def _fits_after_all(problem: Problem, searched: Answer, found: Closest) -> Answe
 
 def _refereed(problem: Problem, answer: Answer) -> Answer:
     """The ladder's one exit: every placement refereed (a rejected one is tilefit's bug,
-    named by the route or strategy that made it), and an imported capture's standing."""
+    named by the route or strategy that made it), an imported capture's standing, and the
+    bound that proves a capacity deficit, if one does."""
     capture = problem.capture
     if answer.placement is not None:
         referee(capture, answer.placement, _maker(answer.route, answer.strategy))
@@ -339,7 +340,8 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     proven = least.optimal if least is not None else False
     report = problem.bound
     heap = heap_standing(capture, report.lower_bound, best, proven, report.aligned.top)
-    return replace(answer, heap=heap)
+    # A climb that skipped the bounds' rung (solve's) still says what a bound proves.
+    return replace(answer, heap=heap, capacity=answer.capacity or capacity_of(report))
 
 
 def _maker(route: str | None, strategy: str | None) -> str:
