@@ -22,9 +22,9 @@ def verdict_caption(d: Diagnosis) -> VerdictCaption:
 
 def _text(d: Diagnosis) -> str:
     """``CAPACITY: 16,328 B over at step 54 by the live bound, 4 overloaded windows`` and
-    the like: short,
-    since it shares the title's line. A capacity deficit's figure is the one its answer
-    carries (``tilefit.bounds.capacity``), as every renderer gives it."""
+    the like: short, since it shares the title's line. A capacity deficit's bound and
+    figure are the ones its answer carries (``tilefit.bounds.capacity``), as every
+    renderer gives them."""
     head = d.verdict.upper()
     if d.capacity is not None:
         windows = counted(len(d.bound.windows), "overloaded window")
