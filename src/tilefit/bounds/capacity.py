@@ -72,9 +72,8 @@ class Capacity:
     def over_text(self) -> str:
         """``16,328 B over at step 54``, or for the aligned bound ``16 B over with alignment
         padding``: the figure every renderer gives."""
-        if self.step is None:
-            return f"{self.over:,} B over with alignment padding"
-        return f"{self.over:,} B over at step {self.step}"
+        where = "with alignment padding" if self.step is None else f"at step {self.step}"
+        return f"{self.over:,} B over {where}"
 
 
 def capacity_of(report: BoundReport) -> Capacity | None:
