@@ -178,3 +178,69 @@ def test_module_names_are_not_hidden_by_functions() -> None:
         assert callable(getattr(tilefit, name))
     verdicts = importlib.import_module("tilefit.verdicts.check")
     assert verdicts.__name__ == "tilefit.verdicts.check"  # a module, under its own name
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level_imports(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports when it is loaded: its statements at
+    module level, ``if TYPE_CHECKING:`` blocks included (an import inside a function runs
+    later, when it is called); ``from package import module`` names the module."""
+    found: set[str] = set()
+    body = list(ast.parse(path.read_text()).body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.If | ast.Try):
+            body += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                inner = f"{node.module}.{alias.name}"
+                found.add(inner if inner in known else node.module)
+    return found & known
+
+
+def _import_cycles() -> list[list[str]]:
+    paths = {_module_of(p): p for p in sorted(SOURCE.rglob("*.py"))}
+    known = set(paths)
+    edges = {m: sorted(_top_level_imports(p, known) - {m}) for m, p in paths.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    path: list[str] = []
+
+    def walk(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in edges[module]:
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                walk(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            walk(module)
+    return cycles
+
+
+def test_the_import_graph_has_no_circle() -> None:
+    assert _import_cycles() == []
+
+
+def test_a_circle_of_imports_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "tilefit" / "loop"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from tilefit.loop.b import B\nA = 1\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tilefit.loop import a\nB = 2\n"
+    )
+    (package / "c.py").write_text("def late() -> None:\n    from tilefit.loop.a import A\n")
+    monkeypatch.setattr(sys.modules[__name__], "SOURCE", tmp_path / "tilefit")
+    assert _import_cycles() == [["tilefit.loop.a", "tilefit.loop.b", "tilefit.loop.a"]]

@@ -28,7 +28,8 @@ from tilefit.model.placement import Placement
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.routes import DECIDING_ROUTES, PIECES
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
+from tilefit.verdicts.climb import Climb, Entry
+from tilefit.verdicts.ladder import decide, engine_ready
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS

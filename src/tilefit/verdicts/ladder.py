@@ -27,23 +27,21 @@ and the bounds are shared by every rung.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import IntEnum
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.engine.attempt import Attempt, run_strategy
-from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
+from tilefit.search.params import ClosestParams, SearchParams
 from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.heap import heap_standing
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
-from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch, compile_stage
@@ -53,30 +51,9 @@ if TYPE_CHECKING:
     from tilefit.search.decision import Partial
 
 
-class Entry(IntEnum):
-    """The rung a command starts on."""
-
-    REPLAY = 1  # diagnose: production, bounds, strategies, search, closest
-    STRATEGIES = 3  # solve: strategies, search, closest
-    SEARCH = 4  # solve --node-limit: the bare exact search alone
-
-
 REFEREE_PER_REQUEST = 15e-6
 """Seconds the exit's referee takes per request, with room: 200,000 requests took 2.8 s on
 the 2-core development machine under a load of 4 (``tilefit.verdicts.check``)."""
-
-
-@dataclass(frozen=True)
-class Climb:
-    """What a command asks of the ladder (every field has the default ``diagnose`` uses)."""
-
-    entry: Entry = Entry.REPLAY
-    search: bool = True  # False: stop before the search (the closest placement still runs)
-    minimize: bool = False  # the least memory top, not only a placement
-    node_limit: int | None = None  # with Entry.SEARCH: the bare exact search's nodes
-    fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS  # tried first among strategies
-    workers: int | None = None  # the portfolio's processes (None: up to 2 cores)
-    params: SearchParams = DEFAULT
 
 
 def decide(

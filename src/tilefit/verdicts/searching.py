@@ -13,6 +13,7 @@ from tilefit.model.deadline import Deadline
 from tilefit.search.params import LeastParams, SearchParams
 from tilefit.search.routes import CHOICE, INFEASIBLE, REORDER, SOLVED, strategy_of
 from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.climb import Climb
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch, search_stage
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from tilefit.search.decision import Decision, Partial
     from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.search.proofs.choice import ChoiceWhere
-    from tilefit.verdicts.ladder import Climb
 
 
 def search_rung(

@@ -32,7 +32,8 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
+from tilefit.verdicts.climb import Climb, Entry
+from tilefit.verdicts.ladder import decide, engine_ready
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.watch import QUIET, Watch
 
