@@ -238,9 +238,8 @@ def test_a_circle_of_imports_is_found(tmp_path: Path, monkeypatch: pytest.Monkey
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text("from tilefit.loop.b import B\nA = 1\n")
-    (package / "b.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tilefit.loop import a\nB = 2\n"
-    )
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tilefit.loop import a\n"
+    (package / "b.py").write_text(typed + "B = 2\n")
     (package / "c.py").write_text("def late() -> None:\n    from tilefit.loop.a import A\n")
     monkeypatch.setattr(sys.modules[__name__], "SOURCE", tmp_path / "tilefit")
     assert _import_cycles() == [["tilefit.loop.a", "tilefit.loop.b", "tilefit.loop.a"]]

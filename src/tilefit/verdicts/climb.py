@@ -32,3 +32,7 @@ class Climb:
     fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS  # tried first among strategies
     workers: int | None = None  # the portfolio's processes (None: up to 2 cores)
     params: SearchParams = DEFAULT
+
+
+DIAGNOSE = Climb()
+"""What ``diagnose`` asks: every default."""

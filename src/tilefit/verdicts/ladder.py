@@ -37,8 +37,8 @@ from tilefit.model.placement import Placement, placement_top
 from tilefit.search.params import ClosestParams, SearchParams
 from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer, Least
-from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.check import referee
+from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
 from tilefit.verdicts.heap import heap_standing
 from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
@@ -59,7 +59,7 @@ the 2-core development machine under a load of 4 (``tilefit.verdicts.check``).""
 def decide(
     problem: Problem,
     deadline: Deadline,
-    climb: Climb = Climb(),
+    climb: Climb = DIAGNOSE,
     replayed: ReplayResult | None = None,
     watch: Watch = QUIET,
 ) -> Answer:
