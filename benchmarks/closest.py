@@ -23,6 +23,7 @@ import statistics
 import sys
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.deadline import Deadline
 from tilefit.search.closest import closest, extended
 from tilefit.search.params import ClosestParams
 from tilefit.verdicts.check import check
@@ -44,7 +45,7 @@ def main() -> int:
     for target in DENSITIES:
         for seed in range(args.per_density):
             capture, _ = planted_tile(PlantedRecipe(REQUESTS, target, seed))
-            greedy = closest(capture, 600.0, params=PASSES_ALONE)
+            greedy = closest(capture, Deadline.start(600.0), params=PASSES_ALONE)
             found = diagnose(capture, time_limit=args.time_limit)
             c = found.closest
             if found.verdict != "undetermined" or c is None or greedy is None:

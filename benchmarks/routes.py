@@ -43,8 +43,10 @@ from hard_tiles import FAMILIES, density_tiles, warm_up
 
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.portfolio import decide
+from tilefit.search.problem import Problem
 from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, TIMEOUT, Routes
 from tilefit.verdicts.check import check
 
@@ -115,7 +117,7 @@ def switched(names: list[str]) -> SearchParams:
 
 def answer(tile: Tile, limit: float, params: SearchParams) -> Answer:
     started = time.monotonic()
-    d = decide(tile.capture, limit, params=params)
+    d = decide(Problem(tile.capture), Deadline.start(limit), params=params)
     seconds = time.monotonic() - started
     wrong = False
     if d.status == SOLVED:

@@ -79,21 +79,22 @@ def test_imports_never_run_upward() -> None:
 # Inside tilefit.search, by role, lowest first (docs/architecture.md): a module imports
 # its own sub-package and lower roles only.
 SEARCH_ROLES = {
-    "routes": 0,
+    "routes": 0,  # the vocabulary and the registry of routes (each registers itself)
     "blocks": 0,
-    "params": 1,  # every tuning value and switch; it names the routes
+    "params": 1,  # every tuning value and switch
     "decision": 1,  # the one result type (and the partial placement it may carry)
     "bracket": 1,  # where the least top lies when nothing decided, and its lower bound
     "kernel": 2,
-    "exact": 3,
-    "proving": 4,  # what the prove member's routes share, and the exact search's first look
-    "proofs": 5,
-    "local": 5,
-    "compiling": 6,  # compiles the kernel's and the annealing's entry points before a limit
-    "closest": 6,
-    "sat": 7,  # route cpsat: its hint is the closest placement
-    "stretches": 7,  # route stretches: the choice program as master, the find member in slaves
-    "portfolio": 8,
+    "problem": 3,  # the capture and what is built from it once, handed to every route
+    "proof": 4,  # what runs a search (``Search``), and the prove member's kind of route
+    "exact": 5,  # what drives the kernel, and route exact
+    "proofs": 6,
+    "local": 6,
+    "compiling": 7,  # compiles the kernel's and the annealing's entry points before a limit
+    "closest": 7,  # and route descent
+    "sat": 8,  # route cpsat: its hint is the closest placement
+    "stretches": 8,  # route stretches: the choice program as master, the find member in slaves
+    "portfolio": 9,
 }
 
 

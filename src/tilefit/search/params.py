@@ -234,10 +234,6 @@ class ClosestParams:
 
     greedy_rounds: int = 8
     """Random constraint-aware greedy orders tried besides the fixed strategies."""
-    descent: bool = True
-    """Lower the best of those by annealing in less extra memory (``closest.descend``):
-    the closest placement from minimising the top, not only from stacking what is left.
-    ``diagnose`` runs it only with the search and its ``anneal`` route on."""
     probe_seconds: float = 1.0
     """Seconds one probe of the descent anneals at most before looking higher."""
     probe_stall: int = 30_000
@@ -256,7 +252,7 @@ class ClosestParams:
     def __post_init__(self) -> None:
         _check(
             self,
-            {"greedy_rounds": "count", "descent": "switch", "probe_seconds": "positive"}
+            {"greedy_rounds": "count", "probe_seconds": "positive"}
             | {"probe_stall": "whole", "first_cut": "share", "share": "fraction"}
             | {"seconds": "positive"},
         )
@@ -377,9 +373,6 @@ class LeastParams:
     """Of the limit, what the strategies' greedy passes may take once one has fitted."""
     bound_share: float = 1 / 3
     """Of the time left, what the exact probe at the lower bound itself may take."""
-    reorder: bool = True
-    """Greedy passes in orders drawn from the live profile first (route ``reorder``; a
-    uniform capture only: every request its own unit, one allowed interval)."""
     reorder_share: float = 0.4
     """Of the time left, what those passes may take; the exact search's probes have the rest."""
     seed: int = 1
@@ -388,7 +381,7 @@ class LeastParams:
     def __post_init__(self) -> None:
         _check(
             self,
-            {"passes_share": "share", "bound_share": "share", "reorder": "switch"}
+            {"passes_share": "share", "bound_share": "share"}
             | {"reorder_share": "share"}
             | {"seed": "count"},
         )

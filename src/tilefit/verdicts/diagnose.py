@@ -26,11 +26,11 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.routes import DECIDING_ROUTES, PIECES
+from tilefit.search.problem import Problem
+from tilefit.search.routes import PIECES
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.ladder import decide, engine_ready
-from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.verdict import Verdict
@@ -78,7 +78,7 @@ class Diagnosis:
 
     @property
     def search_route(self) -> str | None:
-        """The route that decided (one of ``SEARCH_ROUTES``)."""
+        """The route that decided (one of ``tilefit.search.routes.names()``)."""
         return self.answer.route
 
     @property
@@ -221,8 +221,3 @@ def diagnose(
         reproduced=replayed.reproduced,
         answer=answer,
     )
-
-
-SEARCH_ROUTES = DECIDING_ROUTES
-"""Routes that decide (``tilefit.search.routes.REGISTRY``): ``pieces`` (the pieces bound,
-``tilefit.bounds.pieces``) and those of the search portfolio."""

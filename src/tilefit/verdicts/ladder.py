@@ -34,13 +34,13 @@ from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.params import ClosestParams, SearchParams
+from tilefit.search.params import ClosestParams
+from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer, Least
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
 from tilefit.verdicts.heap import heap_standing
-from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
@@ -114,7 +114,7 @@ def _climb(
         if placed is not None:
             return least_rung(problem, deadline, placed, watch, climb.params)
         problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
-        reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
+        reserve = closest_reserve(deadline.left(), passes, climb.params.closest, _descends(climb))
         # The closest placement first builds its extended capture's units and model.
         reserve = min(max(reserve, 2 * problem.rebuild_seconds()), deadline.left() / 2)
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
@@ -217,20 +217,23 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
     return deadline.give_back(ensure_compiled(during=compile_stage(watch)))
 
 
-def _nearest(climb: Climb) -> SearchParams:
-    """The parameters the closest placement runs with: the descent is annealing, so not
-    without the search, nor with its ``anneal`` route off."""
-    params = climb.params
-    descent = params.closest.descent and climb.search and params.routes.on("anneal")
-    return replace(params, closest=replace(params.closest, descent=descent))
+def _descends(climb: Climb) -> bool:
+    """Whether the closest placement runs its descent (route ``Descent``, when it is on):
+    the descent is annealing, so not without the search, nor with its ``anneal`` route
+    off."""
+    from tilefit.search.closest import Descent
+    from tilefit.search.local.find import Anneal
+
+    routes = climb.params.routes
+    return climb.search and routes.on(Descent) and routes.on(Anneal)
 
 
-def closest_reserve(remaining: float, passes: float, params: ClosestParams) -> float:
+def closest_reserve(remaining: float, passes: float, params: ClosestParams, descent: bool) -> float:
     """Seconds of ``remaining`` kept from the search for the closest placement, should it
-    end undecided: with the descent, ``params.share`` of it; without, about twice the
+    end undecided: with the ``descent``, ``params.share`` of it; without, about twice the
     greedy passes just run (``passes`` seconds: the closest runs 24 of them on a larger
     capture), at most ``params.seconds`` and a fifth of it."""
-    if params.descent:
+    if descent:
         return remaining * params.share
     return min(params.seconds, 2 * passes, remaining / 5)
 
@@ -251,23 +254,24 @@ def _closest(
     from tilefit.search.bracket import bracket_of
     from tilefit.search.closest import closest
 
-    params = _nearest(climb)
+    params, descent = climb.params, _descends(climb)
     left = deadline.left()
     if left <= problem.rebuild_seconds():  # its set-up would run past the deadline
         cut.append("the closest placement (no time left)")
         return searched
-    cap = left if params.closest.descent else params.closest.seconds
+    cap = left if descent else params.closest.seconds
     watch.stage("the closest placement, in more memory", deadline.at)
-    began, limit = time.monotonic(), min(cap, left)
+    until = Deadline.start(min(cap, left))
     found = closest(
         problem.capture,
-        limit,
+        until,
         partial=partial,
         params=params.closest,
         anneal=params.anneal,
+        descent=descent,
     )
     if found is None:
-        if time.monotonic() >= began + limit:
+        if until.passed():
             cut.append("the closest placement (no pass fitted in time)")
         return searched
     if found.overflow == 0:

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -46,12 +46,13 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
-from tilefit.search.params import DEFAULT, ChoiceParams
-
-if TYPE_CHECKING:
-    from tilefit.search.decision import Decision
-    from tilefit.search.proving import Proving
+from tilefit.search.decision import Decision
+from tilefit.search.exact.route import proven
+from tilefit.search.params import DEFAULT, ChoiceParams, SearchParams
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 
 Span = tuple[int, int]  # addresses [start, end)
 
@@ -116,7 +117,7 @@ def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> C
 
 
 def choice_core(
-    model: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+    model: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT.choice
 ) -> frozenset[int] | None:
     """Blocks of ``model`` that no choice of stretches holds (shrunk with the relaxation
     until the deadline), or None: a choice exists, none is needed, or time ran out."""
@@ -154,7 +155,7 @@ class ChoiceWhere:
 
 
 def where_choice_fails(
-    core: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+    core: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT.choice
 ) -> ChoiceWhere | None:
     """The steps and stretches of a core ``choice_core`` proved, or None if the relaxation
     does not fail on it (or the deadline comes first)."""
@@ -172,7 +173,7 @@ def where_choice_fails(
 
 
 def _failing_steps(
-    choices: Choices, blocks: list[int], deadline: float, params: ChoiceParams
+    choices: Choices, blocks: list[int], deadline: Deadline, params: ChoiceParams
 ) -> list[int] | None:
     """Indices of steps at which no choice holds ``blocks``, shrunk until the deadline
     (each removal kept while still failing), or None when a choice holds them all."""
@@ -186,12 +187,12 @@ def holds(
     choices: Choices,
     blocks: Sequence[int],
     steps: Sequence[int],
-    deadline: float,
+    deadline: Deadline,
     params: ChoiceParams = DEFAULT.choice,
 ) -> bool | None:
     """Whether some choice of stretches holds ``blocks`` at ``steps`` (indices into
     ``choices.steps``): True, False, or None when HiGHS reaches the node limit or the
-    deadline (``time.monotonic()`` seconds) first."""
+    deadline first."""
     built = program(choices, blocks, steps, params)
     if built is None:
         return False  # blocks with no choice overfill a stretch already
@@ -291,7 +292,7 @@ def greedy_choice(built: ChoiceProgram) -> dict[int, int] | None:
 
 def solve_program(
     built: ChoiceProgram,
-    deadline: float,
+    deadline: Deadline,
     params: ChoiceParams = DEFAULT.choice,
     cuts: Sequence[frozenset[tuple[int, int]]] = (),
 ) -> dict[int, int] | bool | None:
@@ -300,7 +301,7 @@ def solve_program(
     least one of its choices not taken. Block -> stretch when HiGHS finds a choice (True
     when nothing chooses), False when it proves none exists, None at its node limit or
     the deadline."""
-    seconds = deadline - time.monotonic()
+    seconds = deadline.at - time.monotonic()
     if seconds <= 0:
         return None
     n = len(built.columns)
@@ -382,7 +383,7 @@ def _within(inner: Span, outer: Span) -> bool:
 
 
 def _shrink(
-    items: list[int], infeasible: Callable[[list[int]], bool], deadline: float
+    items: list[int], infeasible: Callable[[list[int]], bool], deadline: Deadline
 ) -> list[int]:
     """A deletion filter: chunks of ``items`` dropped while ``infeasible`` of the rest
     still holds, halving the chunk down to one, until the deadline."""
@@ -391,7 +392,7 @@ def _shrink(
     while True:
         i = 0
         while i < len(keep):
-            if time.monotonic() >= deadline:
+            if deadline.passed():
                 return keep
             trial = keep[:i] + keep[i + chunk :]
             if trial and infeasible(trial):
@@ -403,10 +404,23 @@ def _shrink(
         chunk = max(1, chunk // 2)
 
 
-def prove(p: Proving) -> Decision | None:
-    """Route ``choice``: no choice of stretches holds the blocks (each keeps one all its
-    life). The core comes shrunk by the relaxation itself; the exact search's deletion
-    filter then tries to show it irreducible in the time left (where it cannot, the subset
-    stays as it is)."""
-    core = choice_core(p.model, p.share(p.params.choice.share), p.params.choice)
-    return None if core is None else p.infeasible(p.model.restricted(core), "choice")
+class Choice(Proof):
+    """No choice of stretches holds the blocks (each keeps one all its life). The core
+    comes shrunk by the relaxation itself; the exact search's deletion filter then tries
+    to show it irreducible in the time left (where it cannot, the subset stays as it is).
+    ``diagnose`` reads the steps of its core again for the reader (``where_choice_fails``)."""
+
+    name = "choice"
+    rank = 20
+    proves, places = True, False
+    says = (
+        "each request keeps one stretch of memory all its life, and no choice of "
+        "stretches holds these at every step"
+    )
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        model = problem.model
+        core = choice_core(model, deadline.share(params.choice.share), params.choice)
+        if core is None:
+            return None
+        return proven(problem, model.restricted(core), Choice, deadline, params)
