@@ -12,7 +12,7 @@ from tilefit.engine.uniform import UniformArrays
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import placement_top
-from tilefit.search.local.reorder import Features, reorder
+from tilefit.search.local.reorder import Features, Reorder, reorder
 from tilefit.verdicts.check import check
 
 # Size-descending first-fit and best-fit both end at 11; the live peak is 10, and the
@@ -120,5 +120,5 @@ def test_a_capture_too_large_for_the_exact_search_still_gets_the_reordered_passe
     few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=100))
     answer = tilefit.solve(capture, time_limit=60, minimize=True, params=few)
     assert answer.least is not None and answer.least.optimal and answer.least.best_top == 10
-    assert answer.route == "reorder"
+    assert answer.route == Reorder.name
     assert answer.placement is not None and check(capture, answer.placement).valid

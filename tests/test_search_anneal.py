@@ -216,6 +216,7 @@ def test_too_many_pairs_skip_the_route() -> None:
 SCRIPT = """
 import json, random, time
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import Deadline
 from tilefit.search.local.anneal import Annealer
 from tilefit.search.blocks import build_model
 out = []

@@ -10,7 +10,9 @@ from tilefit.search.kernel.jit import COMPILED
 SCRIPT = """
 import json, random
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search import exact_search
+from tilefit.search.problem import Problem
 out = []
 for seed in range(4):
     rng = random.Random(seed)

@@ -152,6 +152,7 @@ def test_the_route_is_a_switchable_prove_route() -> None:
 SOLVING = """
 import itertools, time
 from tilefit.generate.synth import synth_model
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
 from tilefit.search.params import CpsatParams
 from tilefit.search.sat import route
