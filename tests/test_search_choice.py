@@ -31,8 +31,8 @@ from tilefit.output.jsonout import diagnosis_json
 from tilefit.output.schema import output_schema
 from tilefit.report.evidence import evidence_html
 from tilefit.search.blocks import build_model
-from tilefit.search.params import ChoiceParams, SearchParams
-from tilefit.search.proofs.choice import choice_core, choices_of, holds
+from tilefit.search.params import SearchParams
+from tilefit.search.proofs.choice import ChoiceParams, choice_core, choices_of, holds
 from tilefit.search.routes import Routes, switchable
 from tilefit.verdicts.diagnose import diagnose
 

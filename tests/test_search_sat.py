@@ -7,7 +7,6 @@ bound above the capacity) and without it (a plain feasibility question)."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 from hypothesis import strategies as st
@@ -18,12 +17,12 @@ from search_captures import count_answers, tiny_captures
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
-from tilefit.search.params import CpsatParams, SearchParams
+from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes, route
-from tilefit.search.sat.route import sat_search
+from tilefit.search.sat.route import CpsatParams, sat_search
 from tilefit.verdicts.check import check
 
 EXAMPLES = 200
@@ -88,7 +87,7 @@ def test_without_its_proof_the_best_solution_below_the_top_is_the_partial_placem
     # Proofs not taken: CP-SAT's optimum (one request above the top) is a time-out whose
     # requests below the top make the member's partial placement, valid for the capture.
     capture = _overflowing()
-    cautious = SearchParams(routes=Routes.only(["cpsat"]), cpsat=CpsatParams(proves=False))
+    cautious = SearchParams(routes=Routes.only(["cpsat"])).tune(CpsatParams(proves=False))
     decision = decide(Problem(capture), Deadline.start(2.0), workers=1, params=cautious)
     assert decision.status == TIMEOUT and decision.partial is not None
     assert decision.partial.left_out == 4 * 2  # one request of 4 B over 2 steps
@@ -133,7 +132,7 @@ def test_the_route_is_a_switchable_prove_route() -> None:
     assert (cpsat.member, cpsat.proves, cpsat.places) == ("prove", True, True)
     assert issubclass(cpsat, Proof)  # the prove member runs it before its turns
     capture = _overflowing()
-    trusting = replace(SearchParams.only(["cpsat"]), cpsat=CpsatParams(proves=True))
+    trusting = SearchParams.only(["cpsat"]).tune(CpsatParams(proves=True))
     alone = decide(Problem(capture), Deadline.start(30.0), workers=1, params=trusting)
     assert (alone.status, alone.route) == (INFEASIBLE, "cpsat")
     assert (
@@ -154,8 +153,8 @@ import itertools, time
 from tilefit.generate.synth import synth_model
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
-from tilefit.search.params import CpsatParams
 from tilefit.search.sat import route
+from tilefit.search.sat.route import CpsatParams
 capture = next(itertools.islice(synth_model(seed=2), 503, None))
 model = build_model(capture)
 try:

@@ -22,18 +22,18 @@ from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.search.blocks import build_model
-from tilefit.search.params import SearchParams, StretchesParams
+from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
 from tilefit.search.problem import Problem
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes, switchable
-from tilefit.search.stretches import Stretches, decompose
+from tilefit.search.stretches import Stretches, StretchesParams, decompose
 from tilefit.verdicts.check import check
 
 STRETCHES = Stretches.name
 
 EXAMPLES = 300
-EXACT_ONLY = SearchParams(stretches=StretchesParams(find=False))
-FIND_FIRST = SearchParams(stretches=StretchesParams(first_nodes=1, find_share=0.01))
+EXACT_ONLY = SearchParams().tune(StretchesParams(find=False))
+FIND_FIRST = SearchParams().tune(StretchesParams(first_nodes=1, find_share=0.01))
 """The find member's routes on every stretch the exact search's first node leaves open."""
 
 

@@ -44,10 +44,11 @@ from tilefit.search.exact.route import proven
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
-from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.params import DEFAULT, SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
 from tilefit.search.proofs.choice import (
+    ChoiceParams,
     ChoiceProgram,
     Choices,
     greedy_choice,
@@ -59,6 +60,32 @@ from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 
 if TYPE_CHECKING:
     pass
+
+
+@dataclass(frozen=True)
+class StretchesParams(Tuned):
+    """Route ``stretches``: the choice of stretch as master, each stretch placed or refuted
+    alone as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
+
+    share: float = ruled(0.2, "share")
+    """Of the prove member's time, what the route may take (every master and slave)."""
+    first_nodes: int = ruled(2_000, "whole")
+    """Nodes of the exact search's first look at a stretch, before the find member's
+    routes (a small stretch, or one its blocks cannot share, is decided there)."""
+    find: bool = ruled(True, "switch")
+    """Each stretch then given to the find member's routes, on that stretch alone
+    (off: the exact search only)."""
+    find_share: float = ruled(0.15, "share")
+    """Of the route's time, what the find member's routes may take on one stretch."""
+    slave_share: float = ruled(0.25, "share")
+    """Of the route's time, what one stretch may take (the exact search's first look, the
+    find member's routes, then the exact search for the rest)."""
+    shrink_share: float = ruled(0.1, "share")
+    """Of the route's time, what shrinking the blocks of one failed stretch to a cut may
+    take (past it the cut keeps the blocks it has: weaker, still sound)."""
+    rounds: int = ruled(200, "whole")
+    """Choices the master may make before the route gives up."""
+
 
 Cut = frozenset[tuple[int, int]]  # (block, stretch) choices never all taken together
 
@@ -115,7 +142,7 @@ class _Slaves:
 
     def _search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
         order = sorted(blocks)
-        tuned = self.params.stretches
+        tuned = self.params.of(StretchesParams)
         sub = confined(self.model, self.choices.stretches[s], order)
         until = self.deadline.share(tuned.slave_share)
         # A look of a few nodes first: small stretches, and refuted ones, end there.
@@ -140,7 +167,7 @@ class _Slaves:
         assert self.capture is not None
         ids = [self.model.blocks[k].id for k in order]
         sub = stretch_capture(self.capture, ids, self.choices.stretches[s])
-        until = self.deadline.share(self.params.stretches.find_share)
+        until = self.deadline.share(self.params.of(StretchesParams).find_share)
         found = find_placement(Problem(sub), until, params=self.params)
         if found.status != SOLVED or found.placement is None:
             return None
@@ -182,14 +209,14 @@ def decompose(
     (``StretchesParams``) and the nodes of their exact searches counted; with ``capture``
     (the model's) the slaves also try the find member's routes after the exact search's
     first look. TIMEOUT at once where memory is one stretch."""
-    choices = stretches_of(model, params.choice)
+    choices = stretches_of(model, params.of(ChoiceParams))
     if choices is None:  # one stretch: nothing to decompose
         return Decomposed(TIMEOUT)
     homeless = frozenset(k for k, hulls in enumerate(choices.hulls) if not hulls)
     if homeless:  # a block with no base at all: alone, no placement
         return Decomposed(INFEASIBLE, core=homeless)
     every = list(range(len(model.blocks)))
-    built = program(choices, every, list(range(len(choices.steps))), params.choice)
+    built = program(choices, every, list(range(len(choices.steps))), params.of(ChoiceParams))
     if built is None:  # the blocks without a choice overfill a stretch already
         return Decomposed(INFEASIBLE)
     # Each slave's share is of the route's time from here: its deadline starts now.
@@ -205,10 +232,10 @@ def _master(slaves: _Slaves, built: ChoiceProgram, params: SearchParams) -> Deco
     fixed = {k: next(iter(h)) for k, h in enumerate(choices.hulls) if len(h) == 1}
     cuts: list[Cut] = []
     sound = True  # every cut so far proven: the master's exhaustion is a proof
-    for rounds in range(1, params.stretches.rounds + 1):
+    for rounds in range(1, params.of(StretchesParams).rounds + 1):
         chosen = greedy_choice(built) if not cuts else None
         if chosen is None:
-            found = solve_program(built, deadline, params.choice, cuts)
+            found = solve_program(built, deadline, params.of(ChoiceParams), cuts)
             if found is None or (found is False and not sound):
                 return Decomposed(TIMEOUT, rounds=rounds, cuts=len(cuts))
             if found is False:
@@ -221,7 +248,7 @@ def _master(slaves: _Slaves, built: ChoiceProgram, params: SearchParams) -> Deco
         sound = sound and outcome
         if deadline.passed():
             break
-    return Decomposed(TIMEOUT, rounds=params.stretches.rounds, cuts=len(cuts))
+    return Decomposed(TIMEOUT, rounds=params.of(StretchesParams).rounds, cuts=len(cuts))
 
 
 def _round(
@@ -279,6 +306,7 @@ class Stretches(Proof):
 
     name = "stretches"
     rank = 40
+    tuning = StretchesParams
     proves, places = True, True
     says = (
         "with each request's stretch of memory chosen, every stretch was placed on its "
@@ -287,7 +315,9 @@ class Stretches(Proof):
 
     def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
         model = problem.model
-        found = decompose(model, deadline.share(params.stretches.share), params, problem.capture)
+        found = decompose(
+            model, deadline.share(params.of(StretchesParams).share), params, problem.capture
+        )
         if found.status == SOLVED and found.bases is not None:
             placement = model.placement(problem.capture, found.bases)
             decided = Decision(SOLVED, placement, self.name, seconds=deadline.spent())

@@ -222,9 +222,9 @@ def _where(
 ) -> ChoiceWhere | None:
     """The steps and stretches of the core the choice proved, for the reader to check
     (a few 0-1 programs of the core alone, within ``ChoiceParams.where_seconds``)."""
-    from tilefit.search.proofs.choice import where_choice_fails
+    from tilefit.search.proofs.choice import ChoiceParams, where_choice_fails
 
     model = problem.model
     named = set(subset or ())
     core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
-    return where_choice_fails(core, Deadline.start(params.choice.where_seconds))
+    return where_choice_fails(core, Deadline.start(params.of(ChoiceParams).where_seconds))

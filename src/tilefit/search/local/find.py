@@ -113,6 +113,10 @@ class Finder:
     def over(self) -> bool:
         return self.deadline.passed() or (self.stop is not None and self.stop())
 
+    def placement(self, bases: dict[int, int] | None) -> Placement | None:
+        """The placement of every block at ``bases``, if a route found them."""
+        return None if bases is None else self.model.placement(self.capture, bases)
+
     def partial(self) -> Partial | None:
         """The annealing's best partial placement, if it ran."""
         return None if self.annealing is None else better(*(a.partial() for a in self.annealing))
@@ -200,7 +204,7 @@ class Completion(Find):
             return None
         fixed = {k: this.at[k] for k in finder.pinned if k in this.at}
         bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.params)
-        return None if bases is None else finder.model.placement(finder.capture, bases)
+        return finder.placement(bases)
 
 
 class Repair(Find):
@@ -216,7 +220,7 @@ class Repair(Find):
         window = _window(finder.model, this.attempt, this.at, size)
         kept = {k: b for k, b in this.at.items() if k not in window}
         bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.params)
-        return None if bases is None else finder.model.placement(finder.capture, bases)
+        return finder.placement(bases)
 
 
 class Anneal(Find):
@@ -229,7 +233,7 @@ class Anneal(Find):
 
     def place(self, finder: Finder, this: Round) -> Placement | None:
         bases = finder.anneal(this.at, this.r, time.monotonic() - this.started)
-        return None if bases is None else finder.model.placement(finder.capture, bases)
+        return finder.placement(bases)
 
 
 def fresh_annealer(

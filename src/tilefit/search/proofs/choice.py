@@ -50,9 +50,32 @@ from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
 from tilefit.search.decision import Decision
 from tilefit.search.exact.route import proven
-from tilefit.search.params import DEFAULT, ChoiceParams, SearchParams
+from tilefit.search.params import SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
+
+
+@dataclass(frozen=True)
+class ChoiceParams(Tuned):
+    """The choice relaxation's proof (``tilefit.search.proofs.choice``)."""
+
+    nodes: int = ruled(2_000, "whole")
+    """Branch-and-bound nodes HiGHS may take on one 0-1 program: a limit of work, not of
+    time, so that the answer depends on the capture alone."""
+    hulls: int = ruled(8, "count")
+    """Per stretch, the most shared hulls (the parts of it some blocks are confined to)
+    given constraints of their own besides the whole stretch's."""
+    share: float = ruled(0.1, "share")
+    """Of the prove member's time, what the proof and the shrinking of its core may take."""
+    table_limit: int = ruled(20_000_000, "whole")
+    """Blocks x steps beyond which the proof's table (8 bytes an entry: 160 MB) is not
+    built: a capture of tens of thousands of blocks over thousands of steps."""
+    where_seconds: float = ruled(1.0, "positive")
+    """At most this long to find the steps of a core the choice proved, for the reader (a
+    few 0-1 programs of the core alone: milliseconds for tile 847's)."""
+
+
+DEFAULT_CHOICE = ChoiceParams()
 
 Span = tuple[int, int]  # addresses [start, end)
 
@@ -67,7 +90,7 @@ class Choices:
     live: np.ndarray  # blocks x steps: the bytes of the block's pieces alive at the step
 
 
-def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT_CHOICE) -> Choices | None:
     """The stretches of ``model``'s memory and each block's hulls in them; None when no
     block has two stretches to choose from (the relaxation is then the steps' own), or
     when its table (blocks x steps) would pass ``params.table_limit`` entries."""
@@ -77,7 +100,7 @@ def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Cho
     return choices
 
 
-def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT_CHOICE) -> Choices | None:
     """The stretches, hulls and live table of ``choices_of``, whether or not any block has
     a choice to make: None where memory is one stretch (nothing to choose or split, and
     no table of blocks x steps built for it) or past ``params.table_limit`` entries."""
@@ -117,7 +140,7 @@ def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> C
 
 
 def choice_core(
-    model: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT.choice
+    model: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT_CHOICE
 ) -> frozenset[int] | None:
     """Blocks of ``model`` that no choice of stretches holds (shrunk with the relaxation
     until the deadline), or None: a choice exists, none is needed, or time ran out."""
@@ -155,7 +178,7 @@ class ChoiceWhere:
 
 
 def where_choice_fails(
-    core: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT.choice
+    core: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT_CHOICE
 ) -> ChoiceWhere | None:
     """The steps and stretches of a core ``choice_core`` proved, or None if the relaxation
     does not fail on it (or the deadline comes first)."""
@@ -188,7 +211,7 @@ def holds(
     blocks: Sequence[int],
     steps: Sequence[int],
     deadline: Deadline,
-    params: ChoiceParams = DEFAULT.choice,
+    params: ChoiceParams = DEFAULT_CHOICE,
 ) -> bool | None:
     """Whether some choice of stretches holds ``blocks`` at ``steps`` (indices into
     ``choices.steps``): True, False, or None when HiGHS reaches the node limit or the
@@ -217,7 +240,7 @@ def program(
     choices: Choices,
     blocks: Sequence[int],
     steps: Sequence[int],
-    params: ChoiceParams = DEFAULT.choice,
+    params: ChoiceParams = DEFAULT_CHOICE,
 ) -> ChoiceProgram | None:
     """The program of ``blocks`` at ``steps``, or None when the blocks with one stretch
     alone overfill an interval (no choice then holds them)."""
@@ -293,7 +316,7 @@ def greedy_choice(built: ChoiceProgram) -> dict[int, int] | None:
 def solve_program(
     built: ChoiceProgram,
     deadline: Deadline,
-    params: ChoiceParams = DEFAULT.choice,
+    params: ChoiceParams = DEFAULT_CHOICE,
     cuts: Sequence[frozenset[tuple[int, int]]] = (),
 ) -> dict[int, int] | bool | None:
     """The 0-1 program: one stretch per choosing block, each row within its limit, and
@@ -412,6 +435,7 @@ class Choice(Proof):
 
     name = "choice"
     rank = 20
+    tuning = ChoiceParams
     proves, places = True, False
     says = (
         "each request keeps one stretch of memory all its life, and no choice of "
@@ -420,7 +444,8 @@ class Choice(Proof):
 
     def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
         model = problem.model
-        core = choice_core(model, deadline.share(params.choice.share), params.choice)
+        tuned = params.of(ChoiceParams)
+        core = choice_core(model, deadline.share(tuned.share), tuned)
         if core is None:
             return None
         return proven(problem, model.restricted(core), Choice, deadline, params)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tilefit.model.capture import Capture
@@ -32,7 +33,7 @@ from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.closest import closest, extended
 from tilefit.search.decision import Decision, Partial
 from tilefit.search.exact.route import proven
-from tilefit.search.params import CpsatParams, SearchParams
+from tilefit.search.params import SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
@@ -44,6 +45,44 @@ except ImportError:  # pragma: no cover - depends on the environment
     cp_model = None  # type: ignore[assignment]
 
 
+@dataclass(frozen=True)
+class CpsatParams(Tuned):
+    """Route ``cpsat``: OR-Tools CP-SAT from the closest placement
+    (``tilefit.search.sat.route``; switched off as a route, ``Routes``)."""
+
+    share: float = ruled(0.5, "share")
+    """Of the prove member's time, what the route may take (hint, model and solve)."""
+    workers: int = ruled(2, "whole")
+    """CP-SAT's threads. With one there is no large neighbourhood search, which is what
+    improves the hint: tile 503 of synth seed 2 took 19-23 s with one, 2.5-17 s with two."""
+    hint: bool = ruled(True, "switch")
+    """Start from the closest placement of greedy passes in the capture extended above its
+    top, the top minimised (off: a plain feasibility question within the capacity)."""
+    hint_share: float = ruled(0.1, "share")
+    """Of the route's time, what the hint's greedy passes may take."""
+    area: bool = ruled(False, "switch")
+    """Minimise the bytes x steps above the top instead of the top itself."""
+    timetabling: bool = ruled(True, "switch")
+    """``no_overlap_2d``'s timetabling (CP-SAT's ``use_timetabling_in_no_overlap_2d``)."""
+    energetic: bool = ruled(True, "switch")
+    """``no_overlap_2d``'s energetic reasoning (``use_energetic_reasoning_in_no_overlap_2d``)."""
+    probing: int = ruled(0, "count")
+    """CP-SAT's ``cp_model_probing_level``: its presolve probing took 12 s of tile 503's
+    first 13 with the default (2), before any search."""
+    proves: bool = ruled(False, "switch")
+    """Take CP-SAT's proof of infeasibility (its model is exact within the capacity:
+    ``tilefit.search.sat.model``). Off by default: CP-SAT has answered INFEASIBLE for
+    feasible models in several releases (OR-Tools issues 4546 in 9.12, 5003 in 9.15, the
+    one installed here), and a verdict must never be wrong; its placements count either
+    way, refereed."""
+    seed: int = ruled(0, "count")
+    """CP-SAT's ``random_seed``."""
+    block_limit: int = ruled(5_000, "whole")
+    """Blocks beyond which the route stands aside: its model is built in Python, which
+    no deadline interrupts (about 0.2 s per 1,000 blocks), and CP-SAT's presolve on tens of
+    thousands of rectangles would take the route's share before any search."""
+
+
 class Cpsat(Proof):
     """OR-Tools CP-SAT from the closest placement, in the prove member: a placement, a
     proof, or, in its share of the time, its best solution above the top as a partial
@@ -51,6 +90,7 @@ class Cpsat(Proof):
 
     name = "cpsat"
     rank = 50
+    tuning = CpsatParams
     proves, places = True, True
     says = (
         "OR-Tools CP-SAT's search, started from the closest placement, was exhausted "
@@ -59,8 +99,9 @@ class Cpsat(Proof):
 
     def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
         capture, model = problem.capture, problem.model
-        share = deadline.share(params.cpsat.share)  # the member's deadline at the latest
-        status, bases, search = sat_search(capture, model, share, params.cpsat)
+        tuned = params.of(CpsatParams)
+        share = deadline.share(tuned.share)  # the member's deadline at the latest
+        status, bases, search = sat_search(capture, model, share, tuned)
         if status == SOLVED and bases is not None:
             placed = search.placement(capture, bases)
             return Decision(SOLVED, placed, self.name, seconds=deadline.spent())
