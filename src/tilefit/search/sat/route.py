@@ -1,6 +1,6 @@
 """Route ``cpsat``: OR-Tools CP-SAT on the tile, from the closest placement, for its share.
 
-The prove member runs it after the cheap proofs (``tilefit.search.routes.first_proofs``).
+The prove member runs it after the cheap proofs, by its rank (``tilefit.search.portfolio.proofs``).
 It takes ``CpsatParams.share`` of the member's time:
 
 1. the hint: the closest placement of greedy passes in the capture extended above its
