@@ -82,6 +82,27 @@ def test_the_prove_member_runs_each_of_its_proofs_then_its_turns() -> None:
     assert set(first) | {AnnealTurns.name} == set(names(of_member(PROVE)))
 
 
+def test_every_route_of_the_portfolio_runs_alone() -> None:
+    """Each is a search (``run(problem, deadline, params)``): a find route alone is the
+    find member with no other route on, ``anneal-turns`` alone the prove member's turns
+    with no exact search."""
+    from tilefit.search.local.find import Greedy
+    from tilefit.search.portfolio import AnnealTurns
+    from tilefit.search.problem import Problem
+    from tilefit.search.proof import Search
+
+    portfolio = [r for r in routes.registered() if r.member in (FIND, PROVE)]
+    assert all(issubclass(r, Search) for r in portfolio)
+    side_by_side = tuple(Request(n, 8, 0, 2) for n in "ab")
+    two = Capture("two", 2, Memory(16, (Range(0, 16),)), side_by_side)
+    for kind in (Greedy, AnnealTurns):
+        found = kind().run(Problem(two), Deadline.start(30.0), SearchParams())
+        assert (found.status, found.route) == (Status.SOLVED, kind.name)
+    tight = Capture("tight", 2, Memory(8, (Range(0, 8),)), side_by_side)  # no placement
+    found = Greedy().run(Problem(tight), Deadline.start(0.2), SearchParams())
+    assert found.status == Status.TIMEOUT  # a find route proves nothing
+
+
 def test_a_route_class_is_checked_as_it_is_made() -> None:
     # ValueError, not assert: python -O keeps these checks. A class that does not name
     # itself is a kind of route, and is not registered.

@@ -46,18 +46,24 @@ from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof, Search
-from tilefit.search.routes import PROVE, SOLVED, TIMEOUT, Route, of_member
+from tilefit.search.routes import PROVE, SOLVED, TIMEOUT, Route, Routes, of_member
 
 
-class AnnealTurns(Route):
+class AnnealTurns(Route, Search):
     """The prove member's annealing between its turns of the exact search (another seed,
-    another start than the find member's): a placement ends the race as well as a proof."""
+    another start than the find member's): a placement ends the race as well as a proof.
+    Not a ``Proof``: the member runs it in its turns, after its proofs. Run alone
+    (``run``), it is those turns with no exact search."""
 
     name = "anneal-turns"
     member = PROVE
     rank = 70
     proves, places = False, True
     says = "annealing between the exact search's turns"
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        alone = replace(params, routes=Routes.only([self.name]))
+        return _anneal_and_exact(problem, Deadline.start(deadline.left()), alone, 0, None)
 
 
 def proofs() -> tuple[type[Proof], ...]:

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import random
 import time
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
@@ -46,16 +46,22 @@ from tilefit.search.local.contention import Features
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.params import DEFAULT, AnnealParams, SearchParams
 from tilefit.search.problem import Problem
-from tilefit.search.routes import FIND, SOLVED, Member, Route, of_member
+from tilefit.search.proof import Search
+from tilefit.search.routes import FIND, SOLVED, Member, Route, Routes, of_member
 
 
-class Find(Route, ABC):
+class Find(Route, Search):
     """A route of the find member: given the round's greedy pass, a placement of every
     request or None (``place``); ``needs_time``: skipped once the member's time is up (the
-    greedy pass is made whatever the time, since every route starts from it)."""
+    greedy pass is made whatever the time, since every route starts from it). Run alone
+    (``run``), it is the find member with no other route on."""
 
     member: ClassVar[Member] = FIND
     needs_time: ClassVar[bool] = True
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        alone = replace(params, routes=Routes.only([self.name]))
+        return find_placement(problem, deadline, params=alone)
 
     @abstractmethod
     def place(self, finder: Finder, this: Round) -> Placement | None:
