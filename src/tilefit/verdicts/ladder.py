@@ -221,11 +221,13 @@ def _descends(climb: Climb) -> bool:
     """Whether the closest placement runs its descent (route ``Descent``, when it is on):
     the descent is annealing, so not without the search, nor with its ``anneal`` route
     off."""
+    if not climb.search:
+        return False  # and the find member's module is not loaded for nothing
     from tilefit.search.closest import Descent
     from tilefit.search.local.find import Anneal
 
     routes = climb.params.routes
-    return climb.search and routes.on(Descent) and routes.on(Anneal)
+    return routes.on(Descent) and routes.on(Anneal)
 
 
 def closest_reserve(remaining: float, passes: float, params: ClosestParams, descent: bool) -> float:
