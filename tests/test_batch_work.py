@@ -120,7 +120,7 @@ def test_solve_mode_answers_as_tilefit_solve() -> None:
 def test_solve_mode_reads_the_bounds_the_ladder_built(monkeypatch: pytest.MonkeyPatch) -> None:
     """The row's bounds are the ladder's problem's, not built again (issue 46, item 2)."""
     from tilefit.bounds import deficit
-    from tilefit.verdicts import problem
+    from tilefit.search import problem
 
     built: list[str] = []
 

@@ -26,6 +26,7 @@ from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.bounds.deficit import BoundReport
+    from tilefit.search.routes import Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class ModeResult:
     place mode's attempts fit), written as one word in the row's ``verdict`` column."""
 
     verdict: Verdict | None = None  # diagnose
-    status: str | None = None  # solve: the search's status (``tilefit.search.routes``)
+    status: Status | None = None  # solve: the search's status
     fits: bool | None = None  # replay and place: the attempts fit, or all failed
     strategy: str | None = None
     lower_bound: int | None = None
@@ -61,7 +62,7 @@ class ModeResult:
         if self.verdict is not None:
             return self.verdict.value
         if self.status is not None:
-            return self.status
+            return self.status.value
         if self.fits is None:
             raise ValueError("a mode's result holds no answer")
         return "fits" if self.fits else "failed"
@@ -148,7 +149,7 @@ def _bounded(
     report: BoundReport,
     *,
     verdict: Verdict | None = None,
-    status: str | None = None,
+    status: Status | None = None,
     fits: bool | None = None,
     strategy: str | None = None,
     failed: str | None = None,
@@ -199,7 +200,7 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
     """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``
     (the bounds are the ladder's, read from its problem)."""
-    from tilefit.verdicts.problem import Problem
+    from tilefit.search.problem import Problem
     from tilefit.verdicts.solving import solve
 
     problem = Problem(capture)

@@ -98,6 +98,14 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK if result.status == SOLVED else common.EXIT_NO
 
 
+def _exhausted(route: str | None) -> bool:
+    """Whether the exact search was exhausted: the proof is route ``Exact``'s (a search ran,
+    so its module is loaded already)."""
+    from tilefit.search.exact.route import Exact
+
+    return route == Exact.name
+
+
 def solve_lines(
     capture: Capture, answer: Answer, bare: bool = False, output: str | None = None
 ) -> list[str]:
@@ -111,7 +119,7 @@ def solve_lines(
     lines = [] if head is None else [f"{capture.name}: {head.title}", *head.lines(output), ""]
     if status == SOLVED:
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
-    elif status == INFEASIBLE and answer.route == "exact":
+    elif status == INFEASIBLE and _exhausted(answer.route):
         lines.append("infeasible: the search was exhausted, no placement exists")
     elif status == INFEASIBLE:
         lines.append("infeasible: no placement exists")

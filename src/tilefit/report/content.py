@@ -12,9 +12,9 @@ from tilefit.model.words import counted
 from tilefit.plot.compare import Comparison, comparison
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
-from tilefit.verdicts.problem import Problem
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tilefit.model.placement import Placement
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class Answer:
     strategy: str | None = None  # what made the placement: a strategy or a search's name
     placement: Placement | None = None  # within the memory; refereed at the ladder's exit
     route: str | None = None  # the route that decided (``tilefit.search.routes``), if any
-    search_status: str | None = None  # the search's own answer, when it ran
+    search_status: Status | None = None  # the search's own answer, when it ran
     capacity: Capacity | None = None  # a bound proves no placement: which, and what must leave
     subset: tuple[str, ...] | None = None  # proven: ids that cannot be placed together
     irreducible: bool = False  # dropping any one id of ``subset`` makes the rest placeable
@@ -58,7 +58,7 @@ class Answer:
     cut: tuple[str, ...] = ()  # stages the deadline cut short, each with what it had done
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """``solve``'s word for it: ``solved``, ``infeasible`` or ``timeout``."""
         if self.placement is not None:
             return SOLVED

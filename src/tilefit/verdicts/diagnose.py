@@ -24,10 +24,11 @@ from tilefit.engine.strategy import Strategy
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.routes import DECIDING_ROUTES, PIECES
+from tilefit.search.problem import Problem
+from tilefit.search.routes import PIECES
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, climb_ladder, engine_ready
-from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.climb import Climb, Entry
+from tilefit.verdicts.ladder import climb_ladder, engine_ready
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.verdict import Verdict
@@ -132,8 +133,3 @@ def diagnose(
     climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
     answer = climb_ladder(problem, deadline, climb, replayed, watch)
     return Diagnosis.of(answer, capture, report, replayed.attempts, replayed.reproduced)
-
-
-SEARCH_ROUTES = DECIDING_ROUTES
-"""Routes that decide (``tilefit.search.routes.REGISTRY``): ``pieces`` (the pieces bound,
-``tilefit.bounds.pieces``) and those of the search portfolio."""
