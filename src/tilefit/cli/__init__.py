@@ -102,7 +102,11 @@ def build_parser() -> _Parser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
-        files = (getattr(module, "READS", common.READS), getattr(module, "WRITES", common.WRITES))
+        files = (
+            getattr(module, "READS", common.READS),
+            getattr(module, "WRITES", common.WRITES),
+            getattr(module, "FOLDERS", common.FOLDERS),
+        )
         p.set_defaults(run=module.run, files=files)
         parser.commands[module.NAME] = p
     return parser
@@ -120,6 +124,7 @@ def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None
     try:
         _check_file_options(args)
         common.check_outputs(args, *args.files)
+        common.check_toolchain_inputs(args)
         code: int = args.run(args)
     except InputError as error:
         print(f"tilefit: {error.message}", file=sys.stderr)
