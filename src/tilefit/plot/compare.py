@@ -76,15 +76,15 @@ def comparison(
     source: str,
     name: str,
     time_limit: float,
-    least: Answer | None = None,
+    searched: Answer | None = None,
 ) -> Comparison:
-    """The placement given, refereed, beside tilefit's least top: ``least`` where it was
-    searched already (``diagnose``'s, on an import), else searched within ``time_limit``."""
+    """The placement given, refereed, beside tilefit's least top: ``searched`` where it was
+    already (``diagnose``'s, on an import), else searched within ``time_limit``."""
     from tilefit.verdicts.solving import solve
 
     wide = refereed(capture, placement, source)
     given = placement_map(wide, placement.offsets, f"{capture.name}: {name}")
-    answer = least if least is not None else solve(wide, time_limit, minimize=True, workers=1)
+    answer = searched or solve(wide, time_limit, minimize=True, workers=1)
     best = answer.placement
     least = answer.least
     return Comparison(
