@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.toolchains import read, toolchain
     from tilefit.toolchains.base import ExportOptions, ImportOptions
     from tilefit.verdicts.solving import solve
-    from tilefit.verdicts.stopped import stopped
+    from tilefit.verdicts.stopped import Stopped, stopped
 
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)
@@ -85,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
             found = solve(item.capture, args.time_limit, minimize=True, watch=watch)
             best.append(found.placement if found.placement is not None else item.placement)
             proven = proven and found.least is not None and found.least.optimal
-            stops += [] if (stop := stopped(found, minimize=True)) is None else [stop]
+            if (stop := stopped(found, minimize=True)) is not None:
+                nothing = found.placement is None  # not even a plan as low as the toolchain's
+                stops.append(
+                    Stopped(f"a plan below {chain.tool}'s {chain.plan}") if nothing else stop
+                )
             known = known and found.least is not None
             lower += 0 if found.least is None else found.least.lower_bound
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
@@ -129,10 +133,9 @@ def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bo
     if out["proven_minimal"] and not better:
         lines = [f"{tool}'s {plan} is already the least: {before:,} B ({proof})"]
     elif not better:
-        lines = [
-            f"{tool}'s {plan}: {before:,} B; nothing lower found "
-            f"(the least is at least {out['lower_bound']:,} B)"
-        ]
+        low = out["lower_bound"]  # None: a search stopped before it knew one
+        known = "" if low is None else f" (the least is at least {low:,} B)"
+        lines = [f"{tool}'s {plan}: {before:,} B; nothing lower found{known}"]
     else:
         lines = [
             f"{tool}'s {plan}: {before:,} B -> {after:,} B, {out['saved']:,} B "
