@@ -15,13 +15,19 @@ import jsonschema
 import pytest
 
 from tilefit.cli import main
+from tilefit.formats.load import read_capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
+from tilefit.output.headline import diagnosis_headline
 from tilefit.output.schema import output_schema
 from tilefit.toolchains.executorch.hook import stopped_lines
 from tilefit.toolchains.executorch.plan import plan_program
 from tilefit.toolchains.executorch.specs import read_program
 from tilefit.verdicts.answer import Answer, Least
-from tilefit.verdicts.stopped import NODE_LIMIT, stopped
+from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.lower import look_lower
+from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.stopped import NODE_LIMIT, Stopped, diagnosis_stopped, stopped
 from tilefit.verdicts.verdict import Verdict
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -112,3 +118,25 @@ def test_executorch_s_planner_says_an_arena_its_limit_stopped() -> None:
     assert line.startswith("tilefit: arena 1: 1,343,488 B, not proven minimal: its search ")
     assert line.endswith("time limit (1e-09 s); planner(time_limit=SECONDS) gives it more")
     assert stopped_lines(plan_program(program, 60.0), 60.0) == []  # proven in seconds
+
+
+def test_an_import_not_searched_below_says_so_and_how_to_look(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # diagnose said "no lower placement found" where it had not looked.
+    specs = EXAMPLES / "executorch" / "encoder_32.default.executorch.json"
+    assert main(["import", "executorch", str(specs), "-o", str(tmp_path)]) == 0
+    capsys.readouterr()
+    capture = read_capture(tmp_path / "encoder_32.default.arena1.json")
+    told = diagnose(capture, lower=False)  # the verdict alone: production's plan, greedy's top
+    assert told.heap is not None and not told.heap.looked
+    assert told.heap.text.endswith("; not searched below it (tilefit solve --minimize searches)")
+    head = diagnosis_headline(told)
+    assert head is not None
+    assert head.tilefit_text().endswith("not searched lower: tilefit solve --minimize searches")
+    assert look_lower(Problem(capture), told.answer, Deadline.start(0.0)) is None  # no time
+    assert diagnosis_stopped(told) == Stopped("a search below ExecuTorch's arena")
+    looked = diagnose(capture, lower=True, time_limit=60)
+    assert looked.heap is not None and looked.heap.proven
+    assert looked.heap.best_top == 1_245_184 < told.heap.heap
+    assert diagnosis_stopped(looked) is None
