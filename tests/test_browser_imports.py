@@ -61,11 +61,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser,
     downloads = folder / "downloads"
     downloads.mkdir()
     with Browser(folder / "profile", width=1280, height=1000) as page:
-        page.call(
-            "Browser.setDownloadBehavior",
-            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
-            browser=True,
-        )
+        page.save_downloads(downloads)
         yield page, downloads
 
 

@@ -4,6 +4,7 @@ told what it is and which command reads it, before any parsing says "not UTF-8".
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +23,7 @@ class Foreign:
     marks: Callable[[Path, bytes], bool]  # the file's name and first bytes say it is one
 
     def advice(self, path: str | Path) -> str:
-        return self.reads.format(path=_quoted(str(path)))
-
-
-def _quoted(path: str) -> str:
-    import shlex
-
-    return shlex.quote(path)
+        return self.reads.format(path=shlex.quote(str(path)))
 
 
 def _text(head: bytes) -> str | None:
