@@ -20,6 +20,8 @@ from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.output.headline import diagnosis_headline
 from tilefit.output.schema import output_schema
+from tilefit.report.content import gather
+from tilefit.report.html import render
 from tilefit.toolchains.executorch.hook import stopped_lines
 from tilefit.toolchains.executorch.plan import plan_program
 from tilefit.toolchains.executorch.specs import read_program
@@ -140,3 +142,10 @@ def test_an_import_not_searched_below_says_so_and_how_to_look(
     assert looked.heap is not None and looked.heap.proven
     assert looked.heap.best_top == 1_245_184 < told.heap.heap
     assert diagnosis_stopped(looked) is None
+
+
+def test_the_report_says_where_its_limit_stopped_it() -> None:
+    capture = read_capture(EXAMPLES / "0-0.json")
+    page = render(gather(capture, time_limit=0))
+    assert f'<p class="stopped">Stopped at its time limit before a verdict: {MORE}.</p>' in page
+    assert 'class="stopped"' not in render(gather(capture, time_limit=30))  # fragmentation

@@ -19,6 +19,7 @@ from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
 from tilefit.search.routes import proof_says
 from tilefit.verdicts.diagnose import Diagnosis
+from tilefit.verdicts.stopped import diagnosis_stopped
 from tilefit.verdicts.verdict import Verdict
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
@@ -30,8 +31,8 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
         f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>{_headline_html(capture, d)}"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
         f"{esc(_verdict_text(d))}{save_link(capture, d)}</p>"
-        f"{_heap_html(capture, d)}{'' if d.bracket is None else bracket_html(d.bracket)}"
-        "</header>"
+        f"{_heap_html(capture, d)}{_stopped_html(d)}"
+        f"{'' if d.bracket is None else bracket_html(d.bracket)}</header>"
     )
 
 
@@ -70,6 +71,14 @@ def _heap_html(capture: Capture, d: Diagnosis) -> str:
     # Not in parentheses: a source may hold its own ("allocation 27 (cpu)").
     source = f" Imported from {esc(capture.origin.source)}." if capture.origin.source else ""
     return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
+
+
+def _stopped_html(d: Diagnosis) -> str:
+    """Where the report's time limit stopped its diagnosis short, and what gives it more."""
+    stop = diagnosis_stopped(d)
+    if stop is None:
+        return ""
+    return f'<p class="stopped">{esc(stop.text[:1].upper() + stop.text[1:])}.</p>'
 
 
 def save_link(capture: Capture, d: Diagnosis) -> str:
