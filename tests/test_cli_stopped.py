@@ -149,3 +149,20 @@ def test_the_report_says_where_its_limit_stopped_it() -> None:
     page = render(gather(capture, time_limit=0))
     assert f'<p class="stopped">Stopped at its time limit before a verdict: {MORE}.</p>' in page
     assert 'class="stopped"' not in render(gather(capture, time_limit=30))  # fragmentation
+
+
+def test_whatif_plot_and_report_say_where_their_limit_stopped_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = str(EXAMPLES / "0-0.json")
+    said = f"stopped at its time limit before a verdict: {MORE}"
+    argv = ["whatif", capture, "--capacity-add", "64", "--time-limit", "0"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert f"  before: {said}" in out and f"  after: {said}" in out
+    assert main([*argv, "--json"]) == 1
+    assert _json(capsys, "whatif")["stopped"]["after"]["before"] == "a verdict"  # type: ignore[index]
+    assert main(["plot", capture, "-o", str(tmp_path / "m.png"), "--time-limit", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"  the verdict {said}"
+    assert main(["report", capture, "-o", str(tmp_path / "r.html"), "--time-limit", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"  {said}"
