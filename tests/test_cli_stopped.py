@@ -166,3 +166,17 @@ def test_whatif_plot_and_report_say_where_their_limit_stopped_them(
     assert capsys.readouterr().out.splitlines()[-1] == f"  the verdict {said}"
     assert main(["report", capture, "-o", str(tmp_path / "r.html"), "--time-limit", "0"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"  {said}"
+
+
+def test_batch_says_how_many_tiles_its_limit_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, capture = str(tmp_path / "r.sqlite"), str(EXAMPLES / "0-0.json")
+    assert main(["batch", capture, "--db", db, "--time-limit", NOW]) == 0  # no row failed
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        "1 tile stopped at the time limit (1e-09 s each) before a verdict: "
+        "a larger --time-limit gives it more"
+    ) in out
+    assert main(["batch", capture, "--db", db, "--overwrite"]) == 0  # given its time: decided
+    assert not [line for line in capsys.readouterr().out.splitlines() if "stopped" in line]
