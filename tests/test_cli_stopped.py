@@ -9,6 +9,7 @@ command given the time to finish, which says nothing of a limit.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -138,6 +139,12 @@ def test_an_import_not_searched_below_says_so_and_how_to_look(
     assert head.tilefit_text().endswith("not searched lower: tilefit solve --minimize searches")
     assert look_lower(Problem(capture), told.answer, Deadline.start(0.0)) is None  # no time
     assert diagnosis_stopped(told) == Stopped("a search below ExecuTorch's arena")
+    # A search for the least that the time cut before its first plan: the same, and the
+    # verdict's plan still stands in the headline.
+    cut = replace(told, lower=Answer(Verdict.UNDETERMINED))
+    assert cut.heap == told.heap and diagnosis_stopped(cut) == diagnosis_stopped(told)
+    cut_head = diagnosis_headline(cut)
+    assert cut_head is not None and cut_head.top == told.heap.heap
     looked = diagnose(capture, lower=True, time_limit=60)
     assert looked.heap is not None and looked.heap.proven
     assert looked.heap.best_top == 1_245_184 < told.heap.heap

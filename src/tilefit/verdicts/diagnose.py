@@ -114,8 +114,10 @@ class Diagnosis:
 
     @property
     def heap(self) -> HeapStanding | None:
-        """An import's standing, beside the least searched for where it was (``lower``)."""
-        return self.answer.heap if self.lower is None else self.lower.heap
+        """An import's standing, beside the least searched for where that search found a
+        plan (``lower``), else beside the verdict's."""
+        low = self.lower
+        return low.heap if low is not None and low.placement is not None else self.answer.heap
 
     @property
     def seconds(self) -> float:

@@ -52,7 +52,7 @@ def diagnosis_stopped(d: Diagnosis, searched: bool = True) -> Stopped | None:
     not searched for at all, the time gone before it began."""
     if searched and d.answer.status == TIMEOUT:
         return Stopped("a verdict")
-    if d.lower is not None:
+    if d.lower is not None and d.lower.placement is not None:
         return stopped(d.lower, minimize=True)
     heap = d.heap
     if searched and heap is not None and not heap.looked and worth_looking(d.answer):
