@@ -318,7 +318,13 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     proven = least.optimal if least is not None else False
     report = problem.bound
     heap = heap_standing(
-        capture, report.lower_bound, best, proven, report.aligned.top, report.leaving
+        capture,
+        report.lower_bound,
+        best,
+        proven,
+        report.aligned.top,
+        report.leaving,
+        looked=least is not None,
     )
     return replace(answer, heap=heap)
 
