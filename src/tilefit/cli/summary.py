@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import steps_text, table
-from tilefit.search.routes import SOLVED
+from tilefit.search.routes import SOLVED, TIMEOUT
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 FITS = frozenset({Verdict.FITS.value, SOLVED})
 """The words of the ``verdict`` column that mean the tile fits as captured: the diagnose
 mode's verdict, the solve mode's status (the replay and place modes write ``fits`` too)."""
+STOPPED = frozenset({Verdict.UNDETERMINED.value, TIMEOUT})
+"""The words of the ``verdict`` column of a tile whose search ran out of time before an
+answer."""
 
 
 def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
@@ -38,6 +41,13 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
         rows.append(["error", str(errors)])
     lines += table(rows)
     lines += ["", _fit_sentence(verdicts, errors)]
+    stopped = sum(n for v, n in verdicts if v in STOPPED)
+    if stopped and settings is not None and settings.search:
+        lines.append(
+            f"{stopped} {'tile' if stopped == 1 else 'tiles'} stopped at the time limit "
+            f"({settings.time_limit:g} s each) before a verdict: a larger --time-limit "
+            f"gives {'it' if stopped == 1 else 'them'} more"
+        )
 
     rescued = store.rescued()
     if rescued:

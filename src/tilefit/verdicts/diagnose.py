@@ -23,12 +23,14 @@ from tilefit.engine.attempt import Attempt
 from tilefit.engine.strategy import Strategy
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
+from tilefit.model.placement import Placement
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.ladder import climb_ladder, engine_ready
+from tilefit.verdicts.lower import look_lower
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.verdict import Verdict
@@ -48,6 +50,7 @@ class Diagnosis(Answer):
     bound: BoundReport
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
+    lower: Answer | None = None  # an import: the least below its toolchain's plan (lower.py)
 
     @classmethod
     def of(
@@ -57,9 +60,14 @@ class Diagnosis(Answer):
         bound: BoundReport,
         production: tuple[Attempt, ...],
         reproduced: bool | None,
+        lower: Answer | None = None,
     ) -> Diagnosis:
-        """``answer`` with the evidence diagnose gathered on ``capture``."""
+        """``answer`` with the evidence diagnose gathered on ``capture``. On an import, the
+        heap's standing is the one beside the least searched for below the toolchain's plan
+        where that search found a plan (``lower``), else the one beside the verdict's."""
         given = {f.name: getattr(answer, f.name) for f in fields(Answer)}
+        if lower is not None and lower.placement is not None:
+            given["heap"] = lower.heap
         return cls(
             **given,
             capture=capture.name,
@@ -67,7 +75,16 @@ class Diagnosis(Answer):
             bound=bound,
             production=production,
             reproduced=reproduced,
+            lower=lower,
         )
+
+    @property
+    def offered(self) -> Placement | None:
+        """The placement to hand the user: the least found on an import where it was
+        searched (never above the verdict's), else the verdict's."""
+        if self.lower is not None and self.lower.placement is not None:
+            return self.lower.placement
+        return self.placement
 
     @property
     def pieces(self) -> PiecesShort | None:
@@ -103,6 +120,7 @@ def diagnose(
     workers: int | None = None,
     params: SearchParams = DEFAULT,
     watch: Watch = QUIET,
+    lower: bool = False,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence: the whole ladder
     (``tilefit.verdicts.ladder``), from the production replay up.
@@ -121,6 +139,8 @@ def diagnose(
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
     Given a ``Problem``, its prepared units and bounds serve, and whoever gave it reads
     them afterwards instead of building them again.
+    ``lower``: on an import whose verdict places it, the least below the toolchain's plan is
+    searched in the time left (``Diagnosis.lower``; ``tilefit.verdicts.lower``).
     """
     problem = capture if isinstance(capture, Problem) else Problem(capture)
     capture = problem.capture
@@ -132,4 +152,7 @@ def diagnose(
     replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
     answer = climb_ladder(problem, deadline, climb, replayed, watch)
-    return Diagnosis.of(answer, capture, report, replayed.attempts, replayed.reproduced)
+    least = None
+    if lower and search:
+        least = look_lower(problem, answer, deadline, workers=workers, params=params, watch=watch)
+    return Diagnosis.of(answer, capture, report, replayed.attempts, replayed.reproduced, least)

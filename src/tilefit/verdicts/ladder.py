@@ -322,7 +322,14 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     best = least.best_top if least is not None else top
     proven = least.optimal if least is not None else False
     report = problem.bound
-    heap = heap_standing(capture, report.lower_bound, best, proven, report.aligned.top)
+    heap = heap_standing(
+        capture,
+        report.lower_bound,
+        best,
+        proven,
+        report.aligned.top,
+        looked=least is not None,
+    )
     # A climb that skipped the bounds' rung (solve's) still says what a bound proves.
     return replace(answer, heap=heap, capacity=answer.capacity or capacity_of(report))
 
