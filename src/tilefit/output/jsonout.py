@@ -179,7 +179,16 @@ def bound_json(report: BoundReport) -> Json:
         "aligned_lower_bound": report.aligned_lower_bound,
         "aligned_deficit": report.aligned_deficit,
         "aligned": aligned_json(report.aligned),
+        **meeting_json(report),
     }
+
+
+def meeting_json(report: BoundReport) -> Json:
+    """``{"meeting": ...}`` where a cyclic capture's lifetime wraps, else nothing."""
+    m = report.meeting
+    if m is None:
+        return {}
+    return {"meeting": {"weight": m.weight, "ids": list(m.ids), "deficit": report.meeting_deficit}}
 
 
 def aligned_json(a: AlignedBound) -> Json:
