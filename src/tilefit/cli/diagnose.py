@@ -126,9 +126,14 @@ def decided_by(d: Diagnosis) -> str | None:
                 "the support-aware bound: more bytes live at one step than the ranges their "
                 "classes may use hold"
             )
+        if d.bound.aligned_deficit > 0:
+            return (
+                "the aligned lower bound: the live bytes with the padding their alignments "
+                "force need more than available"
+            )
         return (
-            "the aligned lower bound: the live bytes with the padding their alignments force "
-            "need more than available"
+            "the meeting bound: requests whose lifetimes meet pairwise on the circle need "
+            "more bytes than available"
         )
     if d.search_route is None:
         if d.verdict == "fragmentation":
@@ -219,7 +224,20 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"  aligned: with the padding their alignments force between them, the live "
                 f"requests need {a.need} B of storage: {d.aligned_deficit} B over"
             )
+        m = d.bound.meeting
+        if m is not None and d.bound.meeting_deficit > max(d.deficit, s.deficit):
+            lines.append(
+                f"  meeting: {m.weight} B in {len(m.ids)} requests whose lifetimes meet "
+                f"pairwise on the circle ({', '.join(m.ids)}), no two may share a byte: "
+                f"{d.bound.meeting_deficit} B over"
+            )
         windows = d.bound.windows
+        if not windows and d.bound.meeting_deficit > d.aligned_deficit:
+            lines.append(
+                f"  no step's bytes alone exceed what they may use: at least "
+                f"{d.bound.meeting_deficit} B must leave that set (tilefit bound)"
+            )
+            return lines
         if not windows:
             lines.append(
                 "  no step's bytes alone exceed what they may use: the padding makes the "

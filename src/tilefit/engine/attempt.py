@@ -92,8 +92,9 @@ class Prepared:
                 constraints=Constraints.of(capture, all_units),
                 bucket_width=width,
                 whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
+                # The compiled loop knows linear lifetimes only.
                 uniform=UniformArrays.of(capture, width)
-                if len(all_units) >= uniform_from
+                if len(all_units) >= uniform_from and not capture.wraps
                 else None,
             )
 

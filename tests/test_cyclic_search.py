@@ -1,0 +1,57 @@
+"""The exact search on cyclic captures: a wrapping lifetime is two pieces of one block at
+one offset, and the verdict and the least top are those of brute force."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from cyclic_captures import cyclic_captures
+from hypothesis import strategies as st
+from search_brute import brute_force, valid
+from search_captures import count_answers
+
+from tilefit.formats.load import capture_from_json
+from tilefit.model.capture import Capture, Memory, Range
+from tilefit.search import SOLVED, TIMEOUT, exact_search, minimize
+from tilefit.search.blocks import build_model
+from tilefit.verdicts.check import check
+from test_cyclic import loop
+
+
+def _same_verdict_as_brute_force(capture: Capture) -> bool:
+    expected = brute_force(capture)
+    result = exact_search(capture, time_limit=60, node_limit=200_000)
+    assert result.status != TIMEOUT
+    assert (result.status == SOLVED) == (expected is not None)
+    if result.status == SOLVED:
+        assert result.placement is not None
+        assert check(capture, result.placement).valid
+        assert valid(capture, dict(result.placement.offsets))
+    return result.status == SOLVED
+
+
+def test_same_verdict_as_brute_force_on_a_circle() -> None:
+    solved, ran = count_answers(
+        st.tuples(cyclic_captures(max_requests=5)), 250, _same_verdict_as_brute_force
+    )
+    assert ran // 10 <= solved <= ran * 9 // 10  # both verdicts met
+
+
+def test_a_wrapping_request_is_one_block_of_two_pieces_at_one_offset() -> None:
+    model = build_model(capture_from_json(loop()))
+    a = model.blocks[0]
+    assert [(p.request, p.offset, p.start, p.end) for p in a.pieces] == [
+        ("a", 0, 0, 1),
+        ("a", 0, 3, 4),
+    ]
+    assert (a.start, a.end) == (0, 4) and not a.rigid
+    assert model.offsets({0: 7}) == {"a": 7}
+
+
+def test_the_least_top_on_a_circle_is_the_meeting_bound_here() -> None:
+    capture = capture_from_json(loop())
+    result = minimize(capture, time_limit=60)
+    assert result.status == SOLVED and result.optimal
+    assert result.lower_bound == result.best_top == 35
+    assert result.placement is not None and check(capture, result.placement).valid
+    assert brute_force(replace(capture, memory=Memory(34, (Range(0, 34),)))) is None
