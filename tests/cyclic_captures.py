@@ -4,6 +4,7 @@ redrawn as an arc on a circle of 4 steps (some wrap, some are held at every step
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from hypothesis import strategies as st
 from search_captures import tiny_captures
@@ -47,3 +48,21 @@ def meet_by_steps(a: Request, b: Request) -> bool:
 
 def steps_of(r: Request) -> set[int]:
     return {t % PERIOD for t in range(r.start, r.end if r.start < r.end else r.end + PERIOD)}
+
+
+def loop() -> dict[str, Any]:
+    """Three arcs that meet pairwise with no step in common, and one held throughout."""
+    return {
+        "format": "tilefit-capture",
+        "version": 1,
+        "name": "loop",
+        "horizon": 4,
+        "period": 4,
+        "memory": {"size": 40, "ranges": [{"start": 0, "end": 40}]},
+        "requests": [
+            {"id": "a", "size": 10, "start": 3, "end": 1},
+            {"id": "b", "size": 10, "start": 0, "end": 2},
+            {"id": "c", "size": 10, "start": 1, "end": 4},
+            {"id": "h", "size": 5, "start": 0, "end": 4},
+        ],
+    }

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cyclic_captures import PERIOD, cyclic_captures, meet_by_steps, steps_of
+from cyclic_captures import PERIOD, cyclic_captures, loop, meet_by_steps, steps_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from search_captures import count_answers
@@ -24,24 +24,6 @@ from tilefit.model.placement import Placement
 from tilefit.verdicts.check import check
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def loop() -> dict[str, Any]:
-    """Three arcs that meet pairwise with no step in common, and one held throughout."""
-    return {
-        "format": "tilefit-capture",
-        "version": 1,
-        "name": "loop",
-        "horizon": 4,
-        "period": 4,
-        "memory": {"size": 40, "ranges": [{"start": 0, "end": 40}]},
-        "requests": [
-            {"id": "a", "size": 10, "start": 3, "end": 1},
-            {"id": "b", "size": 10, "start": 0, "end": 2},
-            {"id": "c", "size": 10, "start": 1, "end": 4},
-            {"id": "h", "size": 5, "start": 0, "end": 4},
-        ],
-    }
 
 
 def test_a_cyclic_capture_loads_and_saves_the_same() -> None:
@@ -221,3 +203,34 @@ def test_read_capture_of_a_cyclic_file(tmp_path: Path) -> None:
     path = tmp_path / "loop.json"
     path.write_text(json.dumps(loop()))
     assert read_capture(path).period == PERIOD
+
+
+def test_a_map_draws_a_wrapping_request_as_two_boxes_either_side_of_the_cut() -> None:
+    from tilefit.plot.layout import attempt_map, placement_map
+
+    capture = capture_from_json(loop())
+    layout = placement_map(capture, {"a": 30, "b": 0, "c": 10, "h": 20}, "loop")
+    assert [(b.id, b.start, b.end) for b in layout.boxes] == [
+        ("a", 0, 1),
+        ("a", 3, 4),
+        ("b", 0, 2),
+        ("c", 1, 4),
+        ("h", 0, 4),
+    ]
+    obj = loop()
+    obj["memory"] = {"size": 30, "ranges": [{"start": 0, "end": 30}]}
+    small = capture_from_json(obj)
+    band = attempt_map(small, run_strategy(small, "lifetime/first-fit")).failure
+    assert band is not None and band.id == "a"
+    assert band.spans == ((0, 1), (3, 4))
+
+
+def test_a_map_of_a_linear_capture_keeps_one_band() -> None:
+    from tilefit.plot.layout import attempt_map
+
+    obj = loop()
+    del obj["period"]
+    obj["requests"][0] = {"id": "a", "size": 30, "start": 2, "end": 3}
+    capture = capture_from_json(obj)
+    band = attempt_map(capture, run_strategy(capture, "lifetime/first-fit")).failure
+    assert band is not None and band.spans == ((2, 3),) and band.pieces == ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import combinations
 
-from cyclic_captures import PERIOD, cyclic_captures, meet_by_steps, steps_of
+from cyclic_captures import PERIOD, cyclic_captures, loop, meet_by_steps, steps_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from search_brute import brute_force
@@ -17,7 +17,6 @@ from tilefit.bounds.meeting import heaviest_meeting
 from tilefit.bounds.top import top_lower_bound
 from tilefit.formats.load import capture_from_json
 from tilefit.model.capture import Capture, Memory, Range, Request
-from test_cyclic import loop
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -82,9 +81,7 @@ def _least_top(capture: Capture) -> int | None:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(cyclic_captures(max_requests=4), st.integers(8, 16))
 def test_no_placement_beats_the_bounds(capture: Capture, size: int) -> None:
-    plain = tuple(
-        Request(r.id, r.size, r.start, r.end, r.alignment) for r in capture.requests
-    )
+    plain = tuple(Request(r.id, r.size, r.start, r.end, r.alignment) for r in capture.requests)
     capture = replace(
         capture, memory=Memory(size, (Range(0, size),)), requests=plain, sequences=(), conflicts=()
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cyclic_captures import cyclic_captures
+from cyclic_captures import cyclic_captures, loop
 from hypothesis import strategies as st
 from search_brute import brute_force, valid
 from search_captures import count_answers
@@ -15,7 +15,6 @@ from tilefit.model.capture import Capture, Memory, Range
 from tilefit.search import SOLVED, TIMEOUT, exact_search, minimize
 from tilefit.search.blocks import build_model
 from tilefit.verdicts.check import check
-from test_cyclic import loop
 
 
 def _same_verdict_as_brute_force(capture: Capture) -> bool:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilefit.engine.constraints import Constraints
+from tilefit.engine.jit import jit_disabled
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays, jit_disabled
+from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement

@@ -29,6 +29,9 @@ def _text(d: Diagnosis) -> str:
         step = report.peak_step if plain else report.support.step
         count = len(report.windows)
         windows = f"{count} overloaded window{'s' if count != 1 else ''}"
+        meeting = report.meeting_deficit
+        if meeting > max(over, report.aligned_deficit):  # only a circle's arcs show it
+            return f"{head}: {meeting:,} B over in arcs that meet pairwise, {windows}"
         if report.aligned_deficit > over:  # only the padding alignment forces shows it
             return f"{head}: {report.aligned_deficit:,} B over with alignment padding, {windows}"
         return f"{head}: {over:,} B over at step {step}, {windows}"
