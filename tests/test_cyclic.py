@@ -234,3 +234,29 @@ def test_a_map_of_a_linear_capture_keeps_one_band() -> None:
     capture = capture_from_json(obj)
     band = attempt_map(capture, run_strategy(capture, "lifetime/first-fit")).failure
     assert band is not None and band.spans == ((2, 3),) and band.pieces == ()
+
+
+@pytest.mark.parametrize("command", ["bound", "diagnose"])
+def test_the_json_of_a_cyclic_capture_gives_the_meeting_bound_and_keeps_its_schema(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import jsonschema
+
+    from tilefit.cli import main
+    from tilefit.output.schema import output_schema
+
+    obj = loop()
+    obj["memory"] = {"size": 30, "ranges": [{"start": 0, "end": 30}]}
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps(obj))
+    main([command, str(path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    jsonschema.validate(out, output_schema(command))
+    assert out["meeting"] == {"weight": 35, "ids": ["a", "b", "c", "h"], "deficit": 5}
+    if command == "diagnose":
+        assert out["verdict"] == "capacity" and out["deficit"] == 0
+    del obj["period"]
+    obj["requests"] = obj["requests"][1:]
+    path.write_text(json.dumps(obj))
+    main([command, str(path), "--json"])
+    assert "meeting" not in json.loads(capsys.readouterr().out)

@@ -54,3 +54,32 @@ def test_the_least_top_on_a_circle_is_the_meeting_bound_here() -> None:
     assert result.lower_bound == result.best_top == 35
     assert result.placement is not None and check(capture, result.placement).valid
     assert brute_force(replace(capture, memory=Memory(34, (Range(0, 34),)))) is None
+
+
+def _cpsat_as_brute_force(capture: Capture) -> bool:
+    import time
+
+    from tilefit.peers.cpsat import cpsat_solve
+    from tilefit.search.params import CpsatParams
+    from tilefit.search.routes import INFEASIBLE
+    from tilefit.search.sat.route import sat_search
+
+    expected = brute_force(capture)
+    status, placement, _ = cpsat_solve(capture, 60.0, workers=1)
+    assert status != TIMEOUT and (status == SOLVED) == (expected is not None)
+    assert placement is None or check(capture, placement).valid
+    model = build_model(capture)
+    tuned = CpsatParams(workers=1, proves=True)
+    routed, bases, search = sat_search(capture, model, time.monotonic() + 60.0, tuned)
+    if routed == SOLVED:
+        assert bases is not None and check(capture, search.placement(capture, bases)).valid
+    if routed == INFEASIBLE:
+        assert expected is None
+    return status == SOLVED
+
+
+def test_cp_sat_takes_a_wrapping_lifetime_as_two_boxes_at_one_offset() -> None:
+    solved, ran = count_answers(
+        st.tuples(cyclic_captures(max_requests=5)), 80, _cpsat_as_brute_force
+    )
+    assert ran // 10 <= solved <= ran * 9 // 10

@@ -331,6 +331,7 @@ def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
         "aligned_lower_bound": d.aligned_lower_bound,
         "aligned_deficit": d.aligned_deficit,
         "aligned": aligned_json(d.bound.aligned),
+        **meeting_json(d.bound),
         "cut": list(d.answer.cut),
         "headline": headline_json(diagnosis_headline(d), output),
     }
