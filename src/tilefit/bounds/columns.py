@@ -131,7 +131,7 @@ def live_by(capture: Capture, columns: Sequence[int], width: int) -> tuple[list[
         # step 0 to its end and from its start on: the two entries above leave it out of
         # [end, start), so one more from step 0 puts it in the rest.
         wraps = ends <= starts
-        np.add.at(delta, (0, cols[wraps]), sizes[wraps])
+        np.add.at(delta[0], cols[wraps], sizes[wraps])
     return points.tolist(), np.cumsum(delta, axis=0)[:-1]
 
 

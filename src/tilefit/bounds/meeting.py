@@ -8,26 +8,44 @@ load and adds nothing. On a circle it can exceed every step's load: arcs
 no step holds all three.
 
 The exact maximum (a maximum-weight clique of a circular-arc graph) in
-polynomial time, from one observation: in a set K of pairwise-meeting arcs,
-those without step 0 are intervals of the line ``[1, T)`` that meet pairwise,
-so they share a step q. Hence K lies inside ``A0 + Aq``: the arcs holding step
-0, and the arcs holding q but not 0. Each of those two is itself a clique, so
-in the graph on ``A0 + Aq`` the pairs that do *not* meet form a bipartite
-graph between them, and the heaviest clique is the total weight less a
-minimum-weight vertex cover of that bipartite graph, which is a minimum cut
-(König, weighted): source to each arc of A0 at its size, each non-meeting
-pair at infinity, each arc of Aq to the sink at its size. q need only range
-over the starts of arcs without step 0 (the arcs holding q are among those
-holding the latest start at or before it). ``tests/test_cyclic_bounds.py``
-checks it against every subset of small captures.
+polynomial time, from two observations.
+
+1. In a set K of pairwise-meeting arcs, those without step 0 are intervals
+   of the line ``[1, T)`` that meet pairwise, so they share a step q. Hence K
+   lies inside the arcs holding step 0 (the *left* ones) plus the arcs
+   holding q but not 0 (the *right* ones), and each of those two groups
+   meets pairwise within itself. q need only range over the starts of arcs
+   without step 0 (the arcs holding q are among those holding the latest
+   start at or before it).
+
+2. For one q, a left arc that also holds q meets every right arc. Any other
+   left arc is ``[0, a) + [b, T)`` with ``a <= q < b`` (b = T when it does
+   not wrap); a right arc ``[c, d)`` has ``c <= q < d``, and the two miss
+   each other exactly when ``a <= c`` and ``d <= b``. Choosing left arcs draws
+   a staircase ``g(c)``, the largest b among the chosen with ``a <= c``
+   (nondecreasing in c); a right arc may join when ``d > g(c)``, and every
+   left arc with ``b <= g(a)`` joins at no cost. Conversely any
+   nondecreasing g is met or bettered by the staircase of the left arcs it
+   admits. So the heaviest clique for q is the best nondecreasing g, found by
+   a sweep over c with, per level of g, the best weight so far: ``O(n)``
+   levels per step of the sweep, ``O(n^2)`` per q.
+
+``tests/test_cyclic_bounds.py`` checks it against every subset of small
+captures.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_left
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Request
+
+_INT_LIMIT = 2**62  # sums of sizes below it stay exact in int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,101 +63,92 @@ def heaviest_meeting(capture: Capture) -> Meeting:
     """The heaviest set of pairwise-meeting requests (exact, on the circle where
     something wraps; on a line it is a busiest step's requests)."""
     requests = capture.requests
-    at_zero = [k for k, r in enumerate(requests) if _holds_zero(r)]
-    rest = [k for k, r in enumerate(requests) if not _holds_zero(r)]
-    best = (sum(requests[k].size for k in at_zero), tuple(at_zero))
-    zero_weight = best[0]
-    for q in sorted({requests[k].start for k in rest}):
-        around = [k for k in rest if requests[k].start <= q < requests[k].end]
-        if zero_weight + sum(requests[k].size for k in around) <= best[0]:
-            continue
-        weight, chosen = _heaviest_of_two(requests, at_zero, around)
-        if weight > best[0]:
-            best = (weight, chosen)
-    return Meeting(best[0], tuple(requests[k].id for k in sorted(best[1])))
-
-
-def _holds_zero(r: Request) -> bool:
-    return r.start == 0 or r.end <= r.start
-
-
-def _heaviest_of_two(
-    requests: tuple[Request, ...], left: list[int], right: list[int]
-) -> tuple[int, tuple[int, ...]]:
-    """The heaviest clique of ``left + right``, each side a clique: the total weight less
-    a minimum vertex cover of the bipartite graph of pairs that do not meet."""
-    apart = [
-        [j for j, b in enumerate(right) if not requests[a].lives_with(requests[b])] for a in left
-    ]
-    total = sum(requests[k].size for k in left) + sum(requests[k].size for k in right)
-    if not any(apart):
-        return total, (*left, *right)
-    cut, reached = _min_cut(
-        [requests[k].size for k in left], [requests[k].size for k in right], apart
-    )
-    chosen = [k for i, k in enumerate(left) if i in reached[0]]
-    chosen += [k for j, k in enumerate(right) if j not in reached[1]]
-    return total - cut, tuple(chosen)
-
-
-def _min_cut(
-    left: list[int], right: list[int], apart: list[list[int]]
-) -> tuple[int, tuple[set[int], set[int]]]:
-    """Minimum cut of source -> left (capacity ``left[i]``) -> right (unbounded, along
-    ``apart``) -> sink (capacity ``right[j]``), by augmenting shortest paths; with the
-    left and right nodes the source still reaches in the residual graph."""
-    n_left, n_right = len(left), len(right)
-    source, sink = n_left + n_right, n_left + n_right + 1
-    capacity: dict[tuple[int, int], int] = {}
-    edges: list[list[int]] = [[] for _ in range(n_left + n_right + 2)]
-
-    def link(u: int, v: int, cap: int | None) -> None:
-        capacity[u, v] = capacity.get((u, v), 0) + (cap if cap is not None else sum(left) + 1)
-        capacity.setdefault((v, u), 0)
-        edges[u].append(v)
-        edges[v].append(u)
-
-    for i, size in enumerate(left):
-        link(source, i, size)
-        for j in apart[i]:
-            link(i, n_left + j, None)
-    for j, size in enumerate(right):
-        link(n_left + j, sink, size)
-    flow = 0
-    while True:
-        parent = _path(edges, capacity, source, sink)
-        if sink not in parent:
+    period = capture.horizon
+    left = [r for r in requests if r.start == 0 or r.end <= r.start]
+    rest = [r for r in requests if not (r.start == 0 or r.end <= r.start)]
+    left_weight = sum(r.size for r in left)
+    best: tuple[int, list[Request]] = (left_weight, left)
+    # The most promising q first (all the left and right arcs together), until even
+    # that weighs no more than the best found.
+    for weight, q in sorted(_loads_at_starts(rest), key=lambda wq: (-wq[0], wq[1])):
+        if left_weight + weight <= best[0]:
             break
-        v, push = sink, None
-        while v != source:
-            u = parent[v]
-            push = capacity[u, v] if push is None else min(push, capacity[u, v])
-            v = u
-        assert push is not None
-        v = sink
-        while v != source:
-            u = parent[v]
-            capacity[u, v] -= push
-            capacity[v, u] += push
-            v = u
-        flow += push
-    reach = set(parent)
-    return flow, (
-        {i for i in range(n_left) if i in reach},
-        {j for j in range(n_right) if n_left + j in reach},
-    )
+        right = [r for r in rest if r.start <= q < r.end]
+        found = _heaviest_at(left, right, q, period)
+        if found[0] > best[0]:
+            best = found
+    chosen = {id(r) for r in best[1]}
+    return Meeting(best[0], tuple(r.id for r in requests if id(r) in chosen))
 
 
-def _path(
-    edges: list[list[int]], capacity: dict[tuple[int, int], int], source: int, sink: int
-) -> dict[int, int]:
-    """Breadth first through edges with room left: each node reached -> whence."""
-    parent = {source: source}
-    todo = deque([source])
-    while todo and sink not in parent:
-        u = todo.popleft()
-        for v in edges[u]:
-            if v not in parent and capacity[u, v] > 0:
-                parent[v] = u
-                todo.append(v)
-    return parent
+def _heaviest_at(
+    left: list[Request], right: list[Request], q: int, period: int
+) -> tuple[int, list[Request]]:
+    """The heaviest clique of the left arcs (holding step 0) and the right ones (holding
+    q, not 0), by the staircase sweep of the module text."""
+    always = [x for x in left if _holds(x, q)]
+    gapped = [(x.end, x.start if x.start > x.end else period, x) for x in left if not _holds(x, q)]
+    levels = sorted({b for _, b, _ in gapped})  # g's values; level 0 is "below every b"
+    # Per coordinate of the sweep, the left arcs (joining from their level up) and the
+    # right arcs (joining below the level of their end).
+    joins: dict[int, tuple[list[tuple[int, Request]], list[tuple[int, Request]]]] = {}
+    for a, b, x in gapped:
+        joins.setdefault(a, ([], []))[0].append((1 + bisect_left(levels, b), x))
+    for y in right:
+        joins.setdefault(y.start, ([], []))[1].append((1 + bisect_left(levels, y.end), y))
+    total = sum(r.size for r in left) + sum(r.size for r in right)
+    dtype: Any = np.int64 if total < _INT_LIMIT else object
+    order = sorted(joins)
+    # What joining adds at each coordinate, per level of g, as one table.
+    adds: NDArray[Any] = np.zeros((len(order), len(levels) + 2), dtype=dtype)
+    for k, coordinate in enumerate(order):
+        xs, ys = joins[coordinate]
+        for level, x in xs:
+            adds[k, level] += x.size
+        for level, y in ys:
+            adds[k, 0] += y.size
+            adds[k, level] -= y.size
+    adds = np.cumsum(adds[:, :-1], axis=1)
+    best: NDArray[Any] = np.zeros(len(levels) + 1, dtype=dtype)  # per level: most so far
+    history: list[NDArray[Any]] = []
+    for k in range(len(order)):
+        best = np.maximum.accumulate(best) + adds[k]  # g may rise here, then who joins
+        history.append(best)
+    # Walk the sweep back: g's level at each coordinate, and who joins there.
+    chosen = list(always)
+    level = int(np.argmax(best))
+    weight = int(best[level]) + sum(x.size for x in always)
+    for k in range(len(order) - 1, -1, -1):
+        xs, ys = joins[order[k]]
+        chosen += [x for at, x in xs if at <= level]
+        chosen += [y for at, y in ys if at > level]
+        if k:
+            level = int(np.argmax(history[k - 1][: level + 1]))
+    return weight, chosen
+
+
+def _loads_at_starts(arcs: list[Request]) -> list[tuple[int, int]]:
+    """``(bytes live, step)`` at each step where one of these linear arcs starts and the
+    next step where one starts or ends holds an end: up to there no arc leaves, so the
+    arcs live at an earlier start are all live there too."""
+    delta: dict[int, int] = {}
+    for r in arcs:
+        delta[r.start] = delta.get(r.start, 0) + r.size
+        delta[r.end] = delta.get(r.end, 0) - r.size
+    starts = {r.start for r in arcs}
+    ends = {r.end for r in arcs}
+    steps = sorted(delta)
+    out: list[tuple[int, int]] = []
+    live = 0
+    for k, step in enumerate(steps):
+        live += delta[step]
+        # An arc starting here ends later, so a next step exists.
+        if step in starts and steps[k + 1] in ends:
+            out.append((live, step))
+    return out
+
+
+def _holds(arc: Request, step: int) -> bool:
+    if arc.start < arc.end:
+        return arc.start <= step < arc.end
+    return step >= arc.start or step < arc.end
