@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from tilefit.batch.store import SUMMARY_TOP, Store
-
 if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
     from tilefit.batch.row import Row
+    from tilefit.batch.store import Store
     from tilefit.bounds.aligned import AlignedBound
     from tilefit.bounds.deficit import BoundReport, Contributor
     from tilefit.bounds.overload import Window
@@ -334,6 +333,21 @@ def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
         **meeting_json(d.bound),
         "cut": list(d.answer.cut),
         "headline": headline_json(diagnosis_headline(d), output),
+        "least": _least_json(d.lower),
+    }
+
+
+def _least_json(lower: Answer | None) -> Json | None:
+    """An import's least below its toolchain's plan, where ``diagnose`` searched for it: its
+    bounds and its placement (what ``-o`` writes)."""
+    if lower is None:
+        return None
+    least = lower.least
+    return {
+        "top_lower_bound": None if least is None else least.lower_bound,
+        "best_top": None if least is None else least.best_top,
+        "optimal": None if least is None else least.optimal,
+        "placement": placement_json(lower.placement),
     }
 
 
@@ -468,8 +482,12 @@ def synth_json(captures: int, output: str, seed: int) -> Json:
     return {"captures": captures, "output": output, "seed": seed}
 
 
-def summary_json(store: Store, top: int = SUMMARY_TOP) -> Json:
-    """The batch summary, keys in a fixed order."""
+def summary_json(store: Store, top: int | None = None) -> Json:
+    """The batch summary, keys in a fixed order; ``top`` worst deficits (default: the
+    text summary's count)."""
+    from tilefit.batch.store import SUMMARY_TOP  # batch's SQLite only where a batch is read
+
+    top = SUMMARY_TOP if top is None else top
     settings = store.settings()
     return {
         "captures": store.count(),
