@@ -12,14 +12,16 @@ from search_captures import count_answers
 
 from tilefit.formats.load import capture_from_json
 from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.deadline import Deadline
 from tilefit.search import SOLVED, TIMEOUT, exact_search, minimize
 from tilefit.search.blocks import build_model
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 
 
 def _same_verdict_as_brute_force(capture: Capture) -> bool:
     expected = brute_force(capture)
-    result = exact_search(capture, time_limit=60, node_limit=200_000)
+    result = exact_search(Problem(capture), Deadline.start(60), node_limit=200_000)
     assert result.status != TIMEOUT
     assert (result.status == SOLVED) == (expected is not None)
     if result.status == SOLVED:
@@ -49,7 +51,7 @@ def test_a_wrapping_request_is_one_block_of_two_pieces_at_one_offset() -> None:
 
 def test_the_least_top_on_a_circle_is_the_meeting_bound_here() -> None:
     capture = capture_from_json(loop())
-    result = minimize(capture, time_limit=60)
+    result = minimize(Problem(capture), Deadline.start(60))
     assert result.status == SOLVED and result.optimal
     assert result.lower_bound == result.best_top == 35
     assert result.placement is not None and check(capture, result.placement).valid
@@ -57,12 +59,9 @@ def test_the_least_top_on_a_circle_is_the_meeting_bound_here() -> None:
 
 
 def _cpsat_as_brute_force(capture: Capture) -> bool:
-    import time
-
     from tilefit.peers.cpsat import cpsat_solve
-    from tilefit.search.params import CpsatParams
     from tilefit.search.routes import INFEASIBLE
-    from tilefit.search.sat.route import sat_search
+    from tilefit.search.sat.route import CpsatParams, sat_search
 
     expected = brute_force(capture)
     status, placement, _ = cpsat_solve(capture, 60.0, workers=1)
@@ -70,7 +69,7 @@ def _cpsat_as_brute_force(capture: Capture) -> bool:
     assert placement is None or check(capture, placement).valid
     model = build_model(capture)
     tuned = CpsatParams(workers=1, proves=True)
-    routed, bases, search = sat_search(capture, model, time.monotonic() + 60.0, tuned)
+    routed, bases, search = sat_search(capture, model, Deadline.start(60.0), tuned)
     if routed == SOLVED:
         assert bases is not None and check(capture, search.placement(capture, bases)).valid
     if routed == INFEASIBLE:
