@@ -113,18 +113,25 @@ def _climb(
         if placed is not None:
             return placed
     elif climb.search:
+        # The closest placement's share is set aside from the time left before the search is
+        # loaded: loading it is the search's cost, so where loading takes seconds (a busy
+        # machine) the search's share shrinks, not the closest placement's (issue 48).
+        left = deadline.left()
+        kept = closest_reserve(left, passes, climb.params.closest, _descends(climb))
         deadline = _compiled(deadline, watch)
         if climb.entry == Entry.SEARCH:
             return bare_rung(problem, deadline, climb, watch)
         if placed is not None:
             return least_rung(problem, deadline, placed, watch, climb.params)
         problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
-        reserve = closest_reserve(deadline.left(), passes, climb.params.closest, _descends(climb))
         # The closest placement first builds its extended capture's units and model.
-        reserve = min(max(reserve, 2 * problem.rebuild_seconds()), deadline.left() / 2)
-        searched, partial = search_rung(problem, deadline, reserve, climb, watch)
-        if searched.verdict.decided:
-            return searched
+        reserve = min(max(kept, 2 * problem.rebuild_seconds()), left / 2)
+        if deadline.left() <= reserve:
+            cut.append("the search (loading it took its share of the time)")
+        else:
+            searched, partial = search_rung(problem, deadline, reserve, climb, watch)
+            if searched.verdict.decided:
+                return searched
     return _closest(problem, deadline, searched, partial, climb, watch, cut)
 
 
