@@ -98,6 +98,8 @@ TOOLCHAIN = Toolchain(
     claims=_claims,
     export=_export,
     adopt="export it: tilefit export iree PROGRAM {placement} -o OUT.vmfb",
+    unit="slice",
+    whole="program",
 )
 
 __all__ = ["SUFFIXES", "TOOLCHAIN", "alignment_of", "read_programs"]

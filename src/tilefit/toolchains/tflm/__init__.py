@@ -179,6 +179,8 @@ TOOLCHAIN = Toolchain(
     claims=_claims,
     export=_export,
     adopt="export it: tilefit export tflm MODEL.tflite {placement} -o OUT.tflite",
+    unit="tensor",
+    whole="model",
 )
 
 __all__ = ["SUFFIX", "TOOLCHAIN", "read_model", "read_models"]
