@@ -29,7 +29,7 @@ from tilefit.toolchains.base import (
     Toolchain,
     files_named,
 )
-from tilefit.toolchains.executorch.capture import TOOL, arena_capture
+from tilefit.toolchains.executorch.capture import ALLOCATOR, arena_capture
 from tilefit.toolchains.executorch.specs import SUFFIX, Program, by_arena, read_program
 
 if TYPE_CHECKING:
@@ -122,10 +122,10 @@ def _claims(path: Path) -> bool:
 
 TOOLCHAIN = Toolchain(
     name="executorch",
-    tool=TOOL,
+    tool=ALLOCATOR.tool,
     summary="ExecuTorch: the arenas of a program, as tilefit's planner wrote them "
     "(NAME.executorch.json)",
-    plan="arena",
+    plan=ALLOCATOR.plan,
     read=read_programs,
     claims=_claims,
     adopt="plan it with tilefit's planner, MemoryPlanningPass(memory_planning_algo=planner())",
