@@ -3,47 +3,53 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
-from collections.abc import Sequence
 from contextlib import suppress
 from importlib import import_module
 from time import monotonic
-from types import ModuleType
-from typing import NoReturn
 
 from tilefit import __version__
-from tilefit.cli import common
 from tilefit.model.errors import InputError, answered_interrupt, by_interrupt
 
+# Only what ``--version`` and ``--help`` need is loaded above (tests/test_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import ModuleType
+    from typing import NoReturn
+
+    from tilefit.cli.common import Invocation
+
 # In the order a user meets them: replay and explain one tile, then see it,
-# then whole models, then tools.
-COMMANDS = (
-    "diagnose",
-    "replay",
-    "bound",
-    "diff",
-    "whatif",
-    "experiment",
-    "place",
-    "solve",
-    "check",
-    "plot",
-    "report",
-    "batch",
-    "synth",
-    "convert",
-    "importing",
-    "export",
-    "replan",
-    "compiling",
-)
+# then whole models, then tools. Each command's name and the module that holds it
+# (the module's NAME says the same; tests/test_cli_usage.py checks it): a command
+# imports only its own module, so what it does not use is never loaded.
+COMMANDS = {
+    "diagnose": "diagnose",
+    "replay": "replay",
+    "bound": "bound",
+    "diff": "diff",
+    "whatif": "whatif",
+    "experiment": "experiment",
+    "place": "place",
+    "solve": "solve",
+    "check": "check",
+    "plot": "plot",
+    "report": "report",
+    "batch": "batch",
+    "synth": "synth",
+    "convert": "convert",
+    "import": "importing",
+    "export": "export",
+    "replan": "replan",
+    "compile": "compiling",
+}
 
 
-def _commands() -> list[ModuleType]:
-    return [import_module(f"tilefit.cli.{name}") for name in COMMANDS]
+def _command(name: str) -> ModuleType:
+    return import_module(f"tilefit.cli.{COMMANDS[name]}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,7 +65,9 @@ class _Parser(argparse.ArgumentParser):
         chosen = re.search(r"invalid choice: '([^']*)'", message)
         if chosen and (near := _near(chosen[1], list(getattr(self, "commands", {})))):
             message = f"{message}; did you mean {near}?"
-        self.exit(common.EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
+        from tilefit.cli.common import EXIT_USAGE
+
+        self.exit(EXIT_USAGE, f"tilefit: {message} (see: {self.prog} --help)\n")
 
     def parse_command(self, argv: Sequence[str] | None) -> argparse.Namespace:
         """``parse_args``, except that arguments no command knows are the command's error
@@ -78,11 +86,19 @@ class _Parser(argparse.ArgumentParser):
 
 def _near(word: str, known: list[str]) -> str | None:
     """The known word nearest a mistyped one, if one is near enough."""
+    import difflib  # only for a mistyped word
+
     found = difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=0.75)
     return found[0] if found else None
 
 
-def build_parser() -> _Parser:
+def build_parser(argv: Sequence[str] | None = None) -> _Parser:
+    """The parser of every command, or, given the arguments of one command, the parser
+    that command needs: the others are named (for usage errors) but not loaded, so a
+    command imports only its own module and ``--version`` none at all."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    asks_help = not given or given[0] in ("-h", "--help")
+    chosen = given[0] if given and given[0] in COMMANDS else None
     parser = _Parser(
         prog="tilefit",
         description=(
@@ -93,7 +109,11 @@ def build_parser() -> _Parser:
     parser.add_argument("--version", action="version", version=f"tilefit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.commands = {}
-    for module in _commands():
+    for name in COMMANDS:
+        if argv is not None and not asks_help and name != chosen:
+            parser.commands[name] = sub.add_parser(name)  # named, not loaded
+            continue
+        module = _command(name)
         p = sub.add_parser(
             module.NAME,
             help=module.HELP,
@@ -102,21 +122,38 @@ def build_parser() -> _Parser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
+        from tilefit.cli import common
+
         files = (getattr(module, "READS", common.READS), getattr(module, "WRITES", common.WRITES))
         p.set_defaults(run=module.run, files=files)
         parser.commands[module.NAME] = p
     return parser
 
 
-def main(argv: Sequence[str] | None = None, invocation: common.Invocation | None = None) -> int:
+def main(argv: Sequence[str] | None = None, invocation: Invocation | None = None) -> int:
     """Run one command; ``invocation`` (default: one that starts now) is what the command
     is told (when it began) and leaves for ``entry`` (whether to end at once)."""
-    parser = build_parser()
-    args = parser.parse_command(argv)
+    parser, args = _parse(argv)
+    from tilefit.cli.common import Invocation
+
+    return _run(parser, args, invocation if invocation is not None else Invocation(monotonic()))
+
+
+def _parse(argv: Sequence[str] | None) -> tuple[_Parser, argparse.Namespace]:
+    """The command's arguments; ``--version`` and ``--help`` end here, before the rest of
+    the command line's machinery (``common``) is loaded."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(given)
+    return parser, parser.parse_command(given)
+
+
+def _run(parser: _Parser, args: argparse.Namespace, invocation: Invocation) -> int:
+    from tilefit.cli import common
+
     if args.command is None:
         parser.print_help()
         return common.EXIT_USAGE
-    args.invocation = invocation if invocation is not None else common.Invocation(monotonic())
+    args.invocation = invocation
     try:
         _check_file_options(args)
         common.check_outputs(args, *args.files)
@@ -158,8 +195,11 @@ def entry(started: float | None = None) -> None:
     ``started`` (monotonic) is when the process began (``tilefit.__main__`` passes its
     first statements' time); by default, now.
     """
+    parser, args = _parse(None)
+    from tilefit.cli import common
+
     invocation = common.Invocation(monotonic() if started is None else started)
-    code = main(None, invocation)
+    code = _run(parser, args, invocation)
     try:
         sys.stdout.flush()
     except BrokenPipeError:

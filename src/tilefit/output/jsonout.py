@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from tilefit.batch.store import SUMMARY_TOP, Store
-
 if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no more
     from tilefit.batch.row import Row
+    from tilefit.batch.store import Store
     from tilefit.bounds.aligned import AlignedBound
     from tilefit.bounds.deficit import BoundReport, Contributor
     from tilefit.bounds.overload import Window
@@ -458,8 +457,12 @@ def synth_json(captures: int, output: str, seed: int) -> Json:
     return {"captures": captures, "output": output, "seed": seed}
 
 
-def summary_json(store: Store, top: int = SUMMARY_TOP) -> Json:
-    """The batch summary, keys in a fixed order."""
+def summary_json(store: Store, top: int | None = None) -> Json:
+    """The batch summary, keys in a fixed order; ``top`` worst deficits (default: the
+    text summary's count)."""
+    from tilefit.batch.store import SUMMARY_TOP  # batch's SQLite only where a batch is read
+
+    top = SUMMARY_TOP if top is None else top
     settings = store.settings()
     return {
         "captures": store.count(),
