@@ -70,6 +70,7 @@ def test_the_range_s_name_and_classes_are_kept_where_the_memory_grows() -> None:
 def test_accept_names_ids_of_another_plan_and_the_referee_s_first_violation() -> None:
     chain = toolchain("iree")
     chain.accept(capture(), WASTEFUL, "p.main.0")  # nothing to say
+    chain.accept(capture(heap=128), WASTEFUL, "p.main.0")  # a worse plan may go back too
     with pytest.raises(InputError) as unknown:
         chain.accept(capture(), Placement("p", {**LEAST.offsets, "s9": 0}), "p.main.0")
     assert unknown.value.rule == (
