@@ -93,7 +93,8 @@ def test_replan_keeps_the_toolchain_s_plan_unless_tilefit_s_ends_lower() -> None
     assert lowered.placement is not None and check(capture(), lowered.placement).valid
     kept = replan(capture(heap=128), LEAST, 10.0)  # at the bound: kept, proven, not searched
     assert (kept.placement, kept.tilefit, kept.proven, kept.top) == (LEAST, False, True, 128)
-    assert kept.standing.best_top is None  # the bounds proved it: no search ran
+    assert kept.standing.best_top is None and kept.answer is None  # no search ran
+    assert lowered.answer is not None and lowered.answer.placement == lowered.placement
     broken = Placement("p", {"a": 0, "b": 0, "c": 128})
     refused = replan(capture(), broken, 10.0)
     assert refused.refused is not None and not refused.tilefit and refused.placement == broken

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from tilefit.bounds.deficit import bound
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import CheckResult
 from tilefit.verdicts.heap import HeapStanding, heap_standing
 from tilefit.verdicts.imported import review
@@ -33,6 +34,7 @@ class Replanned:
     lower_bound: int | None  # no plan ends below this (None: the search found no bound)
     standing: HeapStanding  # the toolchain's own heap beside the bounds (and the best found)
     refused: CheckResult | None = None  # the own plan fails the referee: nothing searched
+    answer: Answer | None = None  # the ladder's, where the search ran (what it did, what cut it)
 
 
 def replan(
@@ -67,6 +69,8 @@ def replan(
     lower = None if least is None else least.lower_bound
     found = None if least is None else least.best_top
     if answer.placement is not None and found is not None and (own_top is None or found < own_top):
-        return Replanned(answer.placement, found, True, searched.proven, lower, searched)
+        return Replanned(
+            answer.placement, found, True, searched.proven, lower, searched, answer=answer
+        )
     proven = own is not None and searched.optimal
-    return Replanned(own, own_top, False, proven, lower, searched)
+    return Replanned(own, own_top, False, proven, lower, searched, answer=answer)
