@@ -37,13 +37,17 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
 
 
 def _verdict_text(d: Diagnosis) -> str:
-    if d.verdict == "fits" and d.heap is not None:  # an import: the replay is not the tool's
+    if d.verdict == Verdict.FITS and d.heap is not None:  # an import: the replay is not the tool's
         return (
             f"Fits: tilefit's nearest strategy to {d.heap.tool}'s planner places every request "
             "in this memory."
         )
-    if d.verdict == Verdict.INFEASIBLE and d.search_route is not None:
-        return f"{d.verdict.sentence} Proof ({d.search_route}): {proof_says(d.search_route)}."
+    if d.verdict == Verdict.INFEASIBLE and d.route is not None:
+        return f"{d.verdict.sentence} Proof ({d.route}): {proof_says(d.route)}."
+    c = d.capacity
+    if c is not None:  # the bound the answer names, with its figure, as diagnose says it
+        leave = f"; at least {c.leaving:,} B must leave" if c.leaving else ""
+        return f"{d.verdict.sentence} Decided by {c.bound.says} ({c.over_text}){leave}."
     return d.verdict.sentence
 
 

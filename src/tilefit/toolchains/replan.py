@@ -3,7 +3,8 @@
 ``tilefit replan`` and ExecuTorch's planner ask the same of every plan: the
 toolchain's own placement refereed (``verdicts.imported.review``); unless the
 bounds already prove it the least, the least top searched (``solve`` with
-``minimize``, the ladder's answer); and tilefit's placement kept only where
+``minimize``, the ladder's answer, on the one ``Problem`` whose bounds decided to
+search); and tilefit's placement kept only where
 it ends lower than the toolchain's own, else the toolchain's own as it was.
 What is proven is the ladder's and the bounds' word (``HeapStanding``), never
 worked out again here.
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.bounds.deficit import bound
+from tilefit.engine.attempt import SEARCHING_FROM
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement, placement_top
+from tilefit.search.problem import Problem
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import CheckResult
 from tilefit.verdicts.heap import HeapStanding, heap_standing
@@ -47,9 +49,11 @@ def replan(
     """``capture``'s least plan within ``time_limit`` seconds, beside the toolchain's own
     placement ``own`` (None: the toolchain gave none); ``capture`` is an import (its
     origin is the toolchain's heap)."""
-    reviewed = None if own is None else review(capture, own)
+    # One problem: the bounds that decide whether to search are the ones the ladder reads.
+    problem = Problem(capture, SEARCHING_FROM)
+    report = problem.bound
+    reviewed = None if own is None else review(capture, own, report)
     if reviewed is None:  # no plan of the toolchain's to referee: its heap beside the bounds
-        report = bound(capture)
         standing = heap_standing(capture, report.lower_bound, None, aligned=report.aligned.top)
     else:
         standing = reviewed.standing
@@ -63,7 +67,7 @@ def replan(
     from tilefit.verdicts.solving import solve
 
     watch.stage(f"the least {standing.plan} of {capture.name}: greedy passes")
-    answer = solve(capture, time_limit, minimize=True, workers=workers, watch=watch)
+    answer = solve(problem, time_limit, minimize=True, workers=workers, watch=watch)
     searched = answer.heap if answer.heap is not None else standing
     least = answer.least
     lower = None if least is None else least.lower_bound

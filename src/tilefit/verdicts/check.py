@@ -95,9 +95,9 @@ def check(
 def referee(capture: Capture, placement: Placement, source: str) -> Placement:
     """``placement``, which the checker must find valid: one tilefit made, so a violation
     is tilefit's bug (RuntimeError naming ``source``), never the user's input."""
-    verdict = check(capture, placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
+    checked = check(capture, placement)
+    if not checked.valid:
+        first = checked.violations[0]
         raise RuntimeError(
             f"internal error: the placement from {source} fails the checker "
             f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tilefit.bounds.deficit import bound
+from tilefit.bounds.deficit import BoundReport, bound
 from tilefit.model.capture import Capture
 from tilefit.model.edits import with_capacity
 from tilefit.model.placement import Placement
@@ -26,7 +26,7 @@ from tilefit.verdicts.heap import HeapStanding, heap_standing
 class ImportReview:
     check: CheckResult  # the toolchain's placement, refereed at its own heap
     lower_bound: int  # the live lower bound of the requests
-    aligned_lower_bound: int  # no placement has a lower top: the aligned bound's
+    aligned_top: int  # no placement has a lower top: the aligned bound's (AlignedBound.top)
     standing: HeapStanding | None
 
 
@@ -50,9 +50,12 @@ def referee(capture: Capture, placement: Placement) -> CheckResult:
     return check(at_own_heap(capture, reach), placement)
 
 
-def review(capture: Capture, placement: Placement) -> ImportReview:
-    """The toolchain's own placement refereed, and its heap beside the lower bound."""
-    report = bound(capture)
+def review(
+    capture: Capture, placement: Placement, report: BoundReport | None = None
+) -> ImportReview:
+    """The toolchain's own placement refereed, and its heap beside the lower bound
+    (``report``: the capture's bounds, where the caller has them already)."""
+    report = bound(capture) if report is None else report
     return ImportReview(
         referee(capture, placement),
         report.lower_bound,

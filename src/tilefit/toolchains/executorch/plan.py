@@ -130,7 +130,7 @@ def plan_arena(
         greedy_top=arena.greedy_top,
         top=found.top,
         lower_bound=found.standing.lower_bound,
-        aligned_bound=found.standing.aligned_lower_bound,
+        aligned_bound=found.standing.aligned_top,
         proven=found.proven,
         seconds=time.monotonic() - began,
         source=source,
