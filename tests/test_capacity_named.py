@@ -85,3 +85,29 @@ def test_every_renderer_follows_the_answer_not_its_own_rule(named: Bound) -> Non
     assert figure in line and figure in text
     assert diagnosis_json(told)["capacity"]["bound"] == named.value
     assert named.says in verdict_html(two_deficits(), told)
+
+
+def arcs_that_meet() -> Capture:
+    """On a circle of 4 steps, a (steps 3, 0), b (0, 1) and c (1, 2, 3) meet pairwise but
+    share no step, with a request held throughout: 35 B must lie apart, where no step holds
+    more than 25 B; 30 B are available, so only the meeting bound proves the deficit."""
+    memory = Memory(30, (Range(0, 30),))
+    requests = (
+        Request("a", 10, 3, 1),
+        Request("b", 10, 0, 2),
+        Request("c", 10, 1, 4),
+        Request("held", 5, 0, 4),
+    )
+    return Capture("arcs", 4, memory, requests, period=4)
+
+
+def test_a_deficit_only_the_meeting_bound_proves_is_named_alike_by_every_renderer() -> None:
+    d = diagnose(arcs_that_meet(), search=False)
+    assert d.verdict == Verdict.CAPACITY and d.capacity is not None
+    assert d.bound.deficit == 0 and d.bound.meeting_deficit == 5
+    assert d.capacity.bound == Bound.MEETING
+    (by_cli, line), (by_caption, text) = cli_bound(d), caption_bound(d)
+    assert by_cli == by_caption == Bound.MEETING
+    figure = "5 B over in requests whose lifetimes meet pairwise"
+    assert figure in line and figure in text
+    assert diagnosis_json(d)["capacity"]["bound"] == "meeting"

@@ -216,7 +216,20 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"  aligned: with the padding their alignments force between them, the live "
                 f"requests need {a.need} B of storage: {d.bound.aligned_deficit} B over"
             )
+        m = d.bound.meeting
+        if m is not None and d.bound.meeting_deficit > max(d.bound.deficit, s.deficit):
+            lines.append(
+                f"  meeting: {m.weight} B in {len(m.ids)} requests whose lifetimes meet "
+                f"pairwise on the circle ({', '.join(m.ids)}), no two may share a byte: "
+                f"{d.bound.meeting_deficit} B over"
+            )
         windows = d.bound.windows
+        if not windows and d.bound.meeting_deficit > d.bound.aligned_deficit:
+            lines.append(
+                f"  no step's bytes alone exceed what they may use: at least "
+                f"{d.bound.meeting_deficit} B must leave that set (tilefit bound)"
+            )
+            return lines
         if not windows:
             lines.append(
                 "  no step's bytes alone exceed what they may use: the padding makes the "

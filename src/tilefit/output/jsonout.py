@@ -179,7 +179,16 @@ def bound_json(report: BoundReport) -> Json:
         "aligned_lower_bound": report.aligned_lower_bound,
         "aligned_deficit": report.aligned_deficit,
         "aligned": aligned_json(report.aligned),
+        **meeting_json(report),
     }
+
+
+def meeting_json(report: BoundReport) -> Json:
+    """``{"meeting": ...}`` where a cyclic capture's lifetime wraps, else nothing."""
+    m = report.meeting
+    if m is None:
+        return {}
+    return {"meeting": {"weight": m.weight, "ids": list(m.ids), "deficit": report.meeting_deficit}}
 
 
 def aligned_json(a: AlignedBound) -> Json:
@@ -326,6 +335,7 @@ def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
         "aligned_lower_bound": report.aligned_lower_bound,
         "aligned_deficit": report.aligned_deficit,
         "aligned": aligned_json(report.aligned),
+        **meeting_json(report),
         "cut": list(d.cut),
         "headline": headline_json(diagnosis_headline(d), output),
         "least": _least_json(d.lower),

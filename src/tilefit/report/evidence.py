@@ -158,4 +158,13 @@ def _bound_item(report: BoundReport) -> str:
         if report.aligned_deficit > report.deficit:
             text += f": <b>{byte_html(report.aligned_deficit)} over</b>"
         text += "."
+    m = report.meeting
+    if m is not None and m.weight > report.lower_bound:
+        text += (
+            f" On the circle of steps, {len(m.ids)} requests whose "
+            f"lifetimes meet pairwise need {byte_html(m.weight)}, more than any one step holds"
+        )
+        if report.meeting_deficit:
+            text += f": <b>{byte_html(report.meeting_deficit)} over</b>"
+        text += "."
     return text

@@ -115,6 +115,20 @@ def download_name(capture: Capture, d: Diagnosis) -> str:
     return f"{name}.placement.json" if d.heap is None else f"{name}.tilefit.placement.json"
 
 
+def _meeting_rows(report: BoundReport) -> list[tuple[str, str]]:
+    """The heaviest pairwise-meeting set, where a cyclic capture's lifetime wraps."""
+    m = report.meeting
+    if m is None:
+        return []
+    return [
+        (
+            "meeting bound",
+            f"{byte_html(m.weight)} in {len(m.ids)} requests whose lifetimes meet pairwise on "
+            f"the circle ({esc(', '.join(m.ids))}): {byte_html(report.meeting_deficit)} over",
+        )
+    ]
+
+
 def bound_html(report: BoundReport) -> str:
     s = report.support
     union = " ".join(f"[{a:,}, {b:,})" for a, b in s.union) or "(empty)"
@@ -130,6 +144,7 @@ def bound_html(report: BoundReport) -> str:
         ("deficit", byte_html(report.deficit)),
         ("aligned deficit", byte_html(report.aligned_deficit)),
         ("support-aware deficit", byte_html(report.support_deficit)),
+        *_meeting_rows(report),
         (
             "tightest union of allowed sets",
             f"step {s.step}: {byte_html(s.demand)} live of "
