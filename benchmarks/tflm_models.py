@@ -89,8 +89,8 @@ def measure(name: str, path: Path, time_limit: float) -> Row:
         note = note or f"not run: {error}"
     else:
         runtime = exported.runtime
-        assert runtime is not None
-        before, after = runtime.total_before, runtime.total_after
+        assert runtime is not None and runtime.whole is not None
+        before, after = runtime.whole.before, runtime.whole.after
         identical, varies = runtime.identical, runtime.varies
     return Row(
         name,

@@ -158,7 +158,7 @@ def test_export_refuses_a_placement_of_another_model(
         == 2
     )
     err = capsys.readouterr().err
-    assert "this model does not plan" in err and not (tmp_path / "o.tflite").exists()
+    assert "small.tflite does not plan" in err and not (tmp_path / "o.tflite").exists()
 
 
 @pytest.mark.parametrize(

@@ -134,11 +134,11 @@ def runtime_lines(chain: Toolchain, r: RuntimeCheck) -> list[str]:
     same = "identical, bit for bit" if r.identical else "DIFFERENT"
     vary = "" if r.varies else " (they do not vary on these inputs: a weak comparison)"
     whole = (
-        f", whole arena {r.total_before:,} -> {r.total_after:,} B"
-        if (r.total_before, r.total_after) != (r.head_before, r.head_after)
+        f", whole arena {r.whole.before:,} -> {r.whole.after:,} B"
+        if r.whole is not None and r.whole != r.plan
         else ""
     )
     return [
-        f"  {chain.tool}'s runtime: {chain.plan} {r.head_before:,} -> {r.head_after:,} B{whole}",
+        f"  {chain.tool}'s runtime: {chain.plan} {r.plan.before:,} -> {r.plan.after:,} B{whole}",
         f"  outputs over {r.invocations} invocations: {same}{vary}",
     ]

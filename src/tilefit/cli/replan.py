@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
     from tilefit.toolchains.base import ExportOptions, ImportOptions
-    from tilefit.verdicts.solving import solve
+    from tilefit.toolchains.replan import replan
     from tilefit.verdicts.stopped import Stopped, stopped
 
     common.check_seconds(args.time_limit, "--time-limit")
@@ -81,17 +81,17 @@ def run(args: argparse.Namespace) -> int:
                 "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
             )
         for item in imported:
-            watch.stage(f"the least {chain.plan} of {item.capture.name}: greedy passes")
-            found = solve(item.capture, args.time_limit, minimize=True, watch=watch)
-            best.append(found.placement if found.placement is not None else item.placement)
-            proven = proven and found.least is not None and found.least.optimal
-            if (stop := stopped(found, minimize=True)) is not None:
-                nothing = found.placement is None  # not even a plan as low as the toolchain's
+            found = replan(item.capture, item.placement, args.time_limit, watch=watch)
+            best.append(item.placement if found.placement is None else found.placement)
+            proven = proven and found.proven
+            searched = found.answer  # None: the bounds proved the toolchain's plan the least
+            if searched is not None and (stop := stopped(searched, minimize=True)) is not None:
+                nothing = searched.placement is None  # not even a plan as low as the toolchain's
                 stops.append(
                     Stopped(f"a plan below {chain.tool}'s {chain.plan}") if nothing else stop
                 )
-            known = known and found.least is not None
-            lower += 0 if found.least is None else found.least.lower_bound
+            known = known and found.lower_bound is not None
+            lower += found.lower_bound or 0
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
         options = ExportOptions(True, flags, args.inputs, watch)
         exported = chain.export(Path(args.model), best, options)

@@ -41,6 +41,7 @@ def export_json(toolchain: str, e: Exported, written: str | None) -> Json:
     """A placement written back: the plan's top before and after, and the runtime's word."""
     saved = e.before - e.after
     runtime = e.runtime
+    whole = None if runtime is None else runtime.whole or runtime.plan  # IREE's: the slabs
     return {
         "toolchain": toolchain,
         "requests": e.requests,
@@ -49,12 +50,12 @@ def export_json(toolchain: str, e: Exported, written: str | None) -> Json:
         "saved": saved,
         "saved_percent": round(100.0 * saved / e.before, 2) if e.before else 0.0,
         "runtime": None
-        if runtime is None
+        if runtime is None or whole is None
         else {
-            "head_before": runtime.head_before,
-            "head_after": runtime.head_after,
-            "arena_before": runtime.total_before,
-            "arena_after": runtime.total_after,
+            "head_before": runtime.plan.before,
+            "head_after": runtime.plan.after,
+            "arena_before": whole.before,
+            "arena_after": whole.after,
             "invocations": runtime.invocations,
             "outputs_identical": runtime.identical,
             "outputs_vary": runtime.varies,

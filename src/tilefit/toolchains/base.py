@@ -2,8 +2,12 @@
 
 A toolchain is one subpackage of ``tilefit.toolchains`` whose ``TOOLCHAIN``
 (a ``Toolchain``) says how to read the files a user names. The registry
-(``tilefit.toolchains.TOOLCHAINS``) names them; nothing else branches on a
-toolchain's name.
+(``tilefit.toolchains.NAMES``) names them; nothing else branches on a
+toolchain's name. What every toolchain shares is here, once: its captures made
+by its ``Allocator`` (one memory range, the toolchain's own heap as the origin),
+a placement given back accepted by ``Toolchain.accept`` (its ids, then the one
+referee of outside plans, ``tilefit.verdicts.imported.referee``), and an export's
+answer (``Exported``, with ``RuntimeCheck`` where the runtime ran).
 """
 
 from __future__ import annotations
@@ -12,16 +16,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tilefit.model.capture import Capture
+from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
+from tilefit.model.words import counted
 from tilefit.verdicts.watch import QUIET, Watch
 
 
 def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
     """The files the paths name: files as given, folders searched recursively for
     ``suffix`` (hidden entries left out); each file once, in the order found."""
-    from tilefit.model.errors import InputError
-
     found: list[Path] = []
     for given in paths:
         path = Path(given)
@@ -39,6 +43,41 @@ def files_named(paths: Sequence[str], suffix: str) -> list[Path]:
     for path in found:
         unique.setdefault(path.resolve(), path)
     return list(unique.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Allocator:
+    """The allocator a toolchain plans with, as its captures name it: one per toolchain."""
+
+    tool: str  # how answers name it: "TFLM", "IREE"
+    plan: str  # what it calls the memory it plans: "head", "slab" (``Origin.plan``)
+    production: tuple[str, ...]  # tilefit's nearest strategy to it (``Capture.production``)
+    range: str | None = None  # the memory range's name, where not ``plan`` (XLA's "temp")
+
+    def capture(
+        self,
+        name: str,
+        requests: Sequence[Request],
+        heap: int,
+        source: str,
+        *,
+        least: int = 1,
+        capacity: int | None = None,
+        horizon: int | None = None,
+    ) -> Capture:
+        """The capture of one plan: ``requests`` in one range, the memory the toolchain's
+        own ``heap`` (no less than ``least``, its alignment) or ``capacity`` where asked;
+        the horizon the requests' last end unless given."""
+        size = max(heap, least) if capacity is None else capacity
+        memory = Memory(size=size, ranges=(Range(0, size, self.range or self.plan),))
+        return Capture(
+            name=name,
+            horizon=max((r.end for r in requests), default=1) if horizon is None else horizon,
+            memory=memory,
+            requests=tuple(requests),
+            production=self.production,
+            origin=Origin(self.tool, heap, source, self.plan),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +115,20 @@ class Reading:
 
 
 @dataclass(frozen=True, slots=True)
-class RuntimeCheck:
-    """The toolchain's runtime run with its own plan and with the exported one."""
+class Sizes:
+    """Bytes with the toolchain's own plan and with the exported one."""
 
-    head_before: int  # the planned section as the runtime reports it
-    head_after: int
-    total_before: int  # everything the runtime needed (what a user must give)
-    total_after: int
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeCheck:
+    """The toolchain's runtime run with its own plan and with the exported one: the
+    outputs compared, and the memory each needed as the toolchain itself reports it."""
+
+    plan: Sizes  # the planned section (TFLM's head from its interpreter, IREE's compiled slabs)
+    whole: Sizes | None  # everything the runtime needed (TFLM's arena); None: not reported
     invocations: int  # on the same inputs
     identical: bool  # every output of every invocation equal, bit for bit
     varies: bool  # the outputs differ between invocations: the comparison can tell plans apart
@@ -136,3 +182,29 @@ class Toolchain:
     # How a user puts tilefit's plan into the toolchain, as the two-part answer names it
     # ("{placement}": the placement's file); None: the toolchain takes no plan back.
     adopt: str | None = None
+    unit: str = "request"  # what the toolchain plans, in a refusal: "tensor", "slice"
+    whole: str = "file"  # what its file holds, in a refusal: "model", "program"
+
+    def accept(self, capture: Capture, placement: Placement, shown: str) -> None:
+        """Nothing when ``placement`` may go back into the toolchain's file: every offset
+        names a request of ``capture`` and the one referee of outside plans accepts it
+        (``tilefit.verdicts.imported.referee``); InputError naming the first fault, the
+        capture called ``shown``, otherwise."""
+        from tilefit.verdicts.imported import referee
+
+        unknown = sorted(set(placement.offsets) - {r.id for r in capture.requests})
+        if unknown:
+            raise InputError(
+                "offsets",
+                f"names {counted(len(unknown), self.unit)} {shown} does not plan "
+                f"({', '.join(unknown[:3])}): a placement of another {self.whole}?",
+            )
+        result = referee(capture, placement)
+        if not result.valid:
+            first = result.violations[0]
+            raise InputError(
+                "offsets",
+                f"the referee rejects it on {shown}'s capture: "
+                f"{counted(len(result.violations), 'violation')}, the first {first.kind}: "
+                f"{first.detail}",
+            )

@@ -16,10 +16,11 @@ docs/executorch.md says what each rule rests on in ExecuTorch's code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tilefit.model.capture import Memory, Range
+from tilefit.model.edits import with_capacity
 from tilefit.model.errors import InputError
 from tilefit.toolchains.base import (
     Imported,
@@ -29,7 +30,7 @@ from tilefit.toolchains.base import (
     Toolchain,
     files_named,
 )
-from tilefit.toolchains.executorch.capture import TOOL, arena_capture
+from tilefit.toolchains.executorch.capture import ALLOCATOR, arena_capture
 from tilefit.toolchains.executorch.specs import SUFFIX, Program, by_arena, read_program
 
 if TYPE_CHECKING:
@@ -103,17 +104,11 @@ def read_arenas(program: Program, source: str, capacity: int | None = None) -> l
                     "--capacity",
                     f"{capacity:,} B holds not even the {extra:,} B ExecuTorch adds to the plan",
                 )
-            capture = _with_room(capture, room)
+            capture = replace(capture, memory=with_capacity(capture.memory, room, "--capacity"))
             if extra:
                 notes.append(f"asks about an arena of {capacity:,} B: {room:,} B for the plan")
         found.append(Imported(capture, arena.greedy, source, arena.specs, tuple(notes)))
     return found
-
-
-def _with_room(capture: Any, room: int) -> Any:
-    from dataclasses import replace
-
-    return replace(capture, memory=Memory(room, (Range(0, room, capture.memory.ranges[0].name),)))
 
 
 def _claims(path: Path) -> bool:
@@ -122,10 +117,10 @@ def _claims(path: Path) -> bool:
 
 TOOLCHAIN = Toolchain(
     name="executorch",
-    tool=TOOL,
+    tool=ALLOCATOR.tool,
     summary="ExecuTorch: the arenas of a program, as tilefit's planner wrote them "
     "(NAME.executorch.json)",
-    plan="arena",
+    plan=ALLOCATOR.plan,
     read=read_programs,
     claims=_claims,
     adopt="plan it with tilefit's planner, MemoryPlanningPass(memory_planning_algo=planner())",

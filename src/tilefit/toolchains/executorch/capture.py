@@ -28,8 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
+from tilefit.toolchains.base import Allocator
 from tilefit.toolchains.executorch.specs import Program, Spec
 
 TOOL = "ExecuTorch"
@@ -37,6 +38,7 @@ PLAN = "arena"  # what ExecuTorch calls the block it plans (a mem_id's buffer)
 # tilefit's nearest strategy to ExecuTorch's greedy (largest first into shared objects);
 # greedy's own offsets are the placement beside the capture
 PRODUCTION = ("size/first-fit",)
+ALLOCATOR = Allocator(TOOL, PLAN, PRODUCTION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,17 +115,9 @@ def arena_capture(program: Program, mem_id: int, specs: Sequence[Spec]) -> Arena
         )
         for s in held
     )
-    horizon = max(r.end for r in requests)
     heap = greedy_top if greedy is not None else sum(s.size for s in held)
-    size = max(heap, program.alignment)
-    capture = Capture(
-        name=name,
-        horizon=horizon,
-        memory=Memory(size=size, ranges=(Range(0, size, PLAN),)),
-        requests=requests,
-        production=PRODUCTION,
-        origin=Origin(TOOL, heap, f"{program.name} mem_id {mem_id}", PLAN),
-    )
+    source = f"{program.name} mem_id {mem_id}"
+    capture = ALLOCATOR.capture(name, requests, heap, source, least=program.alignment)
     return ArenaCapture(mem_id, capture, greedy, greedy_top, aliases, empty, len(specs), problem)
 
 

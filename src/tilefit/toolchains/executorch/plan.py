@@ -1,10 +1,10 @@
 """Each ExecuTorch arena decided by tilefit: the least top found, never above greedy's.
 
 For every arena of a ``Program``: its capture (``capture.arena_capture``),
-ExecuTorch's greedy plan refereed on it, then tilefit's search
-(``verdicts.solving.solve`` with ``minimize``) in a memory of greedy's
-top, so that whatever it finds is no larger. A plan the referee
-(``verdicts.check``) does not accept is never used. The arena keeps
+replanned as every toolchain's plan is (``toolchains.replan``: greedy's plan
+refereed on it, then tilefit's least searched in a memory of greedy's top, so
+that whatever it finds is no larger). A plan the referee does not accept is
+never used. The arena keeps
 greedy's plan when the search finds nothing lower, when a spec cannot be
 honoured, or when greedy's own plan fails the referee on the capture (then
 the capture misreads the arena, and nothing built on it is trusted): each
@@ -26,7 +26,7 @@ from tilefit.bounds.deficit import bound
 from tilefit.model.placement import Placement
 from tilefit.toolchains.executorch.capture import ArenaCapture, arena_capture
 from tilefit.toolchains.executorch.specs import Program, Spec, by_arena
-from tilefit.verdicts.check import check
+from tilefit.toolchains.replan import replan
 
 TILEFIT = "tilefit"
 GREEDY = "greedy"
@@ -112,42 +112,26 @@ def plan_arena(
         return ArenaPlan(
             mem_id, len(specs), 0, base, 0, 0, 0, 0, True, 0.0, TILEFIT, offsets, None, arena
         )
-    if arena.greedy is not None and not check(capture, arena.greedy).valid:
+    found = replan(capture, arena.greedy, time_limit, workers)
+    if found.refused is not None:
         why = "greedy's plan fails tilefit's referee on the capture (the capture misreads it)"
         return _greedy(arena, specs, base, began, why, True)
-    from tilefit.verdicts.solving import solve
-
-    report = bound(capture)
-    floor = max(report.lower_bound, report.aligned.top)
-    best: int | None = None
-    optimal = False
-    placement: Placement | None = None
-    if arena.greedy is None or arena.greedy_top > floor:  # else greedy's is proven least
-        answer = solve(capture, time_limit, minimize=True, workers=workers)  # refereed
-        if answer.least is not None:
-            best, optimal = answer.least.best_top, answer.least.optimal
-        placement = answer.placement
-    chosen = arena.greedy
-    top = arena.greedy_top if arena.greedy is not None else capture.memory.size
-    source = GREEDY
-    if placement is not None and best is not None and (chosen is None or best < top):
-        chosen, top, source = placement, best, TILEFIT
-    if chosen is None:
+    if found.placement is None or found.top is None:
         raise ValueError(f"arena {mem_id}: no plan found and greedy's is unknown")
-    offsets = _absolute(chosen.offsets, arena, base)
+    source = TILEFIT if found.tilefit else GREEDY
+    offsets = _absolute(found.placement.offsets, arena, base)
     if source == GREEDY and all(s.greedy is not None for s in specs):
         offsets = {s.id: int(s.greedy) for s in specs if s.greedy is not None}  # as it was
-    proven = top <= floor or (optimal and best == top)
     return ArenaPlan(
         mem_id=mem_id,
         specs=len(specs),
         requests=len(capture.requests),
         reserved=base,
         greedy_top=arena.greedy_top,
-        top=top,
-        lower_bound=report.lower_bound,
-        aligned_bound=report.aligned.top,
-        proven=proven,
+        top=found.top,
+        lower_bound=found.standing.lower_bound,
+        aligned_bound=found.standing.aligned_top,
+        proven=found.proven,
         seconds=time.monotonic() - began,
         source=source,
         offsets=offsets,

@@ -30,7 +30,7 @@ from tilefit.toolchains.base import (
     Toolchain,
     files_named,
 )
-from tilefit.toolchains.iree.capture import TOOL, Alignment
+from tilefit.toolchains.iree.capture import ALLOCATOR, Alignment
 from tilefit.toolchains.iree.compiler import Flags
 from tilefit.toolchains.iree.module import read_stages
 from tilefit.toolchains.iree.reading import read_packs
@@ -90,14 +90,16 @@ def _claims(path: Path) -> bool:
 
 TOOLCHAIN = Toolchain(
     name="iree",
-    tool=TOOL,
+    tool=ALLOCATOR.tool,
     summary="IREE's transient slabs (stream.resource.pack), from a program it compiles or "
     "a --mlir-print-ir-before=iree-stream-layout-slices dump (needs the iree extra)",
-    plan="slab",
+    plan=ALLOCATOR.plan,
     read=read_programs,
     claims=_claims,
     export=_export,
     adopt="export it: tilefit export iree PROGRAM {placement} -o OUT.vmfb",
+    unit="slice",
+    whole="program",
 )
 
 __all__ = ["SUFFIXES", "TOOLCHAIN", "alignment_of", "read_programs"]

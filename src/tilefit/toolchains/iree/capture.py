@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
+from tilefit.toolchains.base import Allocator
 from tilefit.toolchains.iree.greedy import Layout, align, pack_greedily
 from tilefit.toolchains.iree.packs import Pack
 from tilefit.toolchains.iree.uses import Use
@@ -24,6 +25,7 @@ PLAN = "slab"
 # tilefit's nearest strategy to IREE's packer (the pack's order is its slices'
 # lifetime order; the smallest gap that fits); IREE's own offsets are the placement.
 PRODUCTION = ("lifetime/best-fit",)
+ALLOCATOR = Allocator(TOOL, PLAN, PRODUCTION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +80,8 @@ def make_capture(
                 source=use.location or use.writer or pack.function,
             )
         )
-    horizon = max((r.end for r in requests), default=1)
-    size = max(layout.slab, alignment.range) if capacity is None else capacity
-    capture = Capture(
-        name=name,
-        horizon=horizon,
-        memory=Memory(size=size, ranges=(Range(0, size, PLAN),)),
-        requests=tuple(requests),
-        production=PRODUCTION,
-        origin=Origin(TOOL, layout.slab, source, PLAN),
+    capture = ALLOCATOR.capture(
+        name, requests, layout.slab, source, least=alignment.range, capacity=capacity
     )
     placed = {request_id(s.index): o for s, o in zip(pack.slices, layout.offsets, strict=True)}
     return capture, Placement(name, placed), layout

@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
-from tilefit.model.words import counted
-from tilefit.toolchains.base import Exported, ExportOptions, Imported, Part, RuntimeCheck
+from tilefit.toolchains.base import Exported, ExportOptions, Imported, Part, RuntimeCheck, Sizes
 from tilefit.toolchains.iree.capture import capture_name, slice_index
 from tilefit.toolchains.iree.compiler import Flags, finish
 from tilefit.toolchains.iree.greedy import align
 from tilefit.toolchains.iree.module import read_stages
 from tilefit.toolchains.iree.reading import Found, found_packs, read_packs
 from tilefit.toolchains.iree.rewrite import Written, with_offsets
-from tilefit.verdicts.check import check
 
 _TRANSIENT = re.compile(r"stream\.resource\.alloca\b[^\n]*!stream\.resource<transient>\{([^}]*)\}")
 _CONSTANT = re.compile(r"^\s*(%[\w$.-]+) = arith\.constant (\d+) : index", re.M)
@@ -54,7 +51,7 @@ def export_plans(
         )
     imported, _ = read_packs(stages, program.stem, where, alignment, None)
     captures = {item.capture.name: item for item in imported}
-    given = _refereed(placements, captures, where)
+    given = _accepted(placements, captures, where)
     written: list[Written] = []
     parts: list[Part] = []
     for item in found_packs(stages):
@@ -80,22 +77,18 @@ def export_plans(
     checked = None
     if options.run:
         options.watch.stage("IREE's runtime: both modules on the same inputs")
-        checked = _run_both(own_vmfb, new_vmfb, where, options.inputs)
-        own_slabs, new_slabs = transient_slabs(own_stream), transient_slabs(new_stream)
-        checked = replace(
-            checked,
-            head_before=own_slabs,
-            head_after=new_slabs,
-            total_before=own_slabs,
-            total_after=new_slabs,
-        )
+        slabs = Sizes(transient_slabs(own_stream), transient_slabs(new_stream))
+        checked = _run_both(own_vmfb, new_vmfb, where, options.inputs, slabs)
     requests = sum(p.requests for p in parts)
     return Exported(new_vmfb, before, after, requests, checked, tuple(parts))
 
 
-def _refereed(
+def _accepted(
     placements: Sequence[Placement], captures: dict[str, Imported], where: str
 ) -> dict[str, Placement]:
+    """Each placement by its pack's capture, once the toolchain accepts it there."""
+    from tilefit.toolchains.iree import TOOLCHAIN
+
     given: dict[str, Placement] = {}
     for placement in placements:
         item = captures.get(placement.capture)
@@ -108,31 +101,9 @@ def _refereed(
             )
         if placement.capture in given:
             raise InputError("capture", f"two placements of {placement.capture}: give one")
-        _check(item.capture, placement)
+        TOOLCHAIN.accept(item.capture, placement, placement.capture)
         given[placement.capture] = placement
     return given
-
-
-def _check(capture: Capture, placement: Placement) -> None:
-    ids = {r.id for r in capture.requests}
-    unknown = sorted(set(placement.offsets) - ids)
-    if unknown:
-        raise InputError(
-            "offsets",
-            f"names {counted(len(unknown), 'slice')} {capture.name} does not have "
-            f"({', '.join(unknown[:3])}): a placement of another program?",
-        )
-    top = placement_top(capture, placement.offsets) if placement.offsets else 0
-    roomy = max(top, capture.memory.size)
-    verdict = check(replace(capture, memory=Memory(roomy, (Range(0, roomy),))), placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
-        raise InputError(
-            "offsets",
-            f"the referee rejects it on {capture.name}'s capture: "
-            f"{counted(len(verdict.violations), 'violation')}, the first {first.kind}: "
-            f"{first.detail}",
-        )
 
 
 def pack_values(
@@ -152,7 +123,9 @@ def transient_slabs(stream: str) -> int:
     return sum(constants.get(m.group(1).strip(), 0) for m in _TRANSIENT.finditer(stream))
 
 
-def _run_both(own: bytes, new: bytes, where: str, inputs: str | None) -> RuntimeCheck:
+def _run_both(own: bytes, new: bytes, where: str, inputs: str | None, slabs: Sizes) -> RuntimeCheck:
+    """Both modules run on the same inputs; the memory is the modules' transient slabs
+    (IREE's runtime reports none of its own)."""
     from tilefit.toolchains.iree.runtime import load_inputs, run_module
 
     given = None if inputs is None else load_inputs(inputs)
@@ -160,4 +133,4 @@ def _run_both(own: bytes, new: bytes, where: str, inputs: str | None) -> Runtime
     after = run_module(new, where, given)
     calls = len(before.calls)
     varies = len({call for call in before.calls}) > 1
-    return RuntimeCheck(0, 0, 0, 0, calls, before == after, varies)
+    return RuntimeCheck(slabs, None, calls, before == after, varies)

@@ -29,7 +29,7 @@ from tilefit.toolchains.base import (
     files_named,
 )
 from tilefit.toolchains.tflm.arena import ALIGNMENT, planned
-from tilefit.toolchains.tflm.capture import TOOL, make_capture
+from tilefit.toolchains.tflm.capture import ALLOCATOR, make_capture
 from tilefit.toolchains.tflm.graph import Graph, read_graph
 
 SUFFIX = ".tflite"
@@ -171,14 +171,16 @@ def _claims(path: Path) -> bool:
 
 TOOLCHAIN = Toolchain(
     name="tflm",
-    tool=TOOL,
+    tool=ALLOCATOR.tool,
     summary="TensorFlow Lite for Microcontrollers: a .tflite model's arena head "
     "(needs the tflm extra)",
-    plan="head",
+    plan=ALLOCATOR.plan,
     read=read_models,
     claims=_claims,
     export=_export,
     adopt="export it: tilefit export tflm MODEL.tflite {placement} -o OUT.tflite",
+    unit="tensor",
+    whole="model",
 )
 
 __all__ = ["SUFFIX", "TOOLCHAIN", "read_model", "read_models"]

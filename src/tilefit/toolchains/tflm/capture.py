@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tilefit.model.capture import Capture, Memory, Origin, Range, Request
+from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
+from tilefit.toolchains.base import Allocator
 from tilefit.toolchains.tflm.arena import ALIGNMENT, Buffer
 from tilefit.toolchains.tflm.greedy import greedy_offsets, head
 
@@ -24,7 +25,7 @@ TOOL = "TFLM"
 PRODUCTION = ("size/first-fit",)
 # what TFLM calls the planned, non-persistent part of its arena; also the capture's range
 PLAN = "head"
-RANGE = PLAN
+ALLOCATOR = Allocator(TOOL, PLAN, PRODUCTION)
 
 
 def request_id(buffer: Buffer) -> str:
@@ -51,16 +52,7 @@ def make_capture(
         )
         for b in buffers
     )
-    horizon = max((r.end for r in requests), default=1)
-    size = max(top, ALIGNMENT) if capacity is None else capacity
-    capture = Capture(
-        name=name,
-        horizon=horizon,
-        memory=Memory(size=size, ranges=(Range(0, size, RANGE),)),
-        requests=requests,
-        production=PRODUCTION,
-        origin=Origin(TOOL, top, source, PLAN),
-    )
+    capture = ALLOCATOR.capture(name, requests, top, source, least=ALIGNMENT, capacity=capacity)
     placed = {request_id(b): o for b, o in zip(buffers, offsets, strict=True)}
     return capture, Placement(name, placed)
 

@@ -10,20 +10,16 @@ reserved for TFLM's own plan (scratch buffers are planned around the plan).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from tilefit.model.capture import Memory, Range
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
-from tilefit.model.words import counted
-from tilefit.toolchains.base import Exported, RuntimeCheck
-from tilefit.toolchains.tflm import read_bytes
+from tilefit.toolchains.base import Exported, RuntimeCheck, Sizes
+from tilefit.toolchains.tflm import TOOLCHAIN, read_bytes
 from tilefit.toolchains.tflm.arena import planned
 from tilefit.toolchains.tflm.capture import make_capture
 from tilefit.toolchains.tflm.graph import read_graph
 from tilefit.toolchains.tflm.offline import check_plan, plan_words, with_plan
-from tilefit.verdicts.check import check
 from tilefit.verdicts.watch import QUIET, Watch
 
 INVOCATIONS = 100  # a streaming model's state builds up over many
@@ -41,24 +37,8 @@ def export_plan(
     if not buffers:
         raise InputError("", "TFLM plans no tensor in this model's arena: nothing to export", where)
     capture, own = make_capture(model.stem, buffers, model.name)
-    unknown = sorted(set(placement.offsets) - {r.id for r in capture.requests})
-    if unknown:
-        raise InputError(
-            "offsets",
-            f"names {counted(len(unknown), 'tensor')} this model does not plan "
-            f"({', '.join(unknown[:3])}): a placement of another model?",
-        )
-    top = placement_top(capture, placement.offsets) if len(placement.offsets) else 0
-    roomy = max(top, capture.memory.size)
-    verdict = check(replace(capture, memory=Memory(roomy, (Range(0, roomy),))), placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
-        raise InputError(
-            "offsets",
-            f"the referee rejects it on {model.name}'s capture: "
-            f"{counted(len(verdict.violations), 'violation')}, the first {first.kind}: "
-            f"{first.detail}",
-        )
+    TOOLCHAIN.accept(capture, placement, model.name)
+    top = placement_top(capture, placement.offsets)
     words = plan_words(graph, buffers, placement.offsets)
     written = with_plan(data, words, where)
     if check_plan(written, where) != tuple(words[3:]):  # the writer's own word, read back
@@ -91,10 +71,8 @@ def _run_both(
     watch.stage(f"TFLM's interpreter: the model with this plan, {INVOCATIONS} invocations")
     ours = run_model(written, where, invocations=INVOCATIONS, head=head)
     return RuntimeCheck(
-        own.head,
-        ours.head,
-        own.total,
-        ours.total,
+        Sizes(own.head, ours.head),
+        Sizes(own.total, ours.total),
         INVOCATIONS,
         own.same_outputs(ours),
         own.varies,

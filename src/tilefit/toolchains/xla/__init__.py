@@ -12,7 +12,7 @@ docs/xla.md says what each rule rests on in XLA's own code.
 from pathlib import Path
 
 from tilefit.toolchains.base import Toolchain
-from tilefit.toolchains.xla.buffers import ALIGNMENT, TOOL, read_dumps, read_module
+from tilefit.toolchains.xla.buffers import ALIGNMENT, ALLOCATOR, read_dumps, read_module
 from tilefit.toolchains.xla.files import ASSIGNMENT_SUFFIX, Module, find_modules
 
 
@@ -22,10 +22,10 @@ def _claims(path: Path) -> bool:
 
 TOOLCHAIN = Toolchain(
     name="xla",
-    tool=TOOL,
+    tool=ALLOCATOR.tool,
     summary="XLA's buffer assignment, from XLA_FLAGS=--xla_dump_to=DIR (JAX, TensorFlow, "
     "PyTorch/XLA)",
-    plan="heap",
+    plan=ALLOCATOR.plan,
     read=read_dumps,
     claims=_claims,
 )

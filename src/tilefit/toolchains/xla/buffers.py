@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tilefit.formats.load import read_text
-from tilefit.model.capture import DEFAULT_CLASS, Capture, Memory, Origin, Range, Request
+from tilefit.model.capture import DEFAULT_CLASS, Request
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
-from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped
+from tilefit.toolchains.base import Allocator, Imported, ImportOptions, Reading, Skipped
 from tilefit.toolchains.xla.assignment import Allocation, Value, parse_assignment
 from tilefit.toolchains.xla.files import Module, find_modules
 from tilefit.toolchains.xla.hlo import Made, parse_hlo
@@ -40,6 +40,8 @@ ALIGNMENT = {"cpu": 64, "gpu": 256}
 # tilefit's nearest strategy to XLA's GlobalDecreasingSizeBestFitHeap (largest
 # first, best fit); XLA's own answer is the placement written beside the capture.
 PRODUCTION = ("size/best-fit",)
+# the heap XLA's simulator packs, in its preallocated temp allocation
+ALLOCATOR = Allocator(TOOL, "heap", PRODUCTION, range="temp")
 # A tuple's table of pointers, in an allocation of its own for the whole program.
 TUPLE_CLASS = "tuple"
 # A buffer's class, from the opcode of the instruction that makes it (the HLO text);
@@ -181,18 +183,9 @@ def _import(
     made.sort(key=lambda item: item[0])
     requests = [request for _, request, _ in made]
     offsets = {request.id: offset for _, request, offset in made}
-    size = allocation.size if capacity is None else capacity
-    capture = Capture(
-        name=name,
-        horizon=horizon,
-        memory=Memory(size=size, ranges=(Range(0, size, "temp"),)),
-        requests=tuple(requests),
-        production=PRODUCTION,
-        origin=Origin(
-            TOOL,
-            allocation.size,
-            f"{module.assignment.name} allocation {allocation.index} ({module.backend})",
-        ),
+    where = f"{module.assignment.name} allocation {allocation.index} ({module.backend})"
+    capture = ALLOCATOR.capture(
+        name, requests, allocation.size, where, capacity=capacity, horizon=horizon
     )
     return Imported(capture, Placement(name, offsets), source, len(allocation.values))
 
