@@ -17,9 +17,9 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.kernel.jit import COMPILED, from_python
+from tilefit.search.local import ruin
 from tilefit.search.local.anneal import Annealer, Restarts, luby
 from tilefit.search.local.meets import Pairs, pair_tables
-from tilefit.search.local import ruin
 from tilefit.search.params import DEFAULT
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))

@@ -30,8 +30,9 @@ def _choose(entry: bool) -> Callable[[F], F]:
         return lambda function: function
     import numba
 
+    njit: Any = numba.njit  # its stubs know no wrapper options
     wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-    compile_cached: Any = numba.njit(cache=True, **wrappers)
+    compile_cached: Any = njit(cache=True, **wrappers)
     return cast(Callable[[F], F], compile_cached)
 
 

@@ -124,9 +124,11 @@ def _kernel_dispatcher() -> type:
     from numba.core import types
     from numba.core.registry import CPUDispatcher
 
+    unliteral: Callable[[Any], Any] = types.unliteral
+
     def get_call_template(self: Any, args: Any, kws: Any) -> Any:
-        plain = tuple(types.unliteral(a) for a in args)
-        named = {k: types.unliteral(v) for k, v in kws.items()}
+        plain = tuple(unliteral(a) for a in args)
+        named = {k: unliteral(v) for k, v in kws.items()}
         return CPUDispatcher.get_call_template(self, plain, named)
 
     return type("KernelDispatcher", (CPUDispatcher,), {"get_call_template": get_call_template})
