@@ -3,7 +3,7 @@
 numba compiles the kernels (``tilefit.search.kernel.jit``) the first time they are
 called after installing or upgrading tilefit, or after editing a module they
 are made of: about 15 s on a quiet 2-core machine (the annealing loop compiles in a
-forked process beside the exact kernel; about 25 s of CPU in all), then they load
+forked process beside the exact kernel; about 20 s of CPU in all), then they load
 from the disk cache in well under a second. Compiled inside a search, that time came out of
 its limit, so the first run after install timed out where a warm one decided.
 
@@ -28,7 +28,7 @@ from typing import Any
 
 _done = False
 
-# The compilation's wall time with two cores free (about 25 s of CPU over the two
+# The compilation's wall time with two cores free (about 20 s of CPU over the two
 # processes, benchmarks/README.md): on a busy machine it stretches with the processes
 # that share the cores.
 QUIET_SECONDS = 15.0
