@@ -77,7 +77,8 @@ def main() -> int:
     except TypeError:
         parser.error(f"--without: not a pruning in {args.without!r}")
     started = time.monotonic()
-    exact_search(_capture("warm-up", [Request("a", 1, 0, 1)], Memory(1, (Range(0, 1),))), 60.0)
+    warm_up = _capture("warm-up", [Request("a", 1, 0, 1)], Memory(1, (Range(0, 1),)))
+    exact_search(Problem(warm_up), Deadline.start(60.0))
     kernel = "numba" if _compiled() else "plain Python"
     print(
         f"search: {kernel} (ready in {time.monotonic() - started:.2f} s, not counted below); "

@@ -16,10 +16,10 @@ from search_captures import count_answers, tiny_captures
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
-from tilefit.search.kernel.jit import COMPILED
+from tilefit.search.kernel.jit import COMPILED, from_python
+from tilefit.search.local import ruin
 from tilefit.search.local.anneal import Annealer, Restarts, luby
 from tilefit.search.local.meets import Pairs, pair_tables
-from tilefit.search.local.ruin import cheapest_base, displaced, free_runs
 from tilefit.search.params import DEFAULT
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
@@ -101,6 +101,9 @@ def _moves_agree_with_brute_force(capture: Capture, seed: int, checked: Counter[
     y, placed = _state(model, bases)
     lo, hi, runs_lo, runs_hi = _scratch(p, len(model.blocks))
     generator = np.array([seed + 1], dtype=np.int64)
+    free_runs = from_python(ruin.free_runs)
+    cheapest_base = from_python(ruin.cheapest_base)
+    displaced = from_python(ruin.displaced)
     for k in range(len(model.blocks)):
         if k in bases:
             continue

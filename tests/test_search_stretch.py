@@ -20,6 +20,7 @@ from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.kernel import arrays
+from tilefit.search.kernel.jit import from_python
 from tilefit.search.kernel.layout import Regions, Rows
 from tilefit.search.kernel.place import stretches_fit
 from tilefit.search.params import Prunings, SearchParams
@@ -198,7 +199,7 @@ def _bound_is_sound(
     bysize = Rows(np.array([0, len(sizes)], dtype=np.int64), np.array(order, dtype=np.int64))
     off = np.array([0 if p else -1 for p in placed], dtype=np.int64)
     size = np.array(sizes, dtype=np.int64)
-    said = bool(stretches_fit(0, fl, size, off, regions, longest, bysize))
+    said = bool(from_python(stretches_fit)(0, fl, size, off, regions, longest, bysize))
     left = [z for z, p in zip(sizes, placed, strict=True) if not p]
     above = [(max(lo, fl), hi) for lo, hi in stretches if hi > fl]
     fits = _packs(left, above)

@@ -19,7 +19,7 @@ EXAMPLE = """example:
   tilefit compile
 
 numba compiles the search kernels the first time a search needs them (about
-30 s on a quiet 2-core machine, minutes on a busy one: the line before says
+15 s on a quiet 2-core machine, minutes on a busy one: the line before says
 what to expect here) and caches them on disk,
 beside the installed modules or under NUMBA_CACHE_DIR. Without this command
 the first search that needs them waits that long once, its time limit given

@@ -22,20 +22,25 @@ Ints = NDArray[np.int64]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _choose() -> Callable[[F], F]:
-    """numba's ``njit`` with its disk cache, or nothing under ``TILEFIT_NO_JIT``."""
+def _choose(entry: bool) -> Callable[[F], F]:
+    """numba's ``njit`` with its disk cache, or nothing under ``TILEFIT_NO_JIT``; without
+    the wrappers that convert Python objects to the arguments unless ``entry`` (the one
+    function Python calls: the others' wrappers were a third of the compilation)."""
     if jit_disabled():
         return lambda function: function
     import numba
 
-    compile_cached: Any = numba.njit(cache=True)
+    njit: Any = numba.njit  # its stubs know no wrapper options
+    wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    compile_cached: Any = njit(cache=True, **wrappers)
     return cast(Callable[[F], F], compile_cached)
 
 
-_jit = _choose()
+_entry = _choose(entry=True)
+_jit = _choose(entry=False)
 
 
-@_jit
+@_entry
 def place_span(
     starts: Ints,
     ends: Ints,
@@ -80,8 +85,10 @@ def place_span(
         else:
             count = _gather(start, stop, starts, ends, widths, bases, table_start, table,
                             filled, seen, position, gathered)  # fmt: skip
-            shorts = gathered[:count][np.argsort(offsets[gathered[:count]])]
-            count = _merge(start, stop, sizes, offsets, shorts, longs, counts[0], lows, highs)
+            _by_offset(gathered, count, offsets, merged_lows)  # scratch until interleaved
+            count = _merge(
+                start, stop, sizes, offsets, gathered, count, longs, counts[0], lows, highs
+            )
             count = _interleave(
                 lows, highs, count, unions[2], unions[3], counts[2], merged_lows, merged_highs
             )
@@ -167,20 +174,57 @@ def _interleave(
 def _unite(union_low: Ints, union_high: Ints, count: int, low: int, high: int) -> int:
     """[low, high) into the disjoint intervals ``union_low/high[:count]`` (sorted; touching
     ones joined); their new count, or -1 when they would outgrow the arrays."""
-    first = np.searchsorted(union_high[:count], low)  # the first that reaches low
-    after = np.searchsorted(union_low[:count], high, side="right")  # the first past high
+    first = _first_above(union_high, count, low - 1)  # the first that reaches low
+    after = _first_above(union_low, count, high)  # the first past high
     if first < after:
         low = min(low, union_low[first])
         high = max(high, union_high[after - 1])
     grown = int(count - (after - first) + 1)
     if grown > len(union_low):
         return -1
-    tail_low = union_low[after:count].copy()
-    tail_high = union_high[after:count].copy()
+    # The intervals from ``after`` on move to ``first + 1`` (either way: a loop, not a
+    # slice assignment, whose compiled error path formats the shapes).
+    shift = first + 1 - after
+    span = range(after, count) if shift < 0 else range(count - 1, after - 1, -1)
+    for k in span:
+        union_low[k + shift], union_high[k + shift] = union_low[k], union_high[k]
     union_low[first], union_high[first] = low, high
-    union_low[first + 1 : grown] = tail_low
-    union_high[first + 1 : grown] = tail_high
     return grown
+
+
+@_jit
+def _first_above(values: Ints, count: int, bound: int) -> int:
+    """The first k < count with values[k] > bound (``values[:count]`` ascending), or count."""
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] > bound:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@_jit
+def _by_offset(requests: Ints, count: int, offsets: Ints, spare: Ints) -> None:
+    """``requests[:count]`` sorted by their offsets, in place (a merge sort through
+    ``spare``: numba's ``np.argsort`` compiles slowly; the order of equal offsets, of
+    requests that never meet, changes no placement)."""
+    width = 1
+    while width < count:
+        for lo in range(0, count, 2 * width):
+            mid, hi = min(lo + width, count), min(lo + 2 * width, count)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and offsets[requests[i]] <= offsets[requests[j]]):
+                    spare[k] = requests[i]
+                    i += 1
+                else:
+                    spare[k] = requests[j]
+                    j += 1
+        for k in range(count):
+            requests[k] = spare[k]
+        width *= 2
 
 
 @_jit
@@ -190,19 +234,21 @@ def _merge(
     sizes: Ints,
     offsets: Ints,
     shorts: Ints,
+    count_shorts: int,
     longs: Ints,
     count_longs: int,
     lows: Ints,
     highs: Ints,
 ) -> int:
     """The placed requests alive during [start, stop), by offset, as blocks in ``lows``
-    and ``highs``: the short ones (sorted already) merged with the long rows alive then."""
+    and ``highs``: the short ones (``shorts[:count_shorts]``, sorted already) merged with
+    the long rows alive then."""
     count, s = 0, 0
     for k in range(count_longs + 1):
         last = k == count_longs
         if not last and not (longs[k, 0] < stop and longs[k, 1] > start):
             continue
-        while s < len(shorts) and (last or offsets[shorts[s]] <= longs[k, 2]):
+        while s < count_shorts and (last or offsets[shorts[s]] <= longs[k, 2]):
             lows[count] = offsets[shorts[s]]
             highs[count] = lows[count] + sizes[shorts[s]]
             count += 1
@@ -220,7 +266,8 @@ def _insert(longs: Ints, count: int, start: int, stop: int, low: int, high: int)
     rows are read in order for every request, so they lie side by side in memory."""
     k = count
     while k > 0 and longs[k - 1, 2] > low:
-        longs[k] = longs[k - 1]
+        for column in range(4):  # not a row assignment: see _unite
+            longs[k, column] = longs[k - 1, column]
         k -= 1
     longs[k, 0], longs[k, 1], longs[k, 2], longs[k, 3] = start, stop, low, high
 

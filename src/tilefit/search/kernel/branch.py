@@ -69,7 +69,7 @@ path does not hold the square of the blocks.
 from __future__ import annotations
 
 from tilefit.search.kernel.frames import descend, forced, has_block, open_parts, push_part, restore
-from tilefit.search.kernel.jit import clock, jit
+from tilefit.search.kernel.jit import clock, entry
 from tilefit.search.kernel.layout import (
     C_CAND,
     C_FRAMES,
@@ -108,7 +108,7 @@ CLOCK_EVERY = 64
 """Nodes between two readings of the clock (a power of two: the test is a mask)."""
 
 
-@jit
+@entry
 def run(tb: Tables, st: State, budget: int, deadline: float) -> int:
     """Search until a placement is found, the search is exhausted, ``budget`` nodes, or
     the ``deadline`` (``time.monotonic()`` seconds, read every CLOCK_EVERY nodes).

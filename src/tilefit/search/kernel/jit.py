@@ -42,6 +42,7 @@ KERNEL_MODULES = (
     "kernel/ordering",
     "kernel/place",
     "kernel/sections",
+    "kernel/sorting",
     "local/anneal_loop",
     "local/ruin",
 )
@@ -63,12 +64,20 @@ def kernel_digest() -> str:
     return digest.hexdigest()
 
 
-def _plain(function: F) -> F:
+def _plain(function: F, entry: bool = False) -> F:
     return function
 
 
-def _digest_cache(numba: Any) -> Callable[[Any], Any]:
-    """``njit`` with a disk cache whose freshness stamp is ``kernel_digest()``.
+WRAPPERS_OFF = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""numba's options for a kernel called only from other kernels: no wrapper that
+converts Python objects to its arguments. A kernel taking ``Tables`` and ``State``
+(53 arrays) had one that unpacked them all, compiled and optimised with it: half the
+exact kernel's compile time went to wrappers that nothing called."""
+
+
+def _digest_cache(numba: Any) -> Callable[[Any, bool], Any]:
+    """``njit`` with a disk cache whose freshness stamp is ``kernel_digest()``, without
+    Python wrappers unless ``entry``.
 
     numba's own locators decide where the cache lives (``__pycache__`` here, or
     ``NUMBA_CACHE_DIR``); only their source stamp is replaced. Should numba's
@@ -92,19 +101,40 @@ def _digest_cache(numba: Any) -> Callable[[Any], Any]:
         function_cache = type(
             "DigestFunctionCache", (caching.FunctionCache,), {"_impl_class": impl}
         )
+        dispatcher_class = _kernel_dispatcher()
     except (ImportError, AttributeError):
-        fallback: Callable[[Any], Any] = numba.njit(cache=True)
-        return fallback
+        return lambda function, entry: numba.njit(cache=True)(function)
 
-    def compile_cached(function: Any) -> Any:
-        dispatcher = numba.njit(function)
+    def compile_cached(function: Any, entry: bool) -> Any:
+        options = {"nopython": True, **({} if entry else WRAPPERS_OFF)}
+        dispatcher = dispatcher_class(py_func=function, locals={}, targetoptions=options)
         dispatcher._cache = function_cache(dispatcher.py_func)
         return dispatcher
 
     return compile_cached
 
 
-def _choose() -> tuple[Callable[[Any], Any], bool]:
+def _kernel_dispatcher() -> type:
+    """numba's dispatcher, compiling a kernel called from another kernel once per type
+    of its arguments, not once per constant: numba types a constant argument as its
+    literal value, so ``record(..., T_LOW, ...)`` and ``record(..., T_FLOOR, ...)`` were
+    two compilations, and every caller's compilation links and optimises each of them
+    again (11 of the exact kernel's functions were compiled twice or more). The code
+    is the same: LLVM folds the constant where it inlines the callee."""
+    from numba.core import types
+    from numba.core.registry import CPUDispatcher
+
+    unliteral: Callable[[Any], Any] = types.unliteral
+
+    def get_call_template(self: Any, args: Any, kws: Any) -> Any:
+        plain = tuple(unliteral(a) for a in args)
+        named = {k: unliteral(v) for k, v in kws.items()}
+        return CPUDispatcher.get_call_template(self, plain, named)
+
+    return type("KernelDispatcher", (CPUDispatcher,), {"get_call_template": get_call_template})
+
+
+def _choose() -> tuple[Callable[[Any, bool], Any], bool]:
     if jit_disabled():
         return _plain, False
     try:
@@ -118,9 +148,32 @@ _decorator, COMPILED = _choose()
 
 
 def jit(function: F) -> F:
-    """The kernel decorator: numba's ``njit``, cached under ``kernel_digest()``, or nothing."""
-    compiled: F = _decorator(function)
+    """The kernel decorator: numba's ``njit``, cached under ``kernel_digest()``, or nothing.
+    Compiled, the function is callable from other kernels only (``entry`` for those that
+    Python calls; ``from_python`` for a test's call of one from Python)."""
+    compiled: F = _decorator(function, False)
     return compiled
+
+
+def entry(function: F) -> F:
+    """``jit`` for a kernel that Python calls (the search's entry points)."""
+    compiled: F = _decorator(function, True)
+    return compiled
+
+
+def from_python(function: F) -> F:
+    """A kernel that only other kernels call, as Python may call it (for the tests):
+    compiled again with its wrappers (once per process, not on disk), or in plain
+    Python itself."""
+    if not COMPILED:
+        return function
+    twin: F = _twin(function)
+    return twin
+
+
+@cache
+def _twin(function: Any) -> Any:
+    return importlib.import_module("numba").njit(function.py_func)
 
 
 @contextmanager

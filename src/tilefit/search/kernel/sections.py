@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.jit import entry
 from tilefit.search.kernel.layout import Rows
 
 
@@ -70,7 +70,7 @@ def _rows(
     return points, first, last, ptr
 
 
-@jit
+@entry
 def _fill(first: np.ndarray, last: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> None:
     """Each lifetime k, ascending, into the rows of its sections [first[k], last[k])."""
     filled = ptr[:-1].copy()

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from tilefit.search.kernel.jit import jit
+from tilefit.search.kernel.jit import entry, jit
+from tilefit.search.kernel.sorting import argsort
 from tilefit.search.local.ruin import below, cheapest_base, displaced, free_runs, uniform
 
 # knobs (see ``tilefit.search.local.anneal``), passed in so that tests and the driver may set them
@@ -22,7 +21,7 @@ EVICT, CHEAPEST, OTHERS, REACH, WHOLE = 0, 1, 2, 3, 4
 COST, BEST, DONE, STAMP, GAIN = 0, 1, 2, 3, 4
 
 
-@jit
+@entry
 def settle(p: Any, y: Any, placed: Any, at: Any, buf: Any, counters: Any) -> None:
     """Place every block with ``at[k] >= 0`` there, in index order, when nothing placed
     before collides with it (a start that is valid by construction is kept whole)."""
@@ -58,6 +57,15 @@ def _change(j: int, base: int, now: bool, y: Any, placed: Any, log: Any, n: int)
 
 
 @jit
+def _copy(y: Any, placed: Any, to_y: Any, to_placed: Any, n: int) -> None:
+    """A state's first n blocks into another's (a loop: numba compiles a slice assignment
+    with an error path that formats the shapes, a fifth of this module's compilation)."""
+    for j in range(n):
+        to_y[j] = y[j]
+        to_placed[j] = placed[j]
+
+
+@jit
 def _place(j: int, fit: int, p: Any, y: Any, placed: Any, buf: Any, rng: Any) -> int:
     """A base for block j among the placed ones by the fit drawn, or -1 if none."""
     n = free_runs(j, p, y, placed, buf.lo, buf.hi, buf.runs_lo, buf.runs_hi)
@@ -77,7 +85,7 @@ def _place(j: int, fit: int, p: Any, y: Any, placed: Any, buf: Any, rng: Any) ->
     return int(lo[t] if below(rng, 2) == 0 else hi[t])
 
 
-@jit
+@entry
 def iterate(
     p: Any,
     y: Any,
@@ -100,8 +108,7 @@ def iterate(
             return
         done = counters[DONE]
         if done > 0 and done % period == 0:  # hot again, from the best state seen
-            y[:nblocks] = best_y[:nblocks]
-            placed[:nblocks] = best_placed[:nblocks]
+            _copy(best_y, best_placed, y, placed, nblocks)
             counters[COST] = counters[BEST]
         counters[DONE] = done + 1
         heat = temperature * (1.0 - (done % period) / period)
@@ -180,7 +187,7 @@ def iterate(
                 keys[t] = -p.area[j] / p.room[j] * (0.8 + 0.4 * uniform(rng))
             else:  # where they stood, lowest first: with the lowest fit, a compaction
                 keys[t] = y[j]
-        ranked = np.argsort(keys[:nq], kind="mergesort")
+        ranked = argsort(keys, nq)
         fit = below(rng, 4)
         for t in range(nq):
             j = queue[ranked[t]]
@@ -196,8 +203,7 @@ def iterate(
             if cost < counters[BEST]:
                 counters[BEST] = cost
                 counters[GAIN] = counters[DONE]
-                best_y[:nblocks] = y[:nblocks]
-                best_placed[:nblocks] = placed[:nblocks]
+                _copy(y, placed, best_y, best_placed, nblocks)
         else:
             for t in range(changes - 1, -1, -1):
                 j = buf.log[3 * t]

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from tilefit.search.kernel.jit import jit
 from tilefit.search.kernel.place import element_of
+from tilefit.search.kernel.sorting import argsort
 
 MODULUS = 2147483647  # Park-Miller: x <- x * 48271 mod (2^31 - 1); products stay below 2^47
 
@@ -89,7 +88,7 @@ def free_runs(
         if placed[j]:
             flo[m], fhi[m] = conflict_span(p, k, y[j])
             m += 1
-    order = np.argsort(flo[:m])
+    order = argsort(flo, m)
     # The forbidden intervals, merged into disjoint ascending ones (in place, at the front).
     count = 0
     for t in range(m):
@@ -177,7 +176,7 @@ def cheapest_base(
         pos[m], slope[m], jump[m] = lo, 0, p.area[j]
         pos[m + 1], slope[m + 1], jump[m + 1] = hi + 1, 0, -p.area[j]
         m += 2
-    order = np.argsort(pos[:m])
+    order = argsort(pos, m)
     r = p.res[i]
     md = p.mod[i]
     # Candidates: the ends of each run of valid bases, and the aligned bases on either side
@@ -206,17 +205,17 @@ def cheapest_base(
                 nc += 1
     if nc == 0:
         return -1
-    points = np.sort(cand[:nc])
+    points = argsort(cand, nc)  # the candidates cand[points[c]], ascending
     value = 0
     rate = 0
-    x = points[0]
+    x = cand[points[0]]
     t = 0
     best = -1
     best_value = 0
     ties = 0
     for c in range(nc):
-        at = points[c]
-        if c and at == points[c - 1]:
+        at = cand[points[c]]
+        if c and at == cand[points[c - 1]]:
             continue
         while t < m and pos[order[t]] <= at:
             e = order[t]
