@@ -384,13 +384,26 @@ class LeastParams:
     """Of the time left, what those passes may take; the exact search's probes have the rest."""
     seed: int = 1
     """Seed of the random orders (the same capture and time: the same passes)."""
+    windows: bool = True
+    """Raise the lower bound by windows of steps around the busiest ones, each refuted by
+    the exact search on its transients (``tilefit.search.proofs.least``)."""
+    windows_share: float = 0.2
+    """Of the time left once the probe at the bound has not closed the bracket, what the
+    windows may take."""
+    transients_most: int = 48
+    """The most transients of a window the exact search is asked about."""
+    centres: int = 6
+    """The busiest steps the windows grow from."""
+    window_probe_share: float = 0.5
+    """Of the windows' time left, the most one exact probe of a window may take."""
 
     def __post_init__(self) -> None:
         _check(
             self,
             {"passes_share": "share", "bound_share": "share", "reorder": "switch"}
             | {"reorder_share": "share"}
-            | {"seed": "count"},
+            | {"seed": "count", "windows": "switch", "windows_share": "share"}
+            | {"transients_most": "count", "centres": "count", "window_probe_share": "share"},
         )
 
 
