@@ -32,8 +32,10 @@ from needs import INSTALL
 from tilefit.bounds.deficit import bound
 from tilefit.formats.load import read_capture
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import Deadline
 from tilefit.search import exact_search
 from tilefit.search.params import Prunings, SearchParams
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / "minimalloc"
@@ -85,7 +87,7 @@ def main() -> int:
     print("instance  requests  status      seconds     nodes  omnimalloc best (peak / capacity)")
     for name in names:
         capture = read_capture(folder / f"{name}.{CAPACITY}.csv")
-        result = exact_search(capture, args.time_limit, params=params)
+        result = exact_search(Problem(capture), Deadline.start(args.time_limit), params=params)
         if result.placement is not None and not check(capture, result.placement).valid:
             raise SystemExit(f"{name}: the checker rejects the placement found")
         omni = "-" if args.no_omnimalloc else _omnimalloc(capture)
@@ -98,7 +100,7 @@ def main() -> int:
     print("instance             peak  capacity  status      seconds     nodes")
     for label, capture in _infeasible_cases(folder, names):
         peak = bound(capture).lower_bound
-        result = exact_search(capture, args.time_limit, params=params)
+        result = exact_search(Problem(capture), Deadline.start(args.time_limit), params=params)
         print(
             f"{label:<16} {peak:>8}  {capture.memory.size:>8}  {result.status:<10}  "
             f"{result.seconds:>7.2f}  {result.nodes:>8}"

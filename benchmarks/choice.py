@@ -34,11 +34,13 @@ from collections import Counter
 
 from tilefit.generate.synth import synth_model
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.peers.cpsat import cpsat_solve
 from tilefit.search.blocks import build_model
 from tilefit.search.exact.solve import exact_search
 from tilefit.search.params import SearchParams
+from tilefit.search.problem import Problem
 from tilefit.search.proofs.choice import choice_core
 from tilefit.search.routes import SOLVED, Routes
 from tilefit.verdicts.check import check
@@ -80,7 +82,7 @@ def run_seed(
             continue
         proven += 1
         ids = {model.blocks[k].id for k in core}
-        second = exact_search(units_only(capture, ids), limit)
+        second = exact_search(Problem(units_only(capture, ids)), Deadline.start(limit))
         wrong += second.status == SOLVED
         rest = diagnose(capture, time_limit=limit, params=without_choice)
         route = f" ({rest.search_route})" if rest.search_route else ""

@@ -23,13 +23,12 @@ import statistics
 import sys
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
+from tilefit.model.deadline import Deadline
 from tilefit.search.closest import closest, extended
-from tilefit.search.params import ClosestParams
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 DENSITIES = (0.9, 0.95, 0.97, 1.0)
-PASSES_ALONE = ClosestParams(descent=False)  # every greedy pass, no descent, no partial
 REQUESTS = 700
 
 
@@ -44,7 +43,9 @@ def main() -> int:
     for target in DENSITIES:
         for seed in range(args.per_density):
             capture, _ = planted_tile(PlantedRecipe(REQUESTS, target, seed))
-            greedy = closest(capture, 600.0, params=PASSES_ALONE)
+            greedy = closest(
+                capture, Deadline.start(600.0), descent=False
+            )  # every greedy pass alone
             found = diagnose(capture, time_limit=args.time_limit)
             c = found.closest
             if found.verdict != "undetermined" or c is None or greedy is None:

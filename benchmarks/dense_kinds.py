@@ -36,8 +36,10 @@ from dataclasses import replace
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Range
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.exact.solve import exact_search
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
@@ -130,7 +132,7 @@ def scaling(seeds: int, limit: float = 5.0) -> None:
                 capture, placement = planted_tile(PlantedRecipe(requests, density, seed, **PLAIN))
                 capture, placement = without_gaps(capture, placement)
                 assert check(capture, placement).valid, f"{capture.name}: planted placement"
-                result = exact_search(capture, limit)
+                result = exact_search(Problem(capture), Deadline.start(limit))
                 assert result.status != "infeasible", f"WRONG: {capture.name} proven infeasible"
                 cells.append(f"{result.status:8} {result.nodes:7} nodes {result.seconds:4.1f} s")
             print(f"  {requests:4} requests, {density:.0%}:  " + " | ".join(cells), flush=True)

@@ -52,7 +52,7 @@ from tilefit.generate.scattered import ScatteredRecipe, scattered_tile
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.peers.cpsat import cpsat_solve
-from tilefit.search.params import ClosestParams, SearchParams
+from tilefit.search.params import SearchParams
 from tilefit.search.routes import Routes
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
@@ -126,14 +126,12 @@ def main() -> int:
     parser.add_argument(
         "--no-descent",
         action="store_true",
-        help="the closest placement without the descent (ClosestParams.descent off): an ablation",
+        help="the closest placement without the descent (route descent off): an ablation",
     )
     args = parser.parse_args()
     need("ortools", __file__)
     off = [name for name in args.off.split(",") if name]
-    params = SearchParams(
-        routes=Routes.without(off), closest=ClosestParams(descent=not args.no_descent)
-    )
+    params = SearchParams(routes=Routes.without([*off, *(["descent"] if args.no_descent else [])]))
     levers = {
         name: replace(params, routes=Routes.without([*off, name]))
         for name in args.levers.split(",")

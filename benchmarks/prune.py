@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.compiling import ensure_compiled
 from tilefit.search.exact.solve import Budget, search_free
@@ -68,7 +69,7 @@ def run(
     """One search: status, nodes, seconds, placements the stretch bound failed."""
     model = build_model(capture)
     params = SearchParams(prunings=Prunings(stretch=on))
-    budget = Budget(args.time_limit, args.node_limit, params)
+    budget = Budget(Deadline.start(args.time_limit), args.node_limit, params)
     began = time.monotonic()
     outcome = search_free(model, free, fixed, budget)
     seconds = time.monotonic() - began

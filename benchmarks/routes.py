@@ -10,8 +10,9 @@ The tiles are those of `hard_tiles.py` (both families, every density, the
 same seeds) and `hard_regimes.py` (every shape), and the infeasible set of
 `tilefit.generate.infeasible`. Each goes to the portfolio
 (`tilefit.search.portfolio.decide`, S seconds, as `diagnose` and `solve` run
-it) first with every route on, then once with each route of
-`tilefit.search.routes.ROUTES` switched off, then once with each pruning of
+it) first with every route on, then once with each route of the portfolio (the
+find and prove members' routes of the registry) switched off, then once with each
+pruning of
 `tilefit.search.params.Prunings` switched (dominance, decomposition and twin off;
 the stretch bound, off by default, on), then once with each lever of `LEVERS`
 switched from its default (issue 30's: `paced_turns`, the exact search's
@@ -43,9 +44,22 @@ from hard_tiles import FAMILIES, density_tiles, warm_up
 
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.model.capture import Capture
-from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.model.deadline import Deadline
+from tilefit.search.params import DEFAULT, SearchParams, Tuned
 from tilefit.search.portfolio import decide
-from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, TIMEOUT, Routes
+from tilefit.search.problem import Problem
+from tilefit.search.routes import (
+    FIND,
+    INFEASIBLE,
+    PROVE,
+    SOLVED,
+    TIMEOUT,
+    Routes,
+    names,
+    registered,
+    switchable,
+)
+from tilefit.search.sat.route import CpsatParams
 from tilefit.verdicts.check import check
 
 
@@ -83,39 +97,49 @@ def tiles(per_density: int, per_shape: int, seed: int, densest: float = 0.0) -> 
 PRUNINGS = tuple(f.name for f in fields(DEFAULT.prunings))
 """The kernel's switchable prunings, each switched from its default by name."""
 
-LEVERS = {
+LEVERS: dict[str, str | type[Tuned]] = {
     "paced_turns": "portfolio",
     "learning": "exact",
-    "hint": "cpsat",
-    "energetic": "cpsat",
-    "timetabling": "cpsat",
+    "hint": CpsatParams,
+    "energetic": CpsatParams,
+    "timetabling": CpsatParams,
 }
 """Other switches of ``SearchParams`` (issue 30's levers; issue 40's: route ``cpsat``'s
 hint and its packing reasoning), each switched from its default by name: the field, and
-the group of the parameters that holds it."""
+the shared group of the parameters that holds it, or the route's own group."""
+
+
+def _portfolio() -> tuple[str, ...]:
+    """The routes of the portfolio's members, by member and rank."""
+    return names(r for r in registered() if r.member in (FIND, PROVE))
 
 
 def switched(names: list[str]) -> SearchParams:
     """The default parameters with the routes among ``names`` off and the prunings and
     levers among them switched from their default (ValueError for a name that is none)."""
-    unknown = sorted(set(names) - set(ROUTES) - set(PRUNINGS) - set(LEVERS))
+    routes = switchable()
+    unknown = sorted(set(names) - set(routes) - set(PRUNINGS) - set(LEVERS))
     if unknown:
         raise ValueError(f"neither a route, a pruning nor a lever: {', '.join(unknown)}")
     flipped = {n: not getattr(DEFAULT.prunings, n) for n in names if n in PRUNINGS}
     params = SearchParams(
-        routes=Routes.without(n for n in names if n in ROUTES),
+        routes=Routes.without(n for n in names if n in routes),
         prunings=replace(DEFAULT.prunings, **flipped),
     )
     for name in (n for n in names if n in LEVERS):
-        group = getattr(params, LEVERS[name])
-        group = replace(group, **{name: not getattr(group, name)})
-        params = replace(params, **{LEVERS[name]: group})
+        holder = LEVERS[name]
+        if isinstance(holder, str):
+            group = getattr(params, holder)
+            params = replace(params, **{holder: replace(group, **{name: not getattr(group, name)})})
+        else:
+            own = params.of(holder)
+            params = params.tune(replace(own, **{name: not getattr(own, name)}))
     return params
 
 
 def answer(tile: Tile, limit: float, params: SearchParams) -> Answer:
     started = time.monotonic()
-    d = decide(tile.capture, limit, params=params)
+    d = decide(Problem(tile.capture), Deadline.start(limit), params=params)
     seconds = time.monotonic() - started
     wrong = False
     if d.status == SOLVED:
@@ -179,7 +203,7 @@ def main() -> int:
         [r.strip() for r in run.split("+") if r.strip()]
         for run in args.off.split(",")
         if run.strip()
-    ] or [[name] for name in (*ROUTES, *PRUNINGS, *LEVERS)]
+    ] or [[name] for name in (*_portfolio(), *PRUNINGS, *LEVERS)]
     runs = [switched(off) for off in configurations]  # a wrong name stops before any run
     wrong = sum(a.wrong for a in base.values())
     for off, params in zip(configurations, runs, strict=True):

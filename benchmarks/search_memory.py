@@ -100,7 +100,7 @@ exact_solve.Run = Measured
 capture = {kind}({units})
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.monotonic()
-result = exact_search(capture, {time_limit}, node_limit={node_limit})
+result = exact_search(Problem(capture), Deadline.start({time_limit}), node_limit={node_limit})
 seconds = time.monotonic() - started
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps(dict(peak, units=len(units(capture)), status=result.status,

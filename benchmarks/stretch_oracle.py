@@ -27,9 +27,11 @@ import time
 
 from tilefit.generate.planted import PlantedRecipe, density, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.local.find import find_placement
+from tilefit.search.problem import Problem
 from tilefit.search.proofs.choice import stretches_of
 from tilefit.search.routes import SOLVED
 from tilefit.search.stretches import confined, decompose, stretch_capture
@@ -50,10 +52,10 @@ def oracle(
     for span in choices.stretches:
         blocks = [k for k in range(len(model.blocks)) if span[0] <= bases[k] < span[1]]
         began = time.monotonic()
-        outcome = search_model(confined(model, span, blocks), Budget(seconds))
+        outcome = search_model(confined(model, span, blocks), Budget(Deadline.start(seconds)))
         exact_s = time.monotonic() - began
         sub = stretch_capture(capture, [model.blocks[k].id for k in blocks], span)
-        decision = find_placement(sub, seconds)
+        decision = find_placement(Problem(sub), Deadline.start(seconds))
         ok = decision.status == SOLVED and decision.placement is not None
         if ok:
             assert decision.placement is not None and check(sub, decision.placement).valid

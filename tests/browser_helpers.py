@@ -156,6 +156,14 @@ class Browser:
                 {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
             )
 
+    def save_downloads(self, folder: Path) -> None:
+        """Let the page download, into ``folder``, with the events that say so."""
+        self.call(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allow", "downloadPath": str(folder), "eventsEnabled": True},
+            browser=True,
+        )
+
     def close(self) -> None:
         with contextlib.suppress(RuntimeError, TimeoutError, OSError):
             self.call("Browser.close", browser=True, timeout=5)

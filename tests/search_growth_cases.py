@@ -9,12 +9,14 @@ import random
 
 from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import Deadline
 from tilefit.search import exact_search
 from tilefit.search.blocks import build_model
 from tilefit.search.exact.solve import KEYS
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
 from tilefit.search.params import DEFAULT, ExactParams, Prunings, SearchParams
+from tilefit.search.problem import Problem
 
 
 def _kernel_case(seed: int) -> Capture:
@@ -84,7 +86,9 @@ CASES: dict[str, tuple[Capture, int]] = {
 
 def outcome(capture: Capture, node_limit: int, params: SearchParams = DEFAULT) -> list[object]:
     """Status, nodes and a digest of the placement (None when there is none)."""
-    result = exact_search(capture, time_limit=600, node_limit=node_limit, params=params)
+    result = exact_search(
+        Problem(capture), Deadline.start(600), node_limit=node_limit, params=params
+    )
     digest = None
     if result.placement is not None:
         text = json.dumps(sorted(result.placement.offsets.items()))

@@ -14,6 +14,8 @@ from search_captures import count_answers, tiny_captures
 from tilefit.bounds.aligned import _cover_max, aligned_bound, paddings, stretches
 from tilefit.bounds.live import live_peak, request_spans
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
+from tilefit.search.problem import Problem
 
 EXAMPLES = 300
 
@@ -259,6 +261,6 @@ def test_heap_at_the_aligned_bound_is_optimal() -> None:
 def test_minimize_proves_a_top_at_the_aligned_bound() -> None:
     from tilefit.search import SOLVED, minimize
 
-    result = minimize(_padded(1024), time_limit=30)
+    result = minimize(Problem(_padded(1024)), Deadline.start(30))
     assert result.status == SOLVED
     assert (result.lower_bound, result.best_top, result.optimal) == (356, 356, True)

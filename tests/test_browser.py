@@ -260,11 +260,7 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser
     downloads = folder / "downloads"
     downloads.mkdir()
     with Browser(folder / "profile", width=1280, height=1000) as browser:
-        browser.call(
-            "Browser.setDownloadBehavior",
-            {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True},
-            browser=True,
-        )
+        browser.save_downloads(downloads)
         yield browser, folder
 
 

@@ -15,7 +15,7 @@ from tilefit.cli.diagnose import decided_by, diagnosis_lines, route_text
 from tilefit.formats.load import read_capture
 from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.search.routes import REGISTRY
+from tilefit.search.routes import registered
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
 from tilefit.verdicts.verdict import Verdict
 
@@ -71,7 +71,7 @@ def test_a_search_route_is_named_with_its_member() -> None:
         "the pieces bound, before any search"
     )
     assert decided_by(_as(d, verdict=Verdict.UNDETERMINED, strategy=None)) is None
-    for route in REGISTRY:  # every route has its words
+    for route in registered():  # every route has its words
         assert route.name in route_text(route.name)
 
 

@@ -261,10 +261,12 @@ def test_an_unwritable_output_names_the_users_path_not_the_temporary(
     folder = tmp_path / "m.jsonl"
     folder.mkdir()
     assert main(["synth", "-o", str(folder), "--tiles", "1", "--requests", "8"]) == 2
-    assert one_error_line(capsys) == f"tilefit: {folder}: Is a directory"
+    assert one_error_line(capsys) == f"tilefit: --output: {folder}: is a folder, not a file"
     missing = tmp_path / "nodir" / "r.html"
     assert main(["report", _good(tmp_path), "-o", str(missing), "--time-limit", "1"]) == 2
-    assert one_error_line(capsys) == f"tilefit: {missing}: No such file or directory"
+    assert one_error_line(capsys) == (
+        f"tilefit: -o: {missing}: no folder {missing.parent}: make it first, or name another"
+    )
 
 
 def test_an_output_without_a_file_name_is_a_folder(
@@ -272,7 +274,7 @@ def test_an_output_without_a_file_name_is_a_folder(
 ) -> None:
     # Path("").with_name(...) raised ValueError: report -o '' ended in a traceback.
     assert main(["report", _good(tmp_path), "-o", "/", "--time-limit", "1"]) == 2
-    assert one_error_line(capsys) == "tilefit: /: is a folder, not a file"
+    assert one_error_line(capsys) == "tilefit: -o: /: is a folder, not a file"
 
 
 @pytest.mark.parametrize(

@@ -13,19 +13,18 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tilefit.cli.diagnose import _verdict_lines, route_text
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.output.jsonout import diagnosis_json, solve_json
 from tilefit.output.schema import output_schema
-from tilefit.search import blocks, routes
+from tilefit.search import blocks
 from tilefit.search.closest import Closest
 from tilefit.search.decision import Decision
 from tilefit.search.params import ClosestParams, SearchParams
-from tilefit.search.proving import Proving
-from tilefit.search.routes import PROVE, SEARCH_DESCENT, Route
+from tilefit.search.routes import SEARCH_DESCENT
+from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.solving import solve
 from tilefit.verdicts.verdict import Verdict
@@ -57,16 +56,16 @@ def _undecided(monkeypatch: pytest.MonkeyPatch, **answer: Any) -> None:
     """The portfolio answers ``answer`` (a time-out unless given) without searching."""
     import tilefit.search.portfolio as portfolio
 
-    def race(capture: Capture, time_limit: float, **_: Any) -> Decision:
+    def race(*_: Any) -> Decision:
         return Decision(**answer) if answer else Decision.undecided(0.0)
 
-    monkeypatch.setattr(portfolio, "decide", race)
+    monkeypatch.setattr(portfolio.Portfolio, "run", race)
 
 
 def _closest_is(monkeypatch: pytest.MonkeyPatch, found: Closest | None, heard: list[Any]) -> None:
     import tilefit.search.closest as closest
 
-    def near(capture: Capture, time_limit: float, **kw: Any) -> Closest | None:
+    def near(capture: Capture, deadline: Deadline, **kw: Any) -> Closest | None:
         heard.append(kw)
         return found
 
@@ -123,10 +122,10 @@ def test_a_closest_placement_within_the_memory_decides_the_tile(
     found = Closest(0, 8, SEARCH_DESCENT, Placement("two", {"a": 4, "b": 0}))
     _closest_is(monkeypatch, found, [])
     # Every strategy places this tile: enter the ladder where none has.
+    from tilefit.search.problem import Problem
     from tilefit.verdicts import ladder
-    from tilefit.verdicts.problem import Problem
 
-    climb = ladder.Climb(ladder.Entry.STRATEGIES, minimize=minimize, fallbacks=())
+    climb = Climb(Entry.STRATEGIES, minimize=minimize, fallbacks=())
     monkeypatch.setattr(ladder, "_strategies", lambda *_: None)
     answer = ladder.decide(Problem(capture), Deadline.start(2.0), climb)
     assert (answer.verdict, answer.route, answer.search_status) == (
@@ -186,38 +185,6 @@ def test_the_search_model_is_built_once_per_command(dense: Capture, builds: list
     assert builds == []  # no search, no model
 
 
-def fixture_proof(p: Proving) -> Decision | None:
-    """A route's runner, as a module of its own would hold it: proves ``_elements_tile``
-    (whose three requests cannot share two elements) with the subset the filter leaves."""
-    return p.infeasible(p.model, "fixture") if p.capture.name == "elements" else None
-
-
-def test_a_route_registered_in_one_entry_reaches_every_consumer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    says = "the fixture's own proof"
-    fixture = Route("fixture", PROVE, True, False, says, runner=f"{__name__}:fixture_proof")
-    monkeypatch.setattr(routes, "REGISTRY", (fixture, *routes.REGISTRY))
-    # The prove member runs it first, and the verdict names it.
-    d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
-    assert (d.verdict, d.search_route) == ("infeasible", "fixture")
-    assert d.irreducible_subset == ("a", "b", "c") and d.subset_irreducible
-    # The schema accepts it, the CLI says it, the docs' table lists it.
-    enum = output_schema("diagnose")["$defs"]["diagnose"]["properties"]["search_route"]
-    assert "fixture" in enum["anyOf"][0]["enum"]
-    jsonschema.validate(diagnosis_json(d), output_schema("diagnose"))
-    assert f"proof: {says}" in "\n".join(_verdict_lines(d, None))
-    assert route_text("fixture") == "the search: route fixture of its prove member"
-    assert f"| `fixture` | prove | yes | - | {says} |" in routes.routes_table()
-
-
-def test_the_docs_table_of_routes_is_the_registry_s() -> None:
-    from pathlib import Path
-
-    text = (Path(__file__).parent.parent / "docs" / "search.md").read_text()
-    assert routes.routes_table() in text
-
-
 def test_verdicts_say_what_they_imply_and_stay_strings_in_json() -> None:
     assert [v for v in Verdict if v.places] == [Verdict.FITS, Verdict.FRAGMENTATION]
     assert [v for v in Verdict if v.proves] == [Verdict.CAPACITY, Verdict.INFEASIBLE]
@@ -275,8 +242,8 @@ def test_the_deadline_cuts_a_stage_that_would_run_past_it() -> None:
     from tilefit.engine.fits import FITS, Fit
     from tilefit.engine.orders import ORDERS
     from tilefit.engine.strategy import Strategy
+    from tilefit.search.problem import Problem
     from tilefit.verdicts import ladder
-    from tilefit.verdicts.problem import Problem
 
     calls: list[int] = []
 
@@ -287,7 +254,7 @@ def test_the_deadline_cuts_a_stage_that_would_run_past_it() -> None:
 
     capture = _many(1000)
     fallback = Strategy(ORDERS[0], Fit("slow", slow))
-    climb = ladder.Climb(ladder.Entry.STRATEGIES, search=False, fallbacks=(fallback,))
+    climb = Climb(Entry.STRATEGIES, search=False, fallbacks=(fallback,))
     answer = ladder.decide(Problem(capture), Deadline.start(0.3), climb)
     assert len(calls) < 1000  # cut: the pass never reached its last unit
     assert any(c.startswith("the strategies' greedy passes (0 of") for c in answer.cut)
@@ -325,10 +292,10 @@ def test_minimising_an_infeasible_capture_still_bounds_the_least_top() -> None:
 def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The exit's referee reads every request (22 s on a million): the rungs end that much
     before the limit. Here it is made to need the whole limit, so no rung runs at all."""
+    from tilefit.search.problem import Problem
     from tilefit.verdicts import ladder
-    from tilefit.verdicts.problem import Problem
 
-    climb = ladder.Climb(ladder.Entry.STRATEGIES)
+    climb = Climb(Entry.STRATEGIES)
     assert ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb).verdict.places
     monkeypatch.setattr(ladder, "REFEREE_PER_REQUEST", 60.0 / 50)
     answer = ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb)

@@ -79,21 +79,22 @@ def test_imports_never_run_upward() -> None:
 # Inside tilefit.search, by role, lowest first (docs/architecture.md): a module imports
 # its own sub-package and lower roles only.
 SEARCH_ROLES = {
-    "routes": 0,
+    "routes": 0,  # the vocabulary and the registry of routes (each registers itself)
     "blocks": 0,
-    "params": 1,  # every tuning value and switch; it names the routes
+    "params": 1,  # every tuning value and switch
     "decision": 1,  # the one result type (and the partial placement it may carry)
     "bracket": 1,  # where the least top lies when nothing decided, and its lower bound
     "kernel": 2,
-    "exact": 3,
-    "proving": 4,  # what the prove member's routes share, and the exact search's first look
-    "proofs": 5,
-    "local": 5,
-    "compiling": 6,  # compiles the kernel's and the annealing's entry points before a limit
-    "closest": 6,
-    "sat": 7,  # route cpsat: its hint is the closest placement
-    "stretches": 7,  # route stretches: the choice program as master, the find member in slaves
-    "portfolio": 8,
+    "problem": 3,  # the capture and what is built from it once, handed to every route
+    "proof": 4,  # what runs a search (``Search``), and the prove member's kind of route
+    "exact": 5,  # what drives the kernel, and route exact
+    "proofs": 6,
+    "local": 6,
+    "compiling": 7,  # compiles the kernel's and the annealing's entry points before a limit
+    "closest": 7,  # and route descent
+    "sat": 8,  # route cpsat: its hint is the closest placement
+    "stretches": 8,  # route stretches: the choice program as master, the find member in slaves
+    "portfolio": 9,
 }
 
 
@@ -178,3 +179,68 @@ def test_module_names_are_not_hidden_by_functions() -> None:
         assert callable(getattr(tilefit, name))
     verdicts = importlib.import_module("tilefit.verdicts.check")
     assert verdicts.__name__ == "tilefit.verdicts.check"  # a module, under its own name
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level_imports(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports when it is loaded: its statements at
+    module level, ``if TYPE_CHECKING:`` blocks included (an import inside a function runs
+    later, when it is called); ``from package import module`` names the module."""
+    found: set[str] = set()
+    body = list(ast.parse(path.read_text()).body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.If | ast.Try):
+            body += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                inner = f"{node.module}.{alias.name}"
+                found.add(inner if inner in known else node.module)
+    return found & known
+
+
+def _import_cycles() -> list[list[str]]:
+    paths = {_module_of(p): p for p in sorted(SOURCE.rglob("*.py"))}
+    known = set(paths)
+    edges = {m: sorted(_top_level_imports(p, known) - {m}) for m, p in paths.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    path: list[str] = []
+
+    def walk(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in edges[module]:
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                walk(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            walk(module)
+    return cycles
+
+
+def test_the_import_graph_has_no_circle() -> None:
+    assert _import_cycles() == []
+
+
+def test_a_circle_of_imports_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "tilefit" / "loop"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from tilefit.loop.b import B\nA = 1\n")
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tilefit.loop import a\n"
+    (package / "b.py").write_text(typed + "B = 2\n")
+    (package / "c.py").write_text("def late() -> None:\n    from tilefit.loop.a import A\n")
+    monkeypatch.setattr(sys.modules[__name__], "SOURCE", tmp_path / "tilefit")
+    assert _import_cycles() == [["tilefit.loop.a", "tilefit.loop.b", "tilefit.loop.a"]]

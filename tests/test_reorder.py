@@ -3,8 +3,6 @@ rung that runs them when minimising."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -12,8 +10,9 @@ from tilefit.bounds.live import live_peak, request_spans
 from tilefit.engine.attempt import run_strategy
 from tilefit.engine.uniform import UniformArrays
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import placement_top
-from tilefit.search.local.reorder import Features, reorder
+from tilefit.search.local.reorder import Features, Reorder, reorder
 from tilefit.verdicts.check import check
 
 # Size-descending first-fit and best-fit both end at 11; the live peak is 10, and the
@@ -57,7 +56,7 @@ def test_a_pass_in_another_order_reaches_the_bound_where_size_order_does_not() -
         run_strategy(capture, f"size/{fit}").peak_address for fit in ("first-fit", "best-fit")
     )
     assert (lower, greedy) == (10, 11)
-    found = reorder(capture, _uniform(capture), time.monotonic() + 60, greedy, lower, seed=1)
+    found = reorder(capture, _uniform(capture), Deadline.start(60), greedy, lower, seed=1)
     assert found is not None and found.top == lower
     assert found.order == "breadth+size/first-fit" and found.passes == 1
     assert check(capture, found.placement).valid
@@ -66,8 +65,8 @@ def test_a_pass_in_another_order_reaches_the_bound_where_size_order_does_not() -
 
 def test_only_a_pass_below_the_given_top_counts_and_none_runs_past_the_time() -> None:
     capture = _capture()
-    assert reorder(capture, _uniform(capture), time.monotonic() + 60, 10, 0, 1, most=40) is None
-    assert reorder(capture, _uniform(capture), time.monotonic() - 1, 11, 10, seed=1) is None
+    assert reorder(capture, _uniform(capture), Deadline.start(60), 10, 0, 1, most=40) is None
+    assert reorder(capture, _uniform(capture), Deadline.start(0.0), 11, 10, seed=1) is None
 
 
 def test_the_same_capture_and_passes_give_the_same_orders() -> None:
@@ -121,5 +120,5 @@ def test_a_capture_too_large_for_the_exact_search_still_gets_the_reordered_passe
     few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=100))
     answer = tilefit.solve(capture, time_limit=60, minimize=True, params=few)
     assert answer.least is not None and answer.least.optimal and answer.least.best_top == 10
-    assert answer.route == "reorder"
+    assert answer.route == Reorder.name
     assert answer.placement is not None and check(capture, answer.placement).valid

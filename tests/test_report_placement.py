@@ -75,7 +75,7 @@ def test_the_placement_given_beside_tilefit_s_least_with_the_bytes_saved(
     )
     svg = figure(html)
     assert svg.count('<g data-map="c0">') == 1 and svg.count('<g data-map="c1">') == 1
-    assert "100 B saved (25.0%)" in svg
+    assert "100 B saved" in svg and "(25.0%)</tspan>" in svg
     assert ('class="cmp-avail"' in svg) is (capacity < 400)  # the memory asked about, below
     data = json.loads(
         html[html.index('id="tilefit-data">') + 18 : html.index("</script>")].replace(

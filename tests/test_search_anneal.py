@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from collections import Counter
 
 import numpy as np
@@ -15,6 +14,7 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.local.anneal import Annealer, Restarts, luby
@@ -170,7 +170,7 @@ def _annealing_answer_is_a_placement(capture: Capture, seed: int) -> bool:
     model = build_model(capture)
     rng = random.Random(seed)
     annealer = Annealer(model, _partial(capture, model, rng), seed)
-    bases = annealer.run(3_000, time.monotonic() + 30)
+    bases = annealer.run(3_000, Deadline.start(30))
     if bases is None:
         assert annealer.left_out > 0
         return False
@@ -200,7 +200,7 @@ def test_an_invalid_start_is_not_taken() -> None:
     model = build_model(capture)
     annealer = Annealer(model, {0: 2, 1: 3}, 1)
     assert annealer.placed.tolist() == [True, False]
-    bases = annealer.run(100, time.monotonic() + 30)
+    bases = annealer.run(100, Deadline.start(30))
     assert bases is not None and valid(capture, _offsets(model, bases))
 
 
@@ -216,6 +216,7 @@ def test_too_many_pairs_skip_the_route() -> None:
 SCRIPT = """
 import json, random, time
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import Deadline
 from tilefit.search.local.anneal import Annealer
 from tilefit.search.blocks import build_model
 out = []
@@ -231,7 +232,7 @@ for seed in range(3):
     seqs = (Sequence("s", ("r20", "r21", "r22")),)
     model = build_model(Capture("k", 12, memory, tuple(reqs), seqs, edges))
     a = Annealer(model, {}, seed + 1)
-    bases = a.run(400, time.monotonic() + 600)
+    bases = a.run(400, Deadline.start(600))
     out.append([a.left_out, int(a.counters[2]), bases and sorted(bases.items())])
 print(json.dumps(out))
 """
@@ -256,7 +257,7 @@ def _restarted_answer_is_a_placement(capture: Capture, seed: int, searches: list
         return Annealer(model, _partial(capture, model, rng), seed + k)
 
     restarts = Restarts(begin, unit=20)
-    bases = restarts.run(time.monotonic() + 0.02)
+    bases = restarts.run(Deadline.start(0.02))
     assert begun == list(range(len(begun)))  # each search is the next one asked for
     searches.append(len(begun))
     if bases is None:
@@ -294,8 +295,8 @@ def test_a_stalled_search_is_begun_again_and_a_single_one_never() -> None:
         begun.append(k)
         return Annealer(model, {}, k + 1)
 
-    assert Restarts(begin, unit=500).run(time.monotonic() + 0.5) is None
+    assert Restarts(begin, unit=500).run(Deadline.start(0.5)) is None
     assert len(begun) > 3
     single = Annealer(model, {}, 1)
-    assert Restarts.one(single).run(time.monotonic() + 0.2) is None
+    assert Restarts.one(single).run(Deadline.start(0.2)) is None
     assert single.stalled > 500

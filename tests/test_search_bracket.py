@@ -9,7 +9,6 @@ decides, through ``diagnose`` and ``solve`` and their ``--json``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import jsonschema
@@ -24,15 +23,16 @@ from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.cli.solve import solve_lines
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.output.jsonout import diagnosis_json, solve_json
 from tilefit.output.schema import output_schema
 from tilefit.report.sections import verdict_html
 from tilefit.report.svgbracket import bracket_html
 from tilefit.search.blocks import build_model
 from tilefit.search.bracket import Bracket, bracket_of
-from tilefit.search.closest import closest, descend, extended
+from tilefit.search.closest import Descent, closest, descend, extended
 from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
-from tilefit.search.routes import SEARCH_DESCENT, TIMEOUT
+from tilefit.search.routes import SEARCH_DESCENT, TIMEOUT, Routes
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.solving import solve
@@ -50,7 +50,7 @@ def _at_top(capture: Capture, top: int) -> Capture:
 
 def _least_top_lies_in_the_bracket(capture: Capture) -> bool:
     """Whether a closest placement exists (and so its bracket was compared)."""
-    near = closest(capture, 0.2, params=QUICK)
+    near = closest(capture, Deadline.start(0.2), params=QUICK)
     if near is None:
         return False
     assert check(extended(capture, near.overflow), near.placement).valid
@@ -70,10 +70,10 @@ def test_the_least_top_lies_in_the_bracket_as_brute_force_finds() -> None:
 
 def _descent_stays_valid_and_never_rises(capture: Capture) -> bool:
     """Whether the greedy passes left an overflow for the descent to lower."""
-    start = closest(capture, 600.0, params=replace(QUICK, descent=False))
+    start = closest(capture, Deadline.start(600.0), params=QUICK, descent=False)
     if start is None or start.overflow == 0:
         return False
-    lowered = descend(capture, start, time.monotonic() + 0.2, params=QUICK)
+    lowered = descend(capture, start, Deadline.start(0.2), params=QUICK)
     assert lowered.overflow <= start.overflow
     assert check(extended(capture, lowered.overflow), lowered.placement).valid
     reach = capture.memory.size + lowered.overflow
@@ -105,10 +105,10 @@ def full_tile() -> Capture:
 
 
 def test_the_descent_lowers_the_greedy_passes_closest_placement(full_tile: Capture) -> None:
-    start = closest(full_tile, 600.0, params=replace(DEFAULT.closest, descent=False))
+    start = closest(full_tile, Deadline.start(600.0), descent=False)
     assert start is not None and start.overflow > 0
     params = replace(DEFAULT.closest, probe_seconds=0.5)
-    lowered = descend(full_tile, start, time.monotonic() + 5.0, params=params)
+    lowered = descend(full_tile, start, Deadline.start(5.0), params=params)
     assert lowered.strategy == SEARCH_DESCENT
     assert 0 < lowered.overflow < start.overflow
     assert check(extended(full_tile, lowered.overflow), lowered.placement).valid
@@ -166,10 +166,10 @@ def test_a_timed_out_solve_brackets_the_least_top(full_tile: Capture, minimize: 
 
 
 def test_the_descent_s_parameters_are_checked() -> None:
-    with pytest.raises(ValueError, match=r"ClosestParams.descent: 1 is not a bool"):
-        ClosestParams(descent=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"ClosestParams.first_cut: 0 is not a number in"):
         ClosestParams(first_cut=0)
     with pytest.raises(ValueError, match=r"ClosestParams.share: 1.5 is not a number in"):
         ClosestParams(share=1.5)
-    assert SearchParams(closest=ClosestParams(descent=False)).closest.descent is False
+    # The descent is switched as a route, the one switch of every route.
+    off = SearchParams(routes=Routes.without([Descent.name]))
+    assert not off.routes.on(Descent)

@@ -12,7 +12,6 @@ route ``choice``, and without that route it stays undetermined.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,14 +25,15 @@ from tilefit.cli import main
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.formats.save import write_capture
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.output.jsonout import diagnosis_json
 from tilefit.output.schema import output_schema
 from tilefit.report.evidence import evidence_html
 from tilefit.search.blocks import build_model
-from tilefit.search.params import ChoiceParams, SearchParams
-from tilefit.search.proofs.choice import choice_core, choices_of, holds
-from tilefit.search.routes import ROUTES, Routes
+from tilefit.search.params import SearchParams
+from tilefit.search.proofs.choice import ChoiceParams, choice_core, choices_of, holds
+from tilefit.search.routes import Routes, switchable
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = 300
@@ -43,7 +43,7 @@ def _agrees_with_brute_force(capture: Capture) -> bool:
     """Whether the choice proof proved infeasible a capture whose every block has a
     base (then brute force must find no placement, for the capture nor for the core)."""
     model = build_model(capture)
-    core = choice_core(model, time.monotonic() + 60.0)
+    core = choice_core(model, Deadline.start(60.0))
     placement = brute_force(capture)
     if core is None:
         return False
@@ -71,7 +71,7 @@ def _holds_where_a_placement_exists(capture: Capture) -> bool:
         return True
     blocks = list(range(len(model.blocks)))
     steps = list(range(len(choices.steps)))
-    assert holds(choices, blocks, steps, time.monotonic() + 60.0) is True
+    assert holds(choices, blocks, steps, Deadline.start(60.0)) is True
     return True
 
 
@@ -148,7 +148,7 @@ def test_the_weights_that_fit_leave_the_choice_silent() -> None:
     capture = two_stretches(weights=23)
     model = build_model(capture)
     assert choices_of(model) is not None
-    assert choice_core(model, time.monotonic() + 30.0) is None
+    assert choice_core(model, Deadline.start(30.0)) is None
     found = diagnose(capture, time_limit=5.0, workers=1)
     assert found.verdict == "fits"  # production's own strategy places it
     assert found.placement is not None
@@ -166,7 +166,7 @@ def test_one_stretch_leaves_no_choice() -> None:
     )
     model = build_model(capture)
     assert choices_of(model) is None
-    assert choice_core(model, time.monotonic() + 30.0) is None
+    assert choice_core(model, Deadline.start(30.0)) is None
 
 
 def test_a_table_past_its_limit_is_not_built() -> None:
@@ -174,16 +174,16 @@ def test_a_table_past_its_limit_is_not_built() -> None:
     model = build_model(two_stretches())
     assert choices_of(model, ChoiceParams(table_limit=81)) is not None
     assert choices_of(model, ChoiceParams(table_limit=80)) is None
-    assert choice_core(model, time.monotonic() + 30.0, ChoiceParams(table_limit=80)) is None
+    assert choice_core(model, Deadline.start(30.0), ChoiceParams(table_limit=80)) is None
 
 
 def test_a_deadline_already_past_proves_nothing() -> None:
     model = build_model(two_stretches())
-    assert choice_core(model, time.monotonic() - 1.0) is None
+    assert choice_core(model, Deadline.start(0.0)) is None
 
 
 def test_the_route_is_a_switchable_proof_of_the_prove_member() -> None:
-    assert "choice" in ROUTES
+    assert "choice" in switchable()
     assert not SearchParams(routes=Routes.without(["choice"])).routes.on("choice")
 
 
@@ -200,7 +200,7 @@ def test_fewer_hull_constraints_still_prove_the_whole_stretches() -> None:
     """``hulls=0`` keeps only each stretch's own constraint: still sound, still proves
     the two-stretch shape (its argument needs no part of a stretch)."""
     model = build_model(two_stretches())
-    assert choice_core(model, time.monotonic() + 30.0, ChoiceParams(hulls=0)) is not None
+    assert choice_core(model, Deadline.start(30.0), ChoiceParams(hulls=0)) is not None
 
 
 def test_solve_says_the_choice_proved_it_without_exhausting_anything(

@@ -28,12 +28,14 @@ from search_captures import tiny_captures
 from search_growth_cases import CASES, LEAST_ROOM, STRETCH, outcome, trajectory
 
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search import exact_search
 from tilefit.search.blocks import build_model
 from tilefit.search.kernel import driver
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.jit import COMPILED
 from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.problem import Problem
 
 # name -> [solve's (status, nodes, placement digest), per ordering (status,
 # nodes, trajectory digest) or None with pinned blocks], recorded before.
@@ -204,8 +206,8 @@ def test_the_least_room_grows() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(tiny_captures(max_requests=6))
 def test_any_room_gives_the_same_answer(capture: Capture) -> None:
-    roomy = exact_search(capture, time_limit=60, node_limit=50_000)
-    tight = exact_search(capture, time_limit=60, node_limit=50_000, params=LEAST_ROOM)
+    roomy = exact_search(Problem(capture), Deadline.start(60), node_limit=50_000)
+    tight = exact_search(Problem(capture), Deadline.start(60), node_limit=50_000, params=LEAST_ROOM)
     assert (tight.status, tight.nodes, tight.placement) == (
         roomy.status,
         roomy.nodes,

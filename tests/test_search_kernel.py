@@ -10,7 +10,9 @@ from tilefit.search.kernel.jit import COMPILED
 SCRIPT = """
 import json, random
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search import exact_search
+from tilefit.search.problem import Problem
 out = []
 for seed in range(4):
     rng = random.Random(seed)
@@ -22,7 +24,7 @@ for seed in range(4):
     memory = Memory(40, (Range(0, 30), Range(30, 40, classes=("scratch",))), elements=(0, 16, 32))
     edges = tuple(Conflict(f"r{k}", f"r{k + 5}") for k in range(0, 12, 4))
     cap = Capture("k", 12, memory, tuple(reqs), conflicts=edges)
-    r = exact_search(cap, 60, node_limit=3000)
+    r = exact_search(Problem(cap), Deadline.start(60), node_limit=3000)
     out.append([r.status, r.nodes, dict(r.placement.offsets) if r.placement else None])
 print(json.dumps(out))
 """

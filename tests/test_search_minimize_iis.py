@@ -9,8 +9,10 @@ from search_brute import brute_force
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.model.units import units
 from tilefit.search import SOLVED, irreducible_subset, minimize
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 
 EXAMPLES = 60
@@ -40,7 +42,7 @@ def _only(capture: Capture, keep: set[str]) -> Capture:
 
 def _lowest_top_matches_brute_force(capture: Capture) -> bool:
     """Whether the capture is feasible (and so its lowest top was compared)."""
-    result = minimize(capture, time_limit=60)
+    result = minimize(Problem(capture), Deadline.start(60))
     if brute_force(capture) is None:
         assert result.placement is None
         return False
@@ -67,7 +69,7 @@ def _subset_is_irreducible(capture: Capture) -> bool:
     """Whether the capture is infeasible (and so its subset was checked)."""
     if brute_force(capture) is not None:
         return False
-    subset = irreducible_subset(capture, time_limit=60)
+    subset = irreducible_subset(Problem(capture), Deadline.start(60))
     assert subset is not None
     assert set(subset) <= {u.id for u in units(capture)}
     assert brute_force(_only(capture, set(subset))) is None
@@ -87,10 +89,12 @@ def test_subset_is_irreducible() -> None:
 
 def test_no_subset_for_a_feasible_capture() -> None:
     capture = Capture("t", 2, Memory(8, (Range(0, 8),)), (Request("a", 4, 0, 1),))
-    assert irreducible_subset(capture, time_limit=10) is None
+    assert irreducible_subset(Problem(capture), Deadline.start(10)) is None
 
 
 def test_top_is_the_highest_end_address() -> None:
     reqs = (Request("a", 4, 0, 2), Request("b", 4, 0, 1), Request("c", 4, 1, 2))
-    result = minimize(Capture("t", 2, Memory(16, (Range(0, 16),)), reqs), time_limit=10)
+    result = minimize(
+        Problem(Capture("t", 2, Memory(16, (Range(0, 16),)), reqs)), Deadline.start(10)
+    )
     assert (result.lower_bound, result.best_top, result.optimal) == (8, 8, True)

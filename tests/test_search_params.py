@@ -15,13 +15,20 @@ from tilefit.search.params import (
     ClosestParams,
     ExactParams,
     FindParams,
+    LeastParams,
     PortfolioParams,
     Prunings,
     SearchParams,
+    Tuned,
+    ruled,
 )
-from tilefit.search.routes import Routes
+from tilefit.search.proofs.choice import Choice, ChoiceParams
+from tilefit.search.routes import Routes, registered
+from tilefit.search.sat.route import Cpsat, CpsatParams
+from tilefit.search.stretches import Stretches, StretchesParams
 
-GROUPS = (ExactParams, PortfolioParams, FindParams, AnnealParams, ClosestParams)
+OWNED = (ChoiceParams, CpsatParams, StretchesParams)
+GROUPS = (ExactParams, PortfolioParams, FindParams, AnnealParams, ClosestParams, LeastParams)
 
 
 def test_the_defaults_are_valid_and_frozen() -> None:
@@ -31,7 +38,7 @@ def test_the_defaults_are_valid_and_frozen() -> None:
     assert DEFAULT.routes == Routes() and DEFAULT.prunings == Prunings()
 
 
-@pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__)
+@pytest.mark.parametrize("group", (*GROUPS, *OWNED), ids=lambda g: g.__name__)
 def test_every_field_has_a_rule_that_refuses_a_wrong_value(group: type) -> None:
     """Each field, given a value of the wrong kind, is refused in one ValueError that
     names the group and the field (no field goes unchecked)."""
@@ -56,6 +63,8 @@ def test_every_field_has_a_rule_that_refuses_a_wrong_value(group: type) -> None:
         (lambda: Prunings(twin=1), "Prunings.twin: 1 is not a bool"),  # type: ignore[arg-type]
         (lambda: SearchParams(exact=FindParams()), "SearchParams.exact: .* is not a ExactParams"),  # type: ignore[arg-type]
         (lambda: SearchParams(routes=frozenset()), "SearchParams.routes"),  # type: ignore[arg-type]
+        (lambda: SearchParams(tuned=(ExactParams(),)), "ExactParams.* is no route's own group"),
+        (lambda: SearchParams(tuned=(CpsatParams(), CpsatParams())), "a group given twice"),
     ],
 )
 def test_bad_values_are_refused_with_their_place(made: object, message: str) -> None:
@@ -74,13 +83,15 @@ def test_boundaries_of_the_rules_hold() -> None:
 
 SEARCH = Path(params.__file__).resolve().parent
 # Module constants that are not tuning values: vocabularies, array layouts, the kernel's
-# compiled mask, a rule of the extended capture, the compilation's measured quiet time.
+# compiled mask, a rule of the extended capture, the compilation's measured quiet time,
+# the problem's measured cost of building the search model.
 KEPT = re.compile(
-    r"^(SOLVED|INFEASIBLE|TIMEOUT|STATUSES|PIECES|MEMBERS|REGISTRY|\w+_ROUTES|ROUTES|ALL"
-    r"|EXACT_SEARCH|SEARCH_PARTIAL|SEARCH_DESCENT|DESCENT|CHOICE|CPSAT|STRETCHES|CLOSEST|LEARNED|KEY_LETTERS|DEFAULT|KEYS|INF|RUNNING|FOUND|EXHAUSTED|GROW"
+    r"^(STATUSES|PIECES|MEMBERS|ALL"
+    r"|EXACT_SEARCH|SEARCH_PARTIAL|SEARCH_DESCENT|LEARNED|KEY_LETTERS|DEFAULT|KEYS|INF"
+    r"|RUNNING|FOUND|EXHAUSTED|GROW"
     r"|[FCT]_\w+|N[FCP]|CLOCK_EVERY|OVERFLOW_RANGE|OVERFLOW_ELEMENTS|MODULUS|QUIET_SECONDS"
-    r"|SEARCH_DIR|KERNEL_MODULES|COMPILED|FIRST_PROOFS|STEPS|FIXED_ORDERS|REORDER"
-    r"|F)$"  # F: a type variable
+    r"|SEARCH_DIR|KERNEL_MODULES|COMPILED|FIXED_ORDERS|MODEL_PER_PREPARED|DEFAULT_CHOICE"
+    r"|[FTG])$"  # F, T, G: type variables
 )
 
 
@@ -94,3 +105,34 @@ def test_no_tuning_value_sits_in_a_module_global() -> None:
             if match and not KEPT.match(match.group(1)):
                 found.append(f"{path.relative_to(SEARCH)}: {match.group(1)}")
     assert found == []
+
+
+def test_each_route_s_own_group_lives_with_the_route() -> None:
+    owners = {r.tuning: r for r in registered() if r.tuning is not None}
+    assert owners == {ChoiceParams: Choice, CpsatParams: Cpsat, StretchesParams: Stretches}
+    # By default its defaults; given, the one given, the others untouched.
+    assert DEFAULT.of(CpsatParams) == CpsatParams()
+    tuned = DEFAULT.tune(CpsatParams(proves=True), ChoiceParams(nodes=5))
+    assert tuned.of(CpsatParams).proves and tuned.of(ChoiceParams).nodes == 5
+    assert tuned.of(StretchesParams) == StretchesParams()
+    again = tuned.tune(CpsatParams(seed=3))
+    assert again.of(CpsatParams) == CpsatParams(seed=3) and again.of(ChoiceParams).nodes == 5
+
+
+def test_a_field_is_declared_once_with_its_rule() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Mine(Tuned):
+        count: int = ruled(3, "whole")
+
+    assert Mine().count == 3
+    with pytest.raises(ValueError, match=r"Mine.count: 0 is not a whole number above 0"):
+        Mine(count=0)
+
+    @dataclasses.dataclass(frozen=True)
+    class Unruled(Tuned):
+        count: int = 3
+
+    with pytest.raises(TypeError, match="Unruled: no rule for count"):
+        Unruled()
+    with pytest.raises(ValueError, match="no rule named 'odd'"):
+        ruled(3, "odd")

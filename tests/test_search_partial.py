@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import os
-import time
 
 from hypothesis import strategies as st
 from search_captures import count_answers, tiny_captures
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Block, SearchModel, build_model
 from tilefit.search.closest import closest, extended, wide_enough
 from tilefit.search.decision import Partial, better
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.partial import finish
-from tilefit.search.params import ClosestParams
 from tilefit.search.portfolio import decide
+from tilefit.search.problem import Problem
 from tilefit.search.routes import SEARCH_PARTIAL, TIMEOUT
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 
 EXAMPLES = int(os.environ.get("TILEFIT_EXAMPLES", "150"))
-STACKED = ClosestParams(descent=False)  # the finished partial and greedy passes, no descent
 # The counted tests assert shares measured on the 150 default cases (seed 0) and checked
 # at TILEFIT_EXAMPLES=60 too: hypothesis draws the simplest cases first, so the shares
 # move a little with the count, and the bounds leave room for that.
@@ -52,7 +51,7 @@ def _annealing_partial_finishes_as_a_placement_of_the_extended_memory(
     overflow, and keeps every offset it had."""
     model = build_model(capture)
     annealer = Annealer(model, {}, seed)
-    annealer.run(iterations, time.monotonic() + 30)
+    annealer.run(iterations, Deadline.start(30))
     partial = annealer.partial()
     if partial is None:  # the route does not run on this model
         return False
@@ -138,7 +137,7 @@ def _left_out_blocks_stand_at_their_lowest_bases(
     that an address-by-address scan finds clear of the blocks stacked before it."""
     model = build_model(capture)
     annealer = Annealer(model, {}, seed)
-    annealer.run(iterations, time.monotonic() + 30)
+    annealer.run(iterations, Deadline.start(30))
     partial = annealer.partial()
     wide = wide_enough(capture)
     if partial is None or partial.left_out == 0 or wide is None:
@@ -181,8 +180,8 @@ def test_a_tile_one_request_short_lacks_at_most_that_request() -> None:
     dropped = max((r for r in capture.requests if r.id not in in_sequence), key=lambda r: r.size)
     offsets = {i: o for i, o in planted.offsets.items() if i != dropped.id}
     partial = Partial(dropped.size * (dropped.end - dropped.start), offsets)
-    found = closest(capture, partial=partial, params=STACKED)
-    greedy = closest(capture, params=STACKED)
+    found = closest(capture, Deadline.start(2.0), partial=partial, descent=False)
+    greedy = closest(capture, Deadline.start(2.0), descent=False)
     assert found is not None and greedy is not None
     assert found.strategy == SEARCH_PARTIAL
     assert 0 < found.overflow <= dropped.size + dropped.alignment < greedy.overflow
@@ -206,7 +205,7 @@ def test_restarts_keep_the_best_state_of_the_searches_they_drop() -> None:
         return lefts[-1]
 
     restarts = Restarts(begin, unit=50)
-    assert restarts.run(time.monotonic() + 0.5) is None
+    assert restarts.run(Deadline.start(0.5)) is None
     assert len(lefts) > 1
     partial = restarts.partial()
     assert partial is not None
@@ -222,15 +221,15 @@ def test_an_undecided_search_hands_its_best_partial_placement_to_the_closest() -
     The comparisons give the greedy passes time to run to the end: with less, how many
     run depends on the machine's load, and so would the answer."""
     capture, _ = planted_tile(PlantedRecipe(requests=300, density=1.0, seed=5))
-    decision = decide(capture, 1.0, workers=1)
+    decision = decide(Problem(capture), Deadline.start(1.0), workers=1)
     assert decision.status == TIMEOUT
     assert decision.partial is not None and decision.partial.left_out > 0
     wide = wide_enough(capture)
     assert wide is not None
     finished = finish(capture, wide, decision.partial)
     assert finished is not None
-    given = closest(capture, 600.0, partial=decision.partial, params=STACKED)
-    greedy = closest(capture, 600.0, params=STACKED)
+    given = closest(capture, Deadline.start(600.0), partial=decision.partial, descent=False)
+    greedy = closest(capture, Deadline.start(600.0), descent=False)
     assert given is not None and greedy is not None
     top = capture.memory.size
     by_id = capture.request_by_id

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import time
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -14,6 +14,7 @@ from search_captures import count_answers, tiny_captures
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
 from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
 from tilefit.search.decision import Decision
@@ -23,9 +24,9 @@ from tilefit.search.local.find import find_placement
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.portfolio import _anneal_and_exact, decide
+from tilefit.search.problem import Problem
 from tilefit.search.proofs.elements import clique_core
 from tilefit.search.proofs.steps import loaded_steps, prove_by_steps, step_model
-from tilefit.search.proving import Proving
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 from tilefit.verdicts.check import check
 
@@ -55,7 +56,7 @@ def _sub_capture(capture: Capture, ids: tuple[str, ...]) -> Capture:
 
 def _rigid_restriction_solution_is_a_placement(capture: Capture) -> bool:
     model = build_model(capture)
-    outcome = search_model(rigid_restriction(model), Budget(30, 100_000))
+    outcome = search_model(rigid_restriction(model), Budget(Deadline.start(30), 100_000))
     assert outcome.status != TIMEOUT
     if outcome.bases is None:
         return False
@@ -79,10 +80,13 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
         model = build_model(capture)
         feasible = brute_force(capture) is not None
         for step in loaded_steps(model):
-            if search_model(step_model(model, step), Budget(30, 100_000)).status == INFEASIBLE:
+            if (
+                search_model(step_model(model, step), Budget(Deadline.start(30), 100_000)).status
+                == INFEASIBLE
+            ):
                 assert not feasible
                 proofs["step"] += 1
-        if prove_by_steps(model, time.monotonic() + 30) is not None:
+        if prove_by_steps(model, Deadline.start(30)) is not None:
             assert not feasible
             proofs["steps"] += 1
         if clique_core(model) is not None:
@@ -99,7 +103,7 @@ def test_relaxations_infeasible_only_when_the_capture_is() -> None:
 
 
 def _heuristic_placement_is_valid(capture: Capture) -> bool:
-    found = find_placement(capture, 0.02)
+    found = find_placement(Problem(capture), Deadline.start(0.02))
     if found.placement is None:
         return False
     assert check(capture, found.placement).valid
@@ -120,7 +124,7 @@ def test_heuristic_placements_are_valid() -> None:
 def _portfolio_agrees_with_brute_force(capture: Capture) -> bool:
     """Whether the capture is infeasible (and so the subset was checked)."""
     expected = brute_force(capture)
-    decision = decide(capture, 5.0, workers=1)
+    decision = decide(Problem(capture), Deadline.start(5.0), workers=1)
     assert decision.status != TIMEOUT
     assert (decision.status == SOLVED) == (expected is not None)
     if decision.status == SOLVED:
@@ -144,9 +148,9 @@ def test_portfolio_agrees_with_brute_force() -> None:
 
 def _shrink_keeps_an_irreducible_infeasible_core(capture: Capture) -> bool:
     model = build_model(capture)
-    if search_model(model, Budget(30, 100_000)).status != INFEASIBLE:
+    if search_model(model, Budget(Deadline.start(30), 100_000)).status != INFEASIBLE:
         return False
-    ids, irreducible = shrink(model, time.monotonic() + 30)
+    ids, irreducible = shrink(model, Deadline.start(30))
     assert irreducible
     assert brute_force(_sub_capture(capture, ids)) is None
     for k in range(len(ids)):
@@ -166,7 +170,7 @@ def test_closest_placement_is_valid_in_the_extended_memory() -> None:
     fits: list[bool] = []
 
     def each(capture: Capture) -> bool:
-        found = closest(capture)
+        found = closest(capture, Deadline.start(2.0))
         if (
             found is None
         ):  # only when no memory could ever hold it (a member conflicting with itself)
@@ -196,9 +200,9 @@ def _identical(n: int, slots: int) -> Capture:
 
 def test_step_proof_finds_a_pigeonhole_core() -> None:
     capture = _identical(6, 5)
-    core = prove_by_steps(build_model(capture), time.monotonic() + 10)
+    core = prove_by_steps(build_model(capture), Deadline.start(10))
     assert core is not None
-    assert decide(capture, 10, workers=1).status == INFEASIBLE
+    assert decide(Problem(capture), Deadline.start(10), workers=1).status == INFEASIBLE
 
 
 def test_clique_proof_and_its_subset() -> None:
@@ -208,14 +212,14 @@ def test_clique_proof_and_its_subset() -> None:
     conflicts = (Conflict("r0", "r1"), Conflict("r1", "r2"), Conflict("r0", "r2"))
     capture = Capture("apart", 3, memory, requests, conflicts=conflicts)
     assert clique_core(build_model(capture)) == frozenset({0, 1, 2})
-    decision = decide(capture, 5, workers=1)
+    decision = decide(Problem(capture), Deadline.start(5), workers=1)
     assert decision.route == "elements"
     assert decision.subset == ("r0", "r1", "r2") and decision.irreducible
 
 
 def test_portfolio_races_on_two_processes() -> None:
     feasible = _identical(5, 5)
-    decision = decide(feasible, 10, workers=2)
+    decision = decide(Problem(feasible), Deadline.start(10), workers=2)
     assert decision.status == SOLVED
     assert decision.placement is not None and check(feasible, decision.placement).valid
     memory = Memory(8, (Range(0, 8),), elements=(0, 4))
@@ -226,7 +230,7 @@ def test_portfolio_races_on_two_processes() -> None:
         tuple(Request(f"r{k}", 2, 0, 1) for k in range(3)),
         conflicts=(Conflict("r0", "r1"), Conflict("r1", "r2"), Conflict("r0", "r2")),
     )
-    decision = decide(conflicted, 10, workers=2)
+    decision = decide(Problem(conflicted), Deadline.start(10), workers=2)
     assert decision.status == INFEASIBLE
     assert decision.subset == ("r0", "r1", "r2")
     assert decision.irreducible
@@ -235,12 +239,12 @@ def test_portfolio_races_on_two_processes() -> None:
 def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     from tilefit.search import portfolio
 
-    def broken(capture: Capture, time_limit: float, *rest: object) -> portfolio.Decision:
+    def broken(*_: object) -> Decision:
         raise RuntimeError("internal error: a member broke")
 
-    monkeypatch.setattr(portfolio, "_prove", broken)
+    monkeypatch.setattr(portfolio.Prove, "run", broken)
     with pytest.raises(RuntimeError, match="a member broke"):
-        decide(_identical(6, 5), 5, workers=2)
+        decide(Problem(_identical(6, 5)), Deadline.start(5), workers=2)
 
 
 def test_closest_keeps_few_overflow_elements_for_huge_requests() -> None:
@@ -249,7 +253,7 @@ def test_closest_keeps_few_overflow_elements_for_huge_requests() -> None:
     memory = Memory(64, (Range(0, 64),), elements=(0, 63))
     big = 10**7
     capture = Capture("huge", 2, memory, (Request("a", big, 0, 1), Request("b", 8, 0, 2)))
-    found = closest(capture)
+    found = closest(capture, Deadline.start(2.0))
     assert found is not None and found.overflow >= big - 64
     grown = extended(capture, found.overflow)
     assert len(grown.memory.elements) <= 2 + OVERFLOW_ELEMENTS + len(capture.requests)
@@ -261,20 +265,15 @@ PACED = replace(
 )
 
 
-def _turns(capture: Capture, params: SearchParams, seconds: float) -> tuple[Decision, list[Budget]]:
-    """The prove member's turns alone (no first proofs), and the budgets of their exact
+def _turns(capture: Capture, params: SearchParams, seconds: float) -> Decision:
+    """The prove member's turns alone (no first proofs), with the nodes of their exact
     searches."""
-    budgets: list[Budget] = []
-    started = time.monotonic()
-    proving = Proving(
-        capture, build_model(capture), seconds, started, started + seconds, params, budgets
-    )
-    return _anneal_and_exact(proving, 0), budgets
+    return _anneal_and_exact(Problem(capture), Deadline.start(seconds), params, 0, None)
 
 
 def _paced_turns_agree_with_brute_force(capture: Capture) -> bool:
     """Whether the capture is infeasible (and so the proof was checked)."""
-    decision, _ = _turns(capture, PACED, 5.0)
+    decision = _turns(capture, PACED, 5.0)
     expected = brute_force(capture)
     assert decision.status != TIMEOUT
     assert (decision.status == SOLVED) == (expected is not None)
@@ -294,12 +293,28 @@ def test_turns_paced_by_time_agree_with_brute_force() -> None:
     assert ran - infeasible >= ran // 5
 
 
-def test_the_switch_paces_the_exact_turns_by_time_not_nodes() -> None:
+def test_the_switch_paces_the_exact_turns_by_time_not_nodes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tilefit.search import portfolio
+
+    made: list[Budget] = []
+
+    class Counted(Budget):
+        def __init__(self, *given: Any) -> None:
+            super().__init__(*given)
+            made.append(self)
+
+    monkeypatch.setattr(portfolio, "Budget", Counted)
     capture, _ = planted_tile(PlantedRecipe(requests=300, density=1.0, seed=5))
-    decision, paced = _turns(capture, PACED, 1.0)
+    decision = _turns(capture, PACED, 1.0)
+    paced = list(made)
     assert decision.status == TIMEOUT and len(paced) >= 3
     assert all(b.node_limit is None for b in paced)
-    decision, by_nodes = _turns(capture, DEFAULT, 1.0)
+    assert decision.nodes == sum(b.nodes for b in paced)  # the member counts every turn's
+    made.clear()
+    decision = _turns(capture, DEFAULT, 1.0)
+    by_nodes = list(made)
     assert decision.status == TIMEOUT and by_nodes
     first = DEFAULT.portfolio.exact_first_nodes
     assert [b.node_limit for b in by_nodes] == [first << k for k in range(len(by_nodes))]

@@ -20,8 +20,10 @@ from search_growth_cases import CASES
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, exact_search
 from tilefit.search.params import ExactParams, Prunings, SearchParams
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 
 NAMES = tuple(f.name for f in fields(Prunings))
@@ -41,7 +43,9 @@ def _nodes_by_combination(capture: Capture, nodes: dict[Prunings, int]) -> bool:
     combination's nodes to ``nodes``; whether the capture is feasible."""
     expected = brute_force(capture)
     for prunings in COMBINATIONS:
-        result = exact_search(capture, 60, 200_000, params=SearchParams(prunings=prunings))
+        result = exact_search(
+            Problem(capture), Deadline.start(60), 200_000, params=SearchParams(prunings=prunings)
+        )
         assert result.status != TIMEOUT, prunings
         assert (result.status == SOLVED) == (expected is not None), prunings
         assert (result.placement is not None) == (result.status == SOLVED), prunings
@@ -94,16 +98,16 @@ def test_each_switch_reaches_the_kernel(name: str) -> None:
     flipped = SearchParams(prunings=replace(Prunings(), **{name: not getattr(Prunings(), name)}))
     by_default = SearchParams()
     if name == "twin":
-        on = exact_search(_six_in_five(), 60, 1_000_000, params=by_default)
-        off = exact_search(_six_in_five(), 60, 1_000_000, params=flipped)
+        on = exact_search(Problem(_six_in_five()), Deadline.start(60), 1_000_000, params=by_default)
+        off = exact_search(Problem(_six_in_five()), Deadline.start(60), 1_000_000, params=flipped)
         assert on.status == off.status == INFEASIBLE
         assert on.nodes <= 10 < 100 < off.nodes
         return
     case, nodes_on, nodes_off = ACTS[name]
     capture, limit = CASES[case]
     on_params, off_params = (flipped, by_default) if name == "stretch" else (by_default, flipped)
-    on = exact_search(capture, 60, limit, params=on_params)
-    off = exact_search(capture, 60, limit, params=off_params)
+    on = exact_search(Problem(capture), Deadline.start(60), limit, params=on_params)
+    off = exact_search(Problem(capture), Deadline.start(60), limit, params=off_params)
     assert on.status == off.status == SOLVED
     assert (on.nodes, off.nodes) == (nodes_on, nodes_off)
 
@@ -119,7 +123,7 @@ def _learning_agrees_with_brute_force(capture: Capture) -> bool:
     verdict and valid placements; whether the capture is feasible."""
     expected = brute_force(capture)
     for params in LEARNING:
-        result = exact_search(capture, 60, 200_000, params=params)
+        result = exact_search(Problem(capture), Deadline.start(60), 200_000, params=params)
         assert result.status != TIMEOUT
         assert (result.status == SOLVED) == (expected is not None)
         if result.placement is not None:
@@ -138,8 +142,8 @@ def test_the_learning_switch_reaches_the_kernel() -> None:
     """On a tile that restarts, the learned key changes the orderings after the first
     (measured: 93 nodes without, 120 with, both solved); the first is the same."""
     capture, _ = planted_tile(PlantedRecipe(requests=40, density=0.95, seed=3, horizon=8))
-    without = exact_search(capture, 60, 200_000)
-    learning = exact_search(capture, 60, 200_000, params=LEARNING[0])
+    without = exact_search(Problem(capture), Deadline.start(60), 200_000)
+    learning = exact_search(Problem(capture), Deadline.start(60), 200_000, params=LEARNING[0])
     assert without.status == learning.status == SOLVED
     assert (without.nodes, learning.nodes) == (93, 120)
     assert learning.placement is not None and check(capture, learning.placement).valid

@@ -16,9 +16,12 @@ import pytest
 from tilefit.generate.infeasible import infeasible_tiles
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
+from tilefit.search import routes
 from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
-from tilefit.search.routes import INFEASIBLE, PROOF_ROUTES, ROUTES, SOLVED
+from tilefit.search.problem import Problem
+from tilefit.search.routes import FIND, INFEASIBLE, PROVE, SOLVED, names, registered
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.experiment import experiment
@@ -54,7 +57,8 @@ TILES: dict[str, object] = {
 
 
 def test_every_route_has_a_tile() -> None:
-    assert set(TILES) == set(ROUTES)
+    portfolio = [r for r in registered() if r.member in (FIND, PROVE)]
+    assert set(TILES) == set(names(portfolio))
 
 
 @pytest.mark.parametrize("route", list(TILES))
@@ -62,20 +66,24 @@ def test_the_route_decides_its_tile_alone(route: str) -> None:
     make = TILES[route]
     assert callable(make)
     capture: Capture = make()
-    decision = decide(capture, LIMIT, params=SearchParams.only([route]), workers=1)
+    decision = decide(
+        Problem(capture), Deadline.start(LIMIT), params=SearchParams.only([route]), workers=1
+    )
     assert decision.route == route
     # each tile's answer is known: a proof route proves its infeasible tile, the others place
     infeasible = capture.name.startswith("infeasible-")
     assert infeasible == (route in ("elements", "choice", "steps"))
     assert decision.status == (INFEASIBLE if infeasible else SOLVED)
     if infeasible:
-        assert route in PROOF_ROUTES and decision.subset
+        assert routes.route(route).proves and decision.subset
     else:
         assert decision.placement is not None and check(capture, decision.placement).valid
 
 
 def test_with_every_route_off_nothing_is_decided() -> None:
-    decision = decide(_planted(40, 0.95, 3), 1.0, params=SearchParams.only([]), workers=1)
+    decision = decide(
+        Problem(_planted(40, 0.95, 3)), Deadline.start(1.0), params=SearchParams.only([]), workers=1
+    )
     assert decision.status == "timeout" and decision.route is None
 
 

@@ -6,9 +6,7 @@ bound above the capacity) and without it (a plain feasibility question)."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 from hypothesis import strategies as st
@@ -17,11 +15,14 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
-from tilefit.search.params import CpsatParams, SearchParams
+from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes, route
-from tilefit.search.sat.route import sat_search
+from tilefit.search.sat.route import CpsatParams, sat_search
 from tilefit.verdicts.check import check
 
 EXAMPLES = 200
@@ -32,7 +33,7 @@ def _agrees_with_brute_force(capture: Capture, tuned: CpsatParams, seen: Counter
     """Whether CP-SAT answered as it must (its answer then brute force's; a block without
     a valid base is left to the other routes); counted in ``seen`` by status."""
     model = build_model(capture)
-    status, bases, search = sat_search(capture, model, time.monotonic() + 60.0, tuned)
+    status, bases, search = sat_search(capture, model, Deadline.start(60.0), tuned)
     placement = brute_force(capture)
     if status == TIMEOUT and not all(block.bases for block in model.blocks):
         seen["no base"] += 1  # without the hint's overflow, left to the other routes
@@ -76,7 +77,7 @@ def _overflowing() -> Capture:
 def test_a_bound_above_the_capacity_is_a_proof_only_when_proofs_are_taken() -> None:
     capture = _overflowing()
     model = build_model(capture)
-    deadline = time.monotonic() + 60.0
+    deadline = Deadline.start(60.0)
     assert sat_search(capture, model, deadline, ONE)[0] == INFEASIBLE
     cautious = CpsatParams(workers=1, proves=False)
     assert sat_search(capture, model, deadline, cautious)[0] == TIMEOUT
@@ -86,8 +87,8 @@ def test_without_its_proof_the_best_solution_below_the_top_is_the_partial_placem
     # Proofs not taken: CP-SAT's optimum (one request above the top) is a time-out whose
     # requests below the top make the member's partial placement, valid for the capture.
     capture = _overflowing()
-    cautious = SearchParams(routes=Routes.only(["cpsat"]), cpsat=CpsatParams(proves=False))
-    decision = decide(capture, 2.0, workers=1, params=cautious)
+    cautious = SearchParams(routes=Routes.only(["cpsat"])).tune(CpsatParams(proves=False))
+    decision = decide(Problem(capture), Deadline.start(2.0), workers=1, params=cautious)
     assert decision.status == TIMEOUT and decision.partial is not None
     assert decision.partial.left_out == 4 * 2  # one request of 4 B over 2 steps
     assert len(decision.partial.offsets) == 2
@@ -97,7 +98,7 @@ def test_without_its_proof_the_best_solution_below_the_top_is_the_partial_placem
 def test_past_its_block_limit_the_route_stands_aside() -> None:
     capture = _overflowing()  # three blocks: proven within the limit, untouched past it
     model = build_model(capture)
-    deadline = time.monotonic() + 60.0
+    deadline = Deadline.start(60.0)
     assert sat_search(capture, model, deadline, CpsatParams(workers=1, block_limit=3, proves=True))[
         0
     ] == (INFEASIBLE)
@@ -119,7 +120,7 @@ def test_a_placement_from_an_overflowing_hint_is_refereed_valid() -> None:
         memory=Memory(12, (Range(0, 12),), (0, 6)),
         requests=capture.requests,
     )
-    status, bases, search = sat_search(grown, build_model(grown), time.monotonic() + 60.0, ONE)
+    status, bases, search = sat_search(grown, build_model(grown), Deadline.start(60.0), ONE)
     assert status == SOLVED and bases is not None
     placement = search.placement(grown, bases)
     assert check(grown, placement).valid
@@ -129,15 +130,20 @@ def test_a_placement_from_an_overflowing_hint_is_refereed_valid() -> None:
 def test_the_route_is_a_switchable_prove_route() -> None:
     cpsat = route("cpsat")
     assert (cpsat.member, cpsat.proves, cpsat.places) == ("prove", True, True)
-    assert cpsat.runner == "tilefit.search.sat.route:run"
+    assert issubclass(cpsat, Proof)  # the prove member runs it before its turns
     capture = _overflowing()
-    trusting = replace(SearchParams.only(["cpsat"]), cpsat=CpsatParams(proves=True))
-    alone = decide(capture, 30.0, workers=1, params=trusting)
+    trusting = SearchParams.only(["cpsat"]).tune(CpsatParams(proves=True))
+    alone = decide(Problem(capture), Deadline.start(30.0), workers=1, params=trusting)
     assert (alone.status, alone.route) == (INFEASIBLE, "cpsat")
-    assert decide(capture, 2.0, workers=1, params=SearchParams.only(["cpsat"])).status == TIMEOUT
+    assert (
+        decide(
+            Problem(capture), Deadline.start(2.0), workers=1, params=SearchParams.only(["cpsat"])
+        ).status
+        == TIMEOUT
+    )
     assert alone.subset is not None and len(alone.subset) == 3
     off = SearchParams(routes=Routes.only(["anneal"]))
-    assert decide(capture, 0.5, workers=1, params=off).status == TIMEOUT
+    assert decide(Problem(capture), Deadline.start(0.5), workers=1, params=off).status == TIMEOUT
 
 
 # Route cpsat on tile 503 of synth seed 2 without its hint: Ctrl-C once its search has
@@ -145,14 +151,15 @@ def test_the_route_is_a_switchable_prove_route() -> None:
 SOLVING = """
 import itertools, time
 from tilefit.generate.synth import synth_model
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
-from tilefit.search.params import CpsatParams
 from tilefit.search.sat import route
+from tilefit.search.sat.route import CpsatParams
 capture = next(itertools.islice(synth_model(seed=2), 503, None))
 model = build_model(capture)
 try:
     alone = CpsatParams(workers=1, hint=False)
-    status = route.sat_search(capture, model, time.monotonic() + 120, alone)
+    status = route.sat_search(capture, model, Deadline.start(120), alone)
     print("returned", status[0], flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)

@@ -11,8 +11,10 @@ from search_brute import brute_force, valid
 from search_captures import captures_with_twins, count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import Deadline
 from tilefit.search import INFEASIBLE, SOLVED, TIMEOUT, exact_search
 from tilefit.search.params import DEFAULT
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
@@ -20,7 +22,7 @@ SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(
 
 def _same_verdict_as_brute_force(capture: Capture) -> bool:
     expected = brute_force(capture)
-    result = exact_search(capture, time_limit=60, node_limit=200_000)
+    result = exact_search(Problem(capture), Deadline.start(60), node_limit=200_000)
     assert result.status != TIMEOUT
     assert (result.status == SOLVED) == (expected is not None)
     if result.status == SOLVED:
@@ -41,7 +43,7 @@ def test_same_verdict_as_brute_force() -> None:
 def _twins_same_verdict_as_brute_force(capture: Capture) -> bool:
     """Whether the capture is feasible (and so its placement was refereed)."""
     expected = brute_force(capture)
-    result = exact_search(capture, time_limit=60, node_limit=200_000)
+    result = exact_search(Problem(capture), Deadline.start(60), node_limit=200_000)
     assert result.status != TIMEOUT
     assert (result.status == SOLVED) == (expected is not None)
     assert (result.placement is not None) == (result.status == SOLVED)
@@ -72,7 +74,7 @@ def test_fragmentation_needs_the_right_order() -> None:
         Request("c", 4, 1, 2),
         Request("d", 4, 2, 3),
     ]
-    result = exact_search(_capture(reqs, 8), time_limit=10)
+    result = exact_search(Problem(_capture(reqs, 8)), Deadline.start(10))
     assert result.status == SOLVED
     assert result.placement is not None
     assert check(_capture(reqs, 8), result.placement).valid
@@ -81,7 +83,7 @@ def test_fragmentation_needs_the_right_order() -> None:
 def test_infeasible_below_peak_with_alignment() -> None:
     # Live peak 6 <= 8, but two 3-byte blocks aligned to 4 plus a 2-byte one cannot share 8.
     reqs = [Request("a", 3, 0, 1, 4), Request("b", 3, 0, 1, 4), Request("c", 2, 0, 1, 4)]
-    assert exact_search(_capture(reqs, 8), time_limit=10).status == INFEASIBLE
+    assert exact_search(Problem(_capture(reqs, 8)), Deadline.start(10)).status == INFEASIBLE
 
 
 def test_sequence_with_member_lifetimes_and_conflict() -> None:
@@ -94,7 +96,7 @@ def test_sequence_with_member_lifetimes_and_conflict() -> None:
         sequences=(Sequence("s", ("m0", "m1")),),
         conflicts=(Conflict("x", "m1"),),
     )
-    result = exact_search(capture, time_limit=10)
+    result = exact_search(Problem(capture), Deadline.start(10))
     assert result.status == SOLVED
     assert result.placement is not None
     assert check(capture, result.placement).valid
@@ -103,8 +105,8 @@ def test_sequence_with_member_lifetimes_and_conflict() -> None:
 def test_node_limit_gives_the_same_answer_every_time() -> None:
     reqs = [Request(f"r{k}", 3 + k % 4, k % 5, k % 5 + 3, 1 + k % 2) for k in range(14)]
     capture = _capture(reqs, 24)
-    first = exact_search(capture, time_limit=60, node_limit=50)
-    again = exact_search(capture, time_limit=60, node_limit=50)
+    first = exact_search(Problem(capture), Deadline.start(60), node_limit=50)
+    again = exact_search(Problem(capture), Deadline.start(60), node_limit=50)
     assert first.status == again.status
     assert first.nodes == again.nodes
     assert first.placement == again.placement
@@ -113,7 +115,7 @@ def test_node_limit_gives_the_same_answer_every_time() -> None:
 def test_node_limit_reached_is_a_timeout_not_infeasible() -> None:
     reqs = [Request(f"r{k}", 5, 0, 1) for k in range(6)]  # peak 30 > 29: infeasible
     reqs += [Request(f"q{k}", 1 + k, k, k + 2) for k in range(8)]
-    result = exact_search(_capture(reqs, 29), time_limit=60, node_limit=1)
+    result = exact_search(Problem(_capture(reqs, 29)), Deadline.start(60), node_limit=1)
     assert result.status in (TIMEOUT, INFEASIBLE)
     assert result.nodes <= 1 or result.status == INFEASIBLE
 
@@ -124,11 +126,11 @@ def test_interchangeable_blocks_are_not_permuted() -> None:
     kib = 1024
     reqs = [Request(f"b{k}", 8 * kib, 0, 4, 32 * kib) for k in range(6)]
     capture = Capture("six-in-five", 4, Memory(160 * kib, (Range(0, 160 * kib),)), tuple(reqs))
-    result = exact_search(capture, time_limit=30)
+    result = exact_search(Problem(capture), Deadline.start(30))
     assert result.status == INFEASIBLE
     assert result.nodes <= 10
     # One block fewer fits, one per slot.
-    fits = exact_search(replace(capture, requests=tuple(reqs[:5])), time_limit=30)
+    fits = exact_search(Problem(replace(capture, requests=tuple(reqs[:5]))), Deadline.start(30))
     assert fits.status == SOLVED
     assert fits.placement is not None
     assert check(replace(capture, requests=tuple(reqs[:5])), fits.placement).valid
@@ -147,6 +149,6 @@ def test_sections_too_large_for_memory_answer_nothing() -> None:
         sections.sweep(lifetimes, most=total - 1)
     requests = tuple(Request(f"r{k}", 64, s, e) for k, (s, e) in enumerate(lifetimes))
     capture = Capture("members", None, Memory(256, (Range(0, 256),)), requests)
-    assert exact_search(capture, time_limit=60).status == SOLVED
+    assert exact_search(Problem(capture), Deadline.start(60)).status == SOLVED
     few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=total - 1))
-    assert exact_search(capture, time_limit=60, params=few).status == TIMEOUT
+    assert exact_search(Problem(capture), Deadline.start(60), params=few).status == TIMEOUT

@@ -16,6 +16,7 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, tiny_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.kernel import arrays
@@ -112,7 +113,8 @@ def _same_verdict(
     whether it fired."""
     expected = brute_force(capture, model.offsets(at))
     budgets = {
-        on: Budget(60, 200_000, SearchParams(prunings=Prunings(stretch=on))) for on in (True, False)
+        on: Budget(Deadline.start(60), 200_000, SearchParams(prunings=Prunings(stretch=on)))
+        for on in (True, False)
     }
     for on, budget in budgets.items():
         outcome = search_free(model, free, at, budget)

@@ -11,7 +11,6 @@ room for two.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
@@ -20,17 +19,21 @@ from search_brute import brute_force, valid
 from search_captures import count_answers, stretched_captures
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.search.blocks import build_model
-from tilefit.search.params import SearchParams, StretchesParams
+from tilefit.search.params import SearchParams
 from tilefit.search.portfolio import decide
-from tilefit.search.routes import INFEASIBLE, ROUTES, SOLVED, STRETCHES, TIMEOUT, Routes
-from tilefit.search.stretches import decompose
+from tilefit.search.problem import Problem
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Routes, switchable
+from tilefit.search.stretches import Stretches, StretchesParams, decompose
 from tilefit.verdicts.check import check
 
+STRETCHES = Stretches.name
+
 EXAMPLES = 300
-EXACT_ONLY = SearchParams(stretches=StretchesParams(find=False))
-FIND_FIRST = SearchParams(stretches=StretchesParams(first_nodes=1, find_share=0.01))
+EXACT_ONLY = SearchParams().tune(StretchesParams(find=False))
+FIND_FIRST = SearchParams().tune(StretchesParams(first_nodes=1, find_share=0.01))
 """The find member's routes on every stretch the exact search's first node leaves open."""
 
 
@@ -53,7 +56,7 @@ def _agrees(capture: Capture, params: SearchParams, seconds: float) -> str:
     """The route's answer on ``capture``, asserted against brute force: a placement must
     be valid, a proof must leave brute force nothing, for the capture and for its core."""
     model = build_model(capture)
-    found = decompose(model, time.monotonic() + seconds, params, capture=capture)
+    found = decompose(model, Deadline.start(seconds), params, capture=capture)
     if found.status == SOLVED:
         assert found.bases is not None
         offsets = model.offsets(found.bases)
@@ -102,7 +105,7 @@ def aligned_pairs(blocks: int) -> Capture:
 def test_two_aligned_blocks_are_placed_one_per_stretch() -> None:
     capture = aligned_pairs(2)
     model = build_model(capture)
-    found = decompose(model, time.monotonic() + 60.0, EXACT_ONLY)
+    found = decompose(model, Deadline.start(60.0), EXACT_ONLY)
     assert found.status == SOLVED
     assert found.bases is not None
     assert sorted(found.bases.values()) == [0, 8]
@@ -111,7 +114,7 @@ def test_two_aligned_blocks_are_placed_one_per_stretch() -> None:
 def test_three_aligned_blocks_are_refuted_by_cuts_the_choice_alone_misses() -> None:
     capture = aligned_pairs(3)
     model = build_model(capture)
-    found = decompose(model, time.monotonic() + 60.0, EXACT_ONLY)
+    found = decompose(model, Deadline.start(60.0), EXACT_ONLY)
     assert found.status == INFEASIBLE
     assert found.cuts >= 2  # each stretch refused a pair before the master ran out
     assert brute_force(capture) is None
@@ -120,11 +123,11 @@ def test_three_aligned_blocks_are_refuted_by_cuts_the_choice_alone_misses() -> N
 def test_the_portfolio_decides_by_the_route_alone() -> None:
     capture = aligned_pairs(3)
     params = replace(EXACT_ONLY, routes=Routes.only([STRETCHES]))
-    decision = decide(capture, 30.0, params=params)
+    decision = decide(Problem(capture), Deadline.start(30.0), params=params)
     assert decision.status == INFEASIBLE
     assert decision.route == STRETCHES
     assert decision.subset is not None and len(decision.subset) == 3
-    placed = decide(aligned_pairs(2), 30.0, params=params)
+    placed = decide(Problem(aligned_pairs(2)), Deadline.start(30.0), params=params)
     assert placed.status == SOLVED
     assert placed.route == STRETCHES
     assert placed.placement is not None and check(aligned_pairs(2), placed.placement).valid
@@ -132,16 +135,16 @@ def test_the_portfolio_decides_by_the_route_alone() -> None:
 
 def test_one_stretch_leaves_the_route_nothing_to_do() -> None:
     capture = replace(aligned_pairs(1), memory=Memory(12, (Range(0, 12),)))
-    assert decompose(build_model(capture), time.monotonic() + 60.0).status == TIMEOUT
+    assert decompose(build_model(capture), Deadline.start(60.0)).status == TIMEOUT
 
 
 def test_a_deadline_already_past_decides_nothing() -> None:
     model = build_model(aligned_pairs(3))
-    assert decompose(model, time.monotonic() - 1.0, EXACT_ONLY).status == TIMEOUT
+    assert decompose(model, Deadline.start(0.0), EXACT_ONLY).status == TIMEOUT
 
 
 def test_the_route_is_a_switchable_route_of_the_prove_member() -> None:
-    assert STRETCHES in ROUTES
+    assert STRETCHES in switchable()
     assert not SearchParams(routes=Routes.without([STRETCHES])).routes.on(STRETCHES)
 
 
@@ -163,7 +166,7 @@ def test_highs_prints_nothing_into_the_output(capfd: pytest.CaptureFixture[str])
     model = build_model(capture)
     # 10 s, as measured: the first choice's stretches clash by an edge, and one of the
     # second's is refused; HiGHS printed while choosing the third (placed in about 2 s).
-    found = decompose(model, time.monotonic() + 10.0, capture=capture)
+    found = decompose(model, Deadline.start(10.0), capture=capture)
     out, err = capfd.readouterr()
     assert found.status != INFEASIBLE  # a placement exists: the route found one here
     assert found.cuts >= 1  # the master chose more than once: HiGHS ran

@@ -288,7 +288,7 @@ def test_the_json_shape(tmp_path: Path) -> None:
     capture = write(tmp_path / "wi.json", SMALL)
     code, obj = run_json(capture, "--resize", "b=35", "--capacity-add", "64", *FAST)
     assert code == 0
-    assert list(obj) == ["capture", "tile", "edits", "before", "after", "windows"]
+    assert list(obj) == ["capture", "tile", "edits", "before", "after", "windows", "stopped"]
     assert obj["edits"] == [
         {"edit": {"resize": "b", "size": 35}, "place": "--resize b=35", "requests": ["b"]},
         {"edit": {"capacity_add": 64}, "place": "--capacity-add 64", "requests": []},

@@ -124,7 +124,11 @@ def build_parser(argv: Sequence[str] | None = None) -> _Parser:
         module.add_arguments(p)
         from tilefit.cli import common
 
-        files = (getattr(module, "READS", common.READS), getattr(module, "WRITES", common.WRITES))
+        files = (
+            getattr(module, "READS", common.READS),
+            getattr(module, "WRITES", common.WRITES),
+            getattr(module, "FOLDERS", common.FOLDERS),
+        )
         p.set_defaults(run=module.run, files=files)
         parser.commands[module.NAME] = p
     return parser
@@ -157,6 +161,7 @@ def _run(parser: _Parser, args: argparse.Namespace, invocation: Invocation) -> i
     try:
         _check_file_options(args)
         common.check_outputs(args, *args.files)
+        common.check_toolchain_inputs(args)
         code: int = args.run(args)
     except InputError as error:
         print(f"tilefit: {error.message}", file=sys.stderr)

@@ -139,15 +139,70 @@ WRITES = {"output": "-o", "db": "--db", "csv": "--csv", "edits_out": "--edits-ou
 command writes, unless its module says otherwise (``WRITES`` in the command's module)."""
 
 
-def check_outputs(args: argparse.Namespace, reads: Sequence[str], writes: dict[str, str]) -> None:
-    """No command writes over one of its inputs: ``tilefit.cli.main`` asks this before any
-    work, of the arguments ``reads`` and the options ``writes`` of the command."""
+FOLDERS: tuple[str, ...] = ()
+"""The options among ``WRITES`` (argparse dests) that may name a folder the command makes,
+with its parents, unless its module says otherwise (``FOLDERS`` in the command's module)."""
+
+
+def check_outputs(
+    args: argparse.Namespace,
+    reads: Sequence[str],
+    writes: dict[str, str],
+    folders: Sequence[str] = FOLDERS,
+) -> None:
+    """Every output can be written, and none is one of the inputs: ``tilefit.cli.main``
+    asks this before any work, of the arguments ``reads`` and the options ``writes`` (of
+    which ``folders`` may be folders the command makes) of the command."""
     inputs: list[str] = []
     for dest in reads:
         value = getattr(args, dest, None)
         inputs += [v for v in (value if isinstance(value, list) else [value]) if v]
     outputs = [(option, v) for dest, option in writes.items() if (v := getattr(args, dest, None))]
     refuse_overwrite(outputs, inputs)
+    for dest, option in writes.items():
+        if value := getattr(args, dest, None):
+            check_writable(option, value, folder=dest in folders)
+
+
+def check_toolchain_inputs(args: argparse.Namespace) -> None:
+    """A command of one toolchain (``import``, ``export``, ``replan``) handed another's file
+    says which command reads it, before any work."""
+    from tilefit.formats.foreign import refuse_elsewhere
+
+    name = getattr(args, "toolchain", None)
+    if name is None:
+        return
+    for path in [*getattr(args, "dumps", []), *[p for p in [getattr(args, "model", None)] if p]]:
+        refuse_elsewhere(path, name, f"tilefit {args.command} {name}")
+
+
+def check_writable(option: str, path: str | Path, *, folder: bool = False) -> None:
+    """InputError unless ``path`` can be written: a file's folder exists and can be written
+    into, and the file is no folder; a ``folder`` (made with its parents if missing) is
+    none of its parents' files, and the nearest that exists can be written into."""
+    from tilefit.model.errors import InputError
+
+    path = Path(path)
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise InputError(option, f"{path}: is a file, not a folder: name a folder")
+        existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+        if not existing.is_dir():
+            raise InputError(option, f"{path}: {existing} is a file, not a folder")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise InputError(option, f"{path}: the folder {existing} cannot be written into")
+        return
+    if path.is_dir():
+        raise InputError(option, f"{path}: is a folder, not a file")
+    parent = path.parent
+    if not parent.exists():
+        raise InputError(option, f"{path}: no folder {parent}: make it first, or name another")
+    if not parent.is_dir():
+        raise InputError(option, f"{path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(option, f"{path}: the folder {parent} cannot be written into")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(option, f"{path}: the file cannot be written")
 
 
 def refuse_overwrite(outputs: Sequence[tuple[str, str]], inputs: Sequence[str | Path]) -> None:

@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import diagnosis_json
+    from tilefit.output.stopped import stopped_json
     from tilefit.verdicts.diagnose import diagnose
+    from tilefit.verdicts.stopped import diagnosis_stopped
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.workers, "--workers", 1, common.MAX_PROCESSES)
@@ -79,12 +81,17 @@ def run(args: argparse.Namespace) -> int:
             search=not args.no_search,
             workers=args.workers,
             watch=watch,
+            lower=True,
         )
-    common.write_found(result.placement, args.output)
+    common.write_found(result.offered, args.output)
+    stop = diagnosis_stopped(result, searched=not args.no_search)
     if args.json:
-        common.print_json(diagnosis_json(result, args.output))
+        common.print_json({**diagnosis_json(result, args.output), "stopped": stopped_json(stop)})
     else:
-        print("\n".join(diagnosis_lines(result, args.output)))
+        lines = diagnosis_lines(result, args.output)
+        if stop is not None:  # said after the answer's first lines, where the eye is
+            lines.insert(lines.index(""), f"  {stop.text}")
+        print("\n".join(lines))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.verdict.places else common.EXIT_NO
 
@@ -272,7 +279,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
     if c is not None and b is not None:
         lines.append(f"  {closest_text(b.top, c.overflow, c.strategy)}")
         lines.append(f"  {bracket_text(b)}")
-    lines.append(f"  {avail}; try a larger --time-limit")
+    lines.append(f"  {avail}")
     if output:
         lines.append(f"  no placement within the memory: {output} not written")
     return lines

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tilefit.toolchains.base import Imported, Toolchain
 
 NAME = "import"
+FOLDERS = ("output",)  # -o DIR, made with its parents
 HELP = (
     "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena, "
     "ExecuTorch's arenas, IREE's transient slabs) as "

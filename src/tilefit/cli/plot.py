@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.plot.layout import attempt_map, placement_map
     from tilefit.plot.series import profile_series
     from tilefit.verdicts.diagnose import diagnose
+    from tilefit.verdicts.stopped import diagnosis_stopped
 
     capture = common.read_capture_arg(args)
     if not args.output.lower().endswith((".png", ".svg")):
@@ -99,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     series = profile_series(capture, diagnosis.bound) if args.profile else None
     save_figure(tile_figure(layout, series, verdict_caption(diagnosis)), args.output)
     print(f"wrote {args.output}: {layout.title} (verdict {diagnosis.verdict})")
+    if (stop := diagnosis_stopped(diagnosis)) is not None:
+        print(f"  the verdict {stop.text}")
     return common.EXIT_OK
 
 

@@ -13,6 +13,7 @@ from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
     from tilefit.toolchains.base import Exported, Toolchain
+    from tilefit.verdicts.stopped import Stopped
 
 NAME = "replan"
 HELP = (
@@ -54,10 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tilefit.formats.save import atomic_path, write_placement
     from tilefit.model.placement import Placement
+    from tilefit.output.stopped import stopped_json
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
     from tilefit.toolchains.base import ExportOptions, ImportOptions
     from tilefit.verdicts.solving import solve
+    from tilefit.verdicts.stopped import Stopped, stopped
 
     common.check_seconds(args.time_limit, "--time-limit")
     chain = toolchain(args.toolchain)
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     best: list[Placement] = []
     proven, lower = True, 0
     known = True  # every plan's least has a lower bound
+    stops: list[Stopped] = []  # the plans whose search the time limit stopped short
     with watching(args) as watch:  # a progress line on a terminal's stderr
         watch.stage(f"{chain.tool}: reading {Path(args.model).name}")
         reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
@@ -81,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
             found = solve(item.capture, args.time_limit, minimize=True, watch=watch)
             best.append(found.placement if found.placement is not None else item.placement)
             proven = proven and found.least is not None and found.least.optimal
+            if (stop := stopped(found, minimize=True)) is not None:
+                nothing = found.placement is None  # not even a plan as low as the toolchain's
+                stops.append(
+                    Stopped(f"a plan below {chain.tool}'s {chain.plan}") if nothing else stop
+                )
             known = known and found.least is not None
             lower += 0 if found.least is None else found.least.lower_bound
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
@@ -97,11 +106,24 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = export_json(chain.name, exported, args.output if written else None)
     out["proven_minimal"] = proven
     out["lower_bound"] = lower if known else None
+    stop = stops[0] if len(stops) == len(imported) == 1 else _several(stops, len(imported))
+    out["stopped"] = stopped_json(stop)
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(_lines(chain, exported, out, better)))
+        lines = _lines(chain, exported, out, better)
+        print("\n".join(lines[:1] + ([] if stop is None else [f"  {stop.text}"]) + lines[1:]))
     return common.EXIT_OK if written else common.EXIT_NO
+
+
+def _several(stops: list[Stopped], plans: int) -> Stopped | None:
+    """The stops of several plans' searches, as one (None: none stopped short)."""
+    from tilefit.verdicts.stopped import Stopped
+
+    if not stops:
+        return None
+    which = "every plan" if len(stops) == plans else f"{len(stops)} of the {plans} plans"
+    return Stopped(f"proving {which} the least (each searched alone)")
 
 
 def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bool) -> list[str]:
@@ -111,10 +133,9 @@ def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bo
     if out["proven_minimal"] and not better:
         lines = [f"{tool}'s {plan} is already the least: {before:,} B ({proof})"]
     elif not better:
-        lines = [
-            f"{tool}'s {plan}: {before:,} B; nothing lower found "
-            f"(the least is at least {out['lower_bound']:,} B)"
-        ]
+        low = out["lower_bound"]  # None: a search stopped before it knew one
+        known = "" if low is None else f" (the least is at least {low:,} B)"
+        lines = [f"{tool}'s {plan}: {before:,} B; nothing lower found{known}"]
     else:
         lines = [
             f"{tool}'s {plan}: {before:,} B -> {after:,} B, {out['saved']:,} B "

@@ -52,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
     given = None if args.placement is None else _given(args.placement)
     content = write_report(capture, args.output, time_limit=args.time_limit, given=given)
     print(f"wrote {args.output}: verdict {content.diagnosis.verdict}")
+    from tilefit.verdicts.stopped import diagnosis_stopped
+
+    if (stop := diagnosis_stopped(content.diagnosis)) is not None:
+        print(f"  {stop.text}")
     return common.EXIT_OK
 
 

@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
     started = args.invocation.started  # --time-limit bounds the whole process
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import solve_json
+    from tilefit.output.stopped import stopped_json
     from tilefit.verdicts.solving import solve
+    from tilefit.verdicts.stopped import NODE_LIMIT, TIME_LIMIT, stopped
 
     common.check_seconds(args.time_limit, "--time-limit", allow_zero=True)
     common.check_count(args.node_limit, "--node-limit", 1)
@@ -88,13 +90,24 @@ def run(args: argparse.Namespace) -> int:
             watch=watch,
         )
     common.write_found(result.placement, args.output)
-    out = solve_json(result, capture)
+    limit = TIME_LIMIT if args.node_limit is None else NODE_LIMIT
+    stop = stopped(result, minimize=args.minimize, option=limit)
+    out = {**solve_json(result, capture), "stopped": stopped_json(stop)}
     if args.json:
         common.print_json(out)
     else:
-        print("\n".join(solve_lines(capture, result, args.node_limit is not None, args.output)))
+        lines = solve_lines(capture, result, args.node_limit is not None, args.output)
+        print("\n".join(lines + ([] if stop is None else [stop.text])))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
+
+
+def _exhausted(route: str | None) -> bool:
+    """Whether the exact search was exhausted: the proof is route ``Exact``'s (a search ran,
+    so its module is loaded already)."""
+    from tilefit.search.exact.route import Exact
+
+    return route == Exact.name
 
 
 def solve_lines(
@@ -110,7 +123,7 @@ def solve_lines(
     lines = [] if head is None else [f"{capture.name}: {head.title}", *head.lines(output), ""]
     if status == "solved":
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
-    elif status == "infeasible" and answer.route == "exact":
+    elif status == "infeasible" and _exhausted(answer.route):
         lines.append("infeasible: the search was exhausted, no placement exists")
     elif status == "infeasible":
         lines.append("infeasible: no placement exists")
@@ -123,10 +136,7 @@ def solve_lines(
         if least.optimal:
             lines.append(f"lowest memory top: {least.best_top} (optimal)")
         elif least.best_top is not None:
-            lines.append(
-                f"lowest memory top: between {least.lower_bound} and {least.best_top} "
-                "(time limit reached)"
-            )
+            lines.append(f"lowest memory top: between {least.lower_bound} and {least.best_top}")
         elif answer.bracket is None:
             lines.append(f"lowest memory top: at least {least.lower_bound}")
     lines += closest_lines(answer)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tilefit.batch.row import Row
 
 FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
+STOPPED = frozenset({"undetermined", "timeout"})  # the search's time ran out before an answer
 
 
 def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
@@ -34,6 +35,13 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
         rows.append(["error", str(errors)])
     lines += table(rows)
     lines += ["", _fit_sentence(verdicts, errors)]
+    stopped = sum(n for v, n in verdicts if v in STOPPED)
+    if stopped and settings is not None and settings.search:
+        lines.append(
+            f"{stopped} {'tile' if stopped == 1 else 'tiles'} stopped at the time limit "
+            f"({settings.time_limit:g} s each) before a verdict: a larger --time-limit "
+            f"gives {'it' if stopped == 1 else 'them'} more"
+        )
 
     rescued = store.rescued()
     if rescued:

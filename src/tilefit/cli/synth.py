@@ -14,6 +14,7 @@ from tilefit.generate.synth import TILES_PER_IPU, Mix, Recipe, synth_model
 from tilefit.model.errors import InputError
 
 NAME = "synth"
+WRITES: dict[str, str] = {}  # -o is a folder or a file by its name: run checks it, knowing which
 HELP = "write a synthetic model's tile captures (IPU-like tiles, reproducible from a seed)"
 EXAMPLE = """examples:
   tilefit synth -o model.jsonl                        # 1,472 tiles, one capture per line
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--output", f"{out}: exists and is not a folder")
         if "/" in args.prefix or "\\" in args.prefix:  # checked before the folder is made
             raise InputError("--prefix", "names become file names in a folder: no / or \\")
+    common.check_writable("--output", out, folder=not suffix)
     captures = synth_model(args.tiles, args.seed, mix=mix, base=base, prefix=args.prefix)
     if suffix == BUNDLE_SUFFIX:
         count = write_bundle(captures, out)

@@ -122,8 +122,12 @@ def run(args: argparse.Namespace) -> int:
         write_capture(result.edited, args.output)
     if args.json:
         from tilefit.output.jsonout import whatif_json
+        from tilefit.output.stopped import stopped_json
+        from tilefit.verdicts.stopped import diagnosis_stopped
 
-        common.print_json(whatif_json(result))
+        sides = {"before": result.before, "after": result.after}
+        stops = {side: stopped_json(diagnosis_stopped(d)) for side, d in sides.items()}
+        common.print_json({**whatif_json(result), "stopped": stops})
     else:
         print("\n".join(whatif_lines(result)))
     return common.EXIT_OK if result.fits else common.EXIT_NO
@@ -131,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
 
 def whatif_lines(w: WhatIf) -> list[str]:
     from tilefit.formats.edits import edit_argument
+    from tilefit.verdicts.stopped import diagnosis_stopped
 
     b, a = w.before, w.after
     title = f"{b.capture}" + (f" (tile {b.tile})" if b.tile is not None else "")
@@ -163,6 +168,8 @@ def whatif_lines(w: WhatIf) -> list[str]:
         why = _why(d)
         if why:
             lines.append(f"  {side}: {why}")
+        if (stop := diagnosis_stopped(d)) is not None:
+            lines.append(f"  {side}: {stop.text}")
     lines.append("")
     lines += _window_lines(w)
     return lines

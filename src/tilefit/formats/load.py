@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from itertools import pairwise
 from pathlib import Path
 
+from tilefit.formats.foreign import refuse
 from tilefit.formats.jsonread import (
     MoreAfterValue,
     as_int,
@@ -368,6 +369,7 @@ def read_capture(path: str | Path, capacity: int | None = None) -> Capture:
     """
     path = Path(path)
     try:
+        refuse(path, "a capture")
         if path.suffix.lower() == ".csv":
             from tilefit.formats.minimalloc import capture_from_csv
 
@@ -403,6 +405,7 @@ def read_placement(path: str | Path) -> Placement:
     """Read a placement: the JSON placement format, or a minimalloc CSV with an offset column."""
     path = Path(path)
     try:
+        refuse(path, "a placement")
         if path.suffix.lower() == ".csv":
             from tilefit.formats.minimalloc import placement_from_csv
 

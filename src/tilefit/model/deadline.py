@@ -3,8 +3,9 @@
 A command's ``--time-limit`` bounds it from start to exit, except the one-time
 compilation of the search kernels (``tilefit.search.compiling``), which is given
 back. Every stage reads the same ``Deadline``: what is left, and the moment it
-must end by (keeping a reserve for the stages after it). Immutable: giving time
-back makes a new one.
+must end by (keeping a reserve for the stages after it); a stage given a share of it
+(``share``) gets a sooner one, from the same start. Immutable: giving time back makes a
+new one. The search takes it down to its kernels, which read ``at``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,19 @@ class Deadline:
     def sooner(self, seconds: float) -> Deadline:
         """The same start, ``seconds`` sooner (kept for what must follow it)."""
         return replace(self, limit=max(0.0, self.limit - max(0.0, seconds)))
+
+    def share(self, fraction: float) -> Deadline:
+        """``fraction`` of the limit from now, this deadline at the latest (a stage run after
+        others gets what is left of its share): the same start, so that ``spent`` still
+        counts from it."""
+        end = min(self.at, time.monotonic() + fraction * self.limit)
+        return replace(self, limit=max(0.0, end - self.started - self.given_back))
+
+    def until(self, moment: float) -> Deadline:
+        """The same start, ending at ``moment`` on the monotonic clock, or sooner: at this
+        deadline."""
+        end = min(self.at, moment)
+        return replace(self, limit=max(0.0, end - self.started - self.given_back))
 
     def give_back(self, seconds: float) -> Deadline:
         """The same deadline, ``seconds`` later (time that is not the limit's)."""

@@ -323,6 +323,21 @@ def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
         "aligned": aligned_json(d.bound.aligned),
         "cut": list(d.answer.cut),
         "headline": headline_json(diagnosis_headline(d), output),
+        "least": _least_json(d.lower),
+    }
+
+
+def _least_json(lower: Answer | None) -> Json | None:
+    """An import's least below its toolchain's plan, where ``diagnose`` searched for it: its
+    bounds and its placement (what ``-o`` writes)."""
+    if lower is None:
+        return None
+    least = lower.least
+    return {
+        "top_lower_bound": None if least is None else least.lower_bound,
+        "best_top": None if least is None else least.best_top,
+        "optimal": None if least is None else least.optimal,
+        "placement": placement_json(lower.placement),
     }
 
 

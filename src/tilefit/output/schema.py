@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilefit.schema import output_schema as shipped
-from tilefit.search.routes import registered
+from tilefit.search.routes import names
 
 
 def output_schema(command: str) -> dict[str, Any]:
@@ -21,5 +21,5 @@ def output_schema(command: str) -> dict[str, Any]:
     schema = shipped(command)
     route = schema["$defs"]["diagnose"]["properties"]["search_route"]["anyOf"][0]
     route.pop("$comment", None)
-    route["enum"] = [r.name for r in registered()]
+    route["enum"] = list(names())
     return schema

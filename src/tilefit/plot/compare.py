@@ -10,6 +10,7 @@ toolchain's heap (``--capacity``), that heap, where the toolchain's plan is vali
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
@@ -18,6 +19,9 @@ from tilefit.model.words import counted
 from tilefit.plot.layout import MemoryMap, placement_map
 from tilefit.verdicts.check import check
 from tilefit.verdicts.imported import at_own_heap
+
+if TYPE_CHECKING:
+    from tilefit.verdicts.answer import Answer
 
 
 @dataclass(frozen=True)
@@ -67,14 +71,20 @@ def refereed(capture: Capture, placement: Placement, source: str) -> Capture:
 
 
 def comparison(
-    capture: Capture, placement: Placement, source: str, name: str, time_limit: float
+    capture: Capture,
+    placement: Placement,
+    source: str,
+    name: str,
+    time_limit: float,
+    searched: Answer | None = None,
 ) -> Comparison:
-    """The placement given, refereed, beside tilefit's least top within ``time_limit``."""
+    """The placement given, refereed, beside tilefit's least top: ``searched`` where it was
+    already (``diagnose``'s, on an import), else searched within ``time_limit``."""
     from tilefit.verdicts.solving import solve
 
     wide = refereed(capture, placement, source)
     given = placement_map(wide, placement.offsets, f"{capture.name}: {name}")
-    answer = solve(wide, time_limit, minimize=True, workers=1)
+    answer = searched or solve(wide, time_limit, minimize=True, workers=1)
     best = answer.placement
     least = answer.least
     return Comparison(

@@ -39,7 +39,7 @@ table.kv th{background:#f0f0ee;white-space:nowrap}
 td.ok,span.ok{color:#1a6b1a}td.no,span.no{color:#a11b1c}td.ok{background:#eef7ec}
 td.no{background:#fbefee}.more{color:#555;font-style:italic}
 .tag{font-size:11px;padding:0 5px;border-radius:3px;background:#dde3ea;color:#234;
-white-space:nowrap}.tag.v{background:#ffe2b8;color:#6b3b00}
+white-space:nowrap}.tag.v{background:#ffe2b8;color:#6b3b00}.tag.low{background:#d4edd4;color:#1a5b1a}
 .controls{display:flex;flex-wrap:wrap;gap:14px;align-items:center;margin:6px 0}
 .legend{display:flex;flex-wrap:wrap;gap:6px;margin:6px 0}
 .chip{font:inherit;font-size:12.5px;border:1px solid #ccc;background:#fff;border-radius:12px;
@@ -85,7 +85,7 @@ rect.e{stroke:#fff;stroke-width:.5}
 .cmp-given{stroke:#a11b1c;stroke-dasharray:6 3}.cmp-best{stroke:#1a6b1a}
 .cmp-avail{stroke:#333;stroke-dasharray:2 3}.cmp-saved{stroke:#1a6b1a;stroke-width:3}
 .cmp-t,.cmp-st{font-size:12px;font-weight:700;text-anchor:middle;fill:#333}
-.cmp-st{fill:#1a6b1a}.cmp-at{font-size:10px;dominant-baseline:middle;fill:#333}
+.cmp-st{fill:#1a6b1a;text-anchor:start}.cmp-at{font-size:10px;dominant-baseline:middle;fill:#333}
 .peakt{font-size:10px;font-weight:700;fill:#d62728;text-anchor:middle}
 .peakl{font-size:12px;font-weight:700;fill:#d62728;paint-order:stroke;stroke:#fff;
 stroke-width:3px}

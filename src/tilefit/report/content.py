@@ -9,7 +9,7 @@ from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
-from tilefit.plot.compare import Comparison, comparison
+from tilefit.plot.compare import Comparison, comparison, refereed
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
 from tilefit.verdicts.check import check
@@ -51,10 +51,16 @@ def gather(
 ) -> ReportContent:
     """Diagnose, run every strategy and lay out the maps; ``time_limit`` bounds the search
     (and, with a placement ``given``, the search for the least top beside it)."""
-    compare = None
     if given is not None:  # refereed first: a placement refused costs no search
-        compare = comparison(capture, given.placement, given.source, given.name, time_limit)
-    diagnosis = diagnose(capture, time_limit=time_limit)
+        refereed(capture, given.placement, given.source)
+    # On an import, diagnose searches the least below the toolchain's plan: the headline,
+    # the banner, the download and the comparison's panel all show that one.
+    diagnosis = diagnose(capture, time_limit=time_limit, lower=True)
+    compare = None
+    if given is not None:
+        compare = comparison(
+            capture, given.placement, given.source, given.name, time_limit, diagnosis.lower
+        )
     prepared = Prepared.of(capture)
     done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
     matrix = tuple(done.get(s.name) or run_strategy(prepared, s) for s in STRATEGIES)

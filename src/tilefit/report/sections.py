@@ -12,12 +12,14 @@ from tilefit.bounds.deficit import BoundReport
 from tilefit.engine.attempt import Attempt
 from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
+from tilefit.model.placement import placement_top
 from tilefit.model.words import counted, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
 from tilefit.search.routes import proof_says
 from tilefit.verdicts.diagnose import Diagnosis
+from tilefit.verdicts.stopped import diagnosis_stopped
 from tilefit.verdicts.verdict import Verdict
 
 MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
@@ -26,11 +28,11 @@ MAX_CONTRIBUTORS = 25  # rows of the peak table; the rest are summed up
 def verdict_html(capture: Capture, d: Diagnosis) -> str:
     tile = "" if capture.tile is None else f" (tile {capture.tile})"
     return (
-        f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>{_headline_html(d)}"
+        f"<header><h1>tilefit report: {esc(capture.name)}{tile}</h1>{_headline_html(capture, d)}"
         f'<p class="verdict v-{esc(d.verdict)}"><span class="badge">{esc(d.verdict)}</span> '
         f"{esc(_verdict_text(d))}{save_link(capture, d)}</p>"
-        f"{_heap_html(capture, d)}{'' if d.bracket is None else bracket_html(d.bracket)}"
-        "</header>"
+        f"{_heap_html(capture, d)}{_stopped_html(d)}"
+        f"{'' if d.bracket is None else bracket_html(d.bracket)}</header>"
     )
 
 
@@ -45,9 +47,10 @@ def _verdict_text(d: Diagnosis) -> str:
     return d.verdict.sentence
 
 
-def _headline_html(d: Diagnosis) -> str:
+def _headline_html(capture: Capture, d: Diagnosis) -> str:
     """For an imported capture: the toolchain's own plan first, then tilefit's (the one
-    renderer's two parts, as ``diagnose`` says them)."""
+    renderer's two parts, as ``diagnose`` says them), its command naming the file the page
+    saves."""
     from tilefit.output.headline import diagnosis_headline
 
     head = diagnosis_headline(d)
@@ -57,7 +60,7 @@ def _headline_html(d: Diagnosis) -> str:
     ours = "own-fits" if head.verdict.places else "own-over"
     return (
         f'<ol class="headline"><li class="{own}">{esc(head.own_text)}.</li>'
-        f'<li class="{ours}">{esc(head.tilefit_text("PLACEMENT"))}.</li></ol>'
+        f'<li class="{ours}">{esc(head.tilefit_text(download_name(capture, d)))}.</li></ol>'
     )
 
 
@@ -70,21 +73,42 @@ def _heap_html(capture: Capture, d: Diagnosis) -> str:
     return f'<p class="heap">{esc(d.heap.text)}.{source}</p>'
 
 
+def _stopped_html(d: Diagnosis) -> str:
+    """Where the report's time limit stopped its diagnosis short, and what gives it more."""
+    stop = diagnosis_stopped(d)
+    if stop is None:
+        return ""
+    return f'<p class="stopped">{esc(stop.text[:1].upper() + stop.text[1:])}.</p>'
+
+
 def save_link(capture: Capture, d: Diagnosis) -> str:
-    """A link that saves the checked placement found, as ``tilefit diagnose -o`` writes it.
+    """A link that saves the checked placement found, as ``tilefit diagnose -o`` writes it:
+    on an import, the least below the toolchain's plan where it was searched (the one the
+    headline names), under a name no toolchain's own placement file has.
 
     The file travels inside the link (a base64 data URL), so the page still fetches
     nothing; clicking it downloads the same bytes.
     """
-    if d.placement is None or not d.verdict.places:
+    placement = d.offered
+    if placement is None or not d.verdict.places:
         return ""
-    data = base64.b64encode(placement_text(d.placement).encode("utf-8")).decode("ascii")
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", capture.name).strip("._") or "tile"
+    data = base64.b64encode(placement_text(placement).encode("utf-8")).decode("ascii")
+    offsets = f"{len(placement.offsets):,} {plural(len(placement.offsets), 'offset')}"
+    if d.heap is None:
+        what = f"the placement found ({offsets}, JSON)"
+    else:
+        what = f"tilefit's plan ({placement_top(capture, placement.offsets):,} B, {offsets}, JSON)"
     return (
-        f' <a class="save" id="save-placement" download="{name}.placement.json" '
-        f'href="data:application/json;base64,{data}">save the placement found '
-        f"({len(d.placement.offsets):,} {plural(len(d.placement.offsets), 'offset')}, JSON)</a>"
+        f' <a class="save" id="save-placement" download="{download_name(capture, d)}" '
+        f'href="data:application/json;base64,{data}">save {what}</a>'
     )
+
+
+def download_name(capture: Capture, d: Diagnosis) -> str:
+    """The file the page saves the placement as: on an import, never ``NAME.placement.json``,
+    the toolchain's own placement's name (``tilefit import -o``)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", capture.name).strip("._") or "tile"
+    return f"{name}.placement.json" if d.heap is None else f"{name}.tilefit.placement.json"
 
 
 def bound_html(report: BoundReport) -> str:
@@ -178,24 +202,38 @@ def matrix_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> 
     fits = list(dict.fromkeys(a.strategy.fit.name for a in matrix))
     cell = {(a.strategy.order.name, a.strategy.fit.name): a for a in matrix}
     head = "".join(f"<th>{esc(f)}</th>" for f in fits)
+    tops = [a.peak_address for a in matrix if a.failure is None]
+    lowest = min(tops) if tops and min(tops) < max(tops) else None  # marked where tops differ
     rows = []
     for order in orders:
         cells = []
         for fit in fits:
             a = cell.get((order, fit))
-            cells.append("<td></td>" if a is None else _matrix_cell(capture, d, a))
+            cells.append("<td></td>" if a is None else _matrix_cell(capture, d, a, lowest))
         rows.append(f"<tr><th>{esc(order)}</th>{''.join(cells)}</tr>")
     return (
         '<section id="matrix"><h2>Strategy matrix</h2>'
-        "<p>Every order with every fit, each from empty memory. "
+        "<p>Every order with every fit, each from empty memory: where it fits, the top its "
+        f"placement reaches; else the unit it fails on. {_tops_said(tops, len(matrix))} "
         '<span class="tag">production</span> marks the production attempts, '
-        '<span class="tag v">verdict</span> the strategy the verdict cites.</p>'
+        '<span class="tag v">verdict</span> the strategy the verdict cites, '
+        '<span class="tag low">lowest</span> the lowest top.</p>'
         f'<table class="grid matrix"><tr><th>order \\ fit</th>{head}</tr>{"".join(rows)}</table>'
         "</section>"
     )
 
 
-def _matrix_cell(capture: Capture, d: Diagnosis, a: Attempt) -> str:
+def _tops_said(tops: list[int], strategies: int) -> str:
+    """What differs between the strategies that fit: the tops they reach."""
+    if not tops:
+        return "None fits."
+    fit = f"{len(tops)} of {strategies} fit"
+    if min(tops) == max(tops):
+        return f"{fit}, every one reaching {byte_html(tops[0])}."
+    return f"{fit}, reaching from {byte_html(min(tops))} to {byte_html(max(tops))}."
+
+
+def _matrix_cell(capture: Capture, d: Diagnosis, a: Attempt, lowest: int | None) -> str:
     name = a.strategy.name
     tags = ""
     if name in capture.production:
@@ -203,7 +241,9 @@ def _matrix_cell(capture: Capture, d: Diagnosis, a: Attempt) -> str:
     if name == d.strategy:
         tags += ' <span class="tag v">verdict</span>'
     if a.failure is None:
-        return f'<td class="ok">fits, up to {byte_html(a.peak_address)}{tags}</td>'
+        if a.peak_address == lowest:
+            tags += ' <span class="tag low">lowest</span>'
+        return f'<td class="ok">{byte_html(a.peak_address)}{tags}</td>'
     f = a.failure
     return (
         f'<td class="no">fails on <code>{esc(f.unit.id)}</code> after {f.placed_before} '

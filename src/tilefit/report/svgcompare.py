@@ -87,12 +87,14 @@ def _tops(c: Comparison, left: Frame, right: Frame) -> list[str]:
     ]
     if c.saved:
         share = 100.0 * c.saved / c.given_top
-        # Between the tops when there is room, else under tilefit's value.
-        y_saved = (y_given + y_best) / 2 + 4 if y_best - y_given > 36 else y_best + 28
-        bar = num(left.right + 10)  # at the gap's left edge, clear of the centred text
-        out.append(f'<path class="cmp-saved" d="M{bar} {num(y_given)}V{num(y_best)}"/>')
+        # Between the tops when there is room, else under tilefit's value; in two lines
+        # that start right of the bar, so that no line of it crosses the bar.
+        y_saved = (y_given + y_best) / 2 - 3 if y_best - y_given > 44 else y_best + 28
+        bar = left.right + 10  # at the gap's left edge
+        x = num(bar + 6)
+        out.append(f'<path class="cmp-saved" d="M{num(bar)} {num(y_given)}V{num(y_best)}"/>')
         out.append(
-            f'<text class="cmp-st" x="{middle}" y="{num(y_saved)}">{c.saved:,} B saved '
-            f"({share:.1f}%)</text>"
+            f'<text class="cmp-st" x="{x}" y="{num(y_saved)}">{c.saved:,} B saved'
+            f'<tspan x="{x}" dy="14">({share:.1f}%)</tspan></text>'
         )
     return out

@@ -1,16 +1,20 @@
 """The search: find a placement or prove that none exists.
 
-- ``exact_search(capture, time_limit, node_limit=None) -> Decision``: the exact search alone
-- ``minimize(capture, time_limit) -> MinimizeResult``: the lowest memory top
-- ``irreducible_subset(capture, time_limit)``: a minimal set of units that
+- ``exact_search(problem, deadline, node_limit=None) -> Decision``: the exact search alone
+- ``minimize(problem, deadline) -> MinimizeResult``: the lowest memory top
+- ``irreducible_subset(problem, deadline)``: a minimal set of units that
   still cannot be placed together
-- ``tilefit.search.portfolio.decide``: every route at once, as ``tilefit.solve`` and
-  ``tilefit.diagnose`` run it (through ``tilefit.verdicts.ladder``)
+- ``tilefit.search.portfolio.decide(problem, deadline)``: every route at once, as
+  ``tilefit.solve`` and ``tilefit.diagnose`` run it (through ``tilefit.verdicts.ladder``)
 
-The package is arranged by role (docs/architecture.md): ``routes`` (the vocabulary),
-``blocks`` (the problem as the search sees it), ``kernel/`` (the compiled
-branch-and-bound), ``exact/`` (what drives it), ``proofs/``, ``local/`` (placements
-found fast, never a proof), then ``portfolio`` and ``closest`` on top.
+Each takes the ``Problem`` (``tilefit.search.problem``: the capture and what is built from
+it once) and the ``Deadline`` (``tilefit.model.deadline``).
+
+The package is arranged by role (docs/architecture.md): ``routes`` (the vocabulary and the
+registry of routes), ``blocks`` (the problem as the search sees it), ``problem``,
+``kernel/`` (the compiled branch-and-bound), ``proof`` (what runs a search), ``exact/``
+(what drives the kernel, route ``exact``), ``proofs/``, ``local/`` (placements found fast,
+never a proof), then ``closest``, ``sat``, ``stretches`` and ``portfolio`` on top.
 
 The names below load on first use (PEP 562), so that ``tilefit.search.routes`` and
 ``tilefit.search.blocks`` can be read without loading numba.
@@ -24,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tilefit.search.decision import Decision
     from tilefit.search.exact.minimize import MinimizeResult, minimize
-    from tilefit.search.exact.solve import exact_search
+    from tilefit.search.exact.route import exact_search
     from tilefit.search.exact.subset import irreducible_subset
     from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
@@ -35,7 +39,7 @@ _WHERE = {
     "MinimizeResult": "tilefit.search.exact.minimize",
     "minimize": "tilefit.search.exact.minimize",
     "Decision": "tilefit.search.decision",
-    "exact_search": "tilefit.search.exact.solve",
+    "exact_search": "tilefit.search.exact.route",
     "irreducible_subset": "tilefit.search.exact.subset",
 }
 

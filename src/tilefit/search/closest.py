@@ -10,8 +10,8 @@ Greedy passes (the 16 strategies and the constraint-aware orders of
 ``tilefit.search.local.contention``) place every request in the extended memory,
 and so does the search's best partial placement once the blocks it left out
 are put above the top (``tilefit.search.local.partial``); the one reaching least
-far above the old top wins. Then ``descend`` minimises the top from it: annealing
-probes in less extra memory, each started from the best placement so far, which
+far above the old top wins. Then ``descend`` (route ``Descent``) minimises the top from
+it: annealing probes in less extra memory, each started from the best placement so far, which
 ends closer than stacking what the search left out above the top (a quarter to a
 half closer on planted tiles of 90-95%: benchmarks/README.md, "The bracket and the
 levers"). Its overflow (bytes above the old top) is what the tile lacks under that
@@ -26,10 +26,12 @@ import itertools
 import random
 import time
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from tilefit.engine.attempt import Prepared, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture, Memory, Range
+from tilefit.model.deadline import Deadline
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import build_model
@@ -37,7 +39,7 @@ from tilefit.search.decision import Partial
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import finish
 from tilefit.search.params import DEFAULT, AnnealParams, ClosestParams
-from tilefit.search.routes import DESCENT, SEARCH_DESCENT, SEARCH_PARTIAL
+from tilefit.search.routes import CLOSEST, SEARCH_DESCENT, SEARCH_PARTIAL, Route
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -59,7 +61,7 @@ class Closest:
     def route(self) -> str | None:
         """The route that made it (``descent``), or None for a greedy pass or a finished
         partial placement: what decides the tile when it fits below the top."""
-        return DESCENT if self.strategy == SEARCH_DESCENT else None
+        return Descent.name if self.strategy == SEARCH_DESCENT else None
 
 
 def extended(capture: Capture, extra: int) -> Capture:
@@ -100,24 +102,37 @@ def wide_enough(capture: Capture) -> Capture | None:
     return extended(capture, extra)
 
 
+class Descent(Route):
+    """The closest placement's descent (``descend``): it decides when a probe places every
+    block below the memory's top. Not a route of the portfolio: the ladder's closest rung
+    runs it (``tilefit.verdicts.ladder``), where the search and its ``anneal`` route run."""
+
+    name = "descent"
+    member = CLOSEST
+    rank = 10
+    proves, places = False, True
+    says = "annealing in less memory ended below the top"
+    strategy: ClassVar[str | None] = SEARCH_DESCENT
+
+
 def closest(
     capture: Capture,
-    time_limit: float = 2.0,
+    deadline: Deadline,
     seed: int = 0,
     partial: Partial | None = None,
     params: ClosestParams = DEFAULT.closest,
     anneal: AnnealParams = DEFAULT.anneal,
+    descent: bool = True,
 ) -> Closest | None:
     """The placement reaching least far above the top, or None if none fits even so: the
     search's best ``partial`` placement finished above it (``tilefit.search.local.partial``),
     or a greedy pass (the 16 strategies, then ``params.greedy_rounds`` constraint-aware
-    ones), then lowered by ``descend`` in the time left (``params.descent``)."""
-    started = time.monotonic()
-    deadline = started + time_limit
+    ones), then, with ``descent`` (route ``Descent``), lowered by ``descend`` by
+    ``deadline``."""
     # Half the time for the passes, the rest for the descent that lowers their best.
-    passes = started + time_limit / 2 if params.descent else deadline
+    passes = deadline.until(time.monotonic() + deadline.left() / 2) if descent else deadline
     best, setup = _first(capture, passes, seed, partial, params)
-    if best is None or not params.descent:
+    if best is None or not descent:
         return best
     # A probe cannot stop while it builds its model: about as long as the passes' set-up
     # took, so the first probe starts only with that much time left.
@@ -126,7 +141,7 @@ def closest(
 
 def _first(
     capture: Capture,
-    deadline: float,
+    deadline: Deadline,
     seed: int,
     partial: Partial | None,
     params: ClosestParams,
@@ -152,13 +167,10 @@ def _first(
         STRATEGIES, (features.strategy(r, rng) for r in range(params.greedy_rounds))
     )
 
-    def passed() -> bool:
-        return time.monotonic() >= deadline
-
     for strategy in strategies:
-        if passed() or (best is not None and best.overflow == 0):
+        if deadline.passed() or (best is not None and best.overflow == 0):
             break
-        attempt = run_strategy(prepared, strategy, passed)
+        attempt = run_strategy(prepared, strategy, deadline.passed)
         if attempt.fits and attempt.placement is not None:
             found = _closest(capture, attempt.strategy.name, attempt.placement)
             if best is None or found.overflow < best.overflow:
@@ -169,7 +181,7 @@ def _first(
 def descend(
     capture: Capture,
     best: Closest,
-    deadline: float,
+    deadline: Deadline,
     seed: int = 0,
     params: ClosestParams = DEFAULT.closest,
     anneal: AnnealParams = DEFAULT.anneal,
@@ -193,7 +205,7 @@ def descend(
     cut = params.first_cut
     for n in itertools.count():
         now = time.monotonic()
-        if best.overflow * cut < 1.0 or now + setup >= deadline:  # the cut is not a byte
+        if best.overflow * cut < 1.0 or setup >= deadline.left():  # the cut is not a byte
             break
         extra = int(best.overflow * (1.0 - cut))
         wide = extended(capture, extra)
@@ -204,7 +216,7 @@ def descend(
         if annealer.pairs is None:  # too large for the annealing's tables
             break
         now = time.monotonic()
-        probe_ends = min(deadline, now + params.probe_seconds)
+        probe_ends = deadline.until(now + params.probe_seconds)
         bases = annealer.run(1 << 62, probe_ends, stall=params.probe_stall)
         if bases is None:
             cut /= 2

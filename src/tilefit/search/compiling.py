@@ -238,12 +238,14 @@ def _uniform_once() -> None:
 
 
 def _exact_once() -> None:
+    from tilefit.model.deadline import Deadline
     from tilefit.search.exact.solve import Budget, search_model
 
-    search_model(_one_request(), Budget(60))
+    search_model(_one_request(), Budget(Deadline.start(60)))
 
 
 def _annealing_once() -> None:
+    from tilefit.model.deadline import Deadline
     from tilefit.search.local.anneal import Annealer
 
-    Annealer(_one_request(), {}, 1).run(1, time.monotonic() + 60)
+    Annealer(_one_request(), {}, 1).run(1, Deadline.start(60))

@@ -10,10 +10,10 @@ route not in ``tilefit.search.routes`` is a bug (``ValueError``, not ``assert``)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tilefit.model.placement import Placement
-from tilefit.search.routes import BOUND, SOLVED, TIMEOUT, check_answer, registered
+from tilefit.search.routes import SOLVED, TIMEOUT, Status, check_answer
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def better(first: Partial | None, second: Partial | None) -> Partial | None:
 class Decision:
     """The search's answer."""
 
-    status: str  # SOLVED, INFEASIBLE or TIMEOUT
+    status: Status
     placement: Placement | None  # when SOLVED (the caller's referee checks it: diagnose does)
     route: str | None  # the route that decided (a search route of the registry); None: time-out
     subset: tuple[str, ...] | None = None  # when INFEASIBLE: ids that cannot fit together
@@ -45,8 +45,8 @@ class Decision:
     nodes: int = 0  # the exact search's nodes spent for it (0 where none ran)
 
     def __post_init__(self) -> None:
-        searching = tuple(r.name for r in registered() if r.member != BOUND)
-        check_answer(self.status, self.route, searching)
+        check_answer(self.status, self.route)
+        object.__setattr__(self, "status", Status(self.status))  # a status, never its string
         if (self.placement is not None) != (self.status == SOLVED):
             raise ValueError(f"status {self.status!r} with placement {self.placement is not None}")
 
@@ -54,3 +54,7 @@ class Decision:
     def undecided(cls, seconds: float, partial: Partial | None = None, nodes: int = 0) -> Decision:
         """A time-out, with the best partial placement seen."""
         return cls(TIMEOUT, None, None, seconds=seconds, partial=partial, nodes=nodes)
+
+    def spending(self, nodes: int) -> Decision:
+        """The same decision, ``nodes`` more of the exact search counted for it."""
+        return replace(self, nodes=self.nodes + nodes)

@@ -6,24 +6,28 @@ tables; nothing in ``tilefit.search`` reads a tuning value from a module global.
 An experiment changes a field (``dataclasses.replace``), never a module. The
 defaults are the values the benchmarks of ``benchmarks/README.md`` measured.
 
-The groups follow the search's parts: ``routes`` (which may run), ``prunings``
+The shared groups follow the search's parts: ``routes`` (which may run), ``prunings``
 (the exact kernel's, each switchable, as MiniMalloc's ``SolverParams``), ``exact``
 (the exact search's pacing), ``portfolio`` (the prove member's shares and turns),
-``find`` (the find member's rounds), ``anneal`` (the annealing search) and
-``closest`` (the closest placement when nothing decides), ``choice`` (the choice
-relaxation's proof), ``least`` (minimising from a greedy pass), ``cpsat`` (route
-``cpsat``, OR-Tools CP-SAT) and ``stretches`` (route ``stretches``, the decomposition
-over stretches). Importing this module
+``find`` (the find member's rounds), ``anneal`` (the annealing search),
+``closest`` (the closest placement when nothing decides) and ``least`` (minimising from
+a greedy pass). A route's own group lives with the route (``Route.tuning``: route
+``choice``'s ``ChoiceParams``, ``cpsat``'s ``CpsatParams``, ``stretches``'
+``StretchesParams``): ``SearchParams.of`` gives it, ``tune`` sets it. Every group is a
+``Tuned``: each field declared once with its rule (``ruled``). Importing this module
 loads neither numba nor the search.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
 
-from tilefit.search.routes import ALL, Routes
+from tilefit.search.routes import ALL, Routes, registered
+
+T = TypeVar("T")
+G = TypeVar("G", bound="Tuned")
 
 KEY_LETTERS = "WAT"
 """The exact search's ordering keys: W lifetime width, A width x size, T largest section total."""
@@ -45,46 +49,56 @@ _RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
         f"an order of the letters {KEY_LETTERS}",
     ),
 }
-"""What each rule of ``_check`` asks of a value, and how an error says it."""
+"""What each rule of ``ruled`` asks of a value, and how an error says it."""
 
 
-def _check(group: object, rules: dict[str, str]) -> None:
-    """Each field of ``group`` obeys its rule of ``_RULES`` (a tuple: it is not empty,
-    and each of its values does); a field without a rule is a bug here."""
-    kind = type(group).__name__
-    unruled = {f.name for f in fields(group)} - set(rules)  # type: ignore[arg-type]
-    if unruled:
-        raise TypeError(f"{kind}: no rule for {', '.join(sorted(unruled))}")
-    for name, rule in rules.items():
-        value = getattr(group, name)
-        if value == ():
-            raise ValueError(f"{kind}.{name}: give at least one value")
-        holds, wanted = _RULES[rule]
-        for v in value if isinstance(value, tuple) else (value,):
-            if not holds(v):
-                raise ValueError(f"{kind}.{name}: {v!r} is not {wanted}")
+def ruled(default: T, rule: str) -> T:
+    """A field of a ``Tuned`` group: its default and the rule of ``_RULES`` each value
+    must obey, declared once, beside the field."""
+    if rule not in _RULES:
+        raise ValueError(f"no rule named {rule!r}: one of {', '.join(_RULES)}")
+    made: T = field(default=default, metadata={"rule": rule})
+    return made
 
 
 @dataclass(frozen=True)
-class Prunings:
+class Tuned:
+    """A frozen group of parameters, checked when it is made: each field obeys the rule it
+    was declared with (``ruled``; a tuple: it is not empty, and each of its values does),
+    else a ValueError naming the group, the field and the rule; a field declared without
+    a rule is a bug here (TypeError). A route's own group lives with the route
+    (``tilefit.search.routes.Route.tuning``)."""
+
+    def __post_init__(self) -> None:
+        kind = type(self).__name__
+        for f in fields(self):
+            rule = f.metadata.get("rule")
+            if rule is None:
+                raise TypeError(f"{kind}: no rule for {f.name}")
+            value = getattr(self, f.name)
+            if value == ():
+                raise ValueError(f"{kind}.{f.name}: give at least one value")
+            holds, wanted = _RULES[rule]
+            for v in value if isinstance(value, tuple) else (value,):
+                if not holds(v):
+                    raise ValueError(f"{kind}.{f.name}: {v!r} is not {wanted}")
+
+
+@dataclass(frozen=True)
+class Prunings(Tuned):
     """The exact kernel's prunings that can be switched off (each is sound alone and in
     any combination: ``tests/test_search_prunings.py`` runs every one against brute
     force). Where each acts: ``tilefit.search.kernel.branch``'s module text."""
 
-    dominance: bool = True
+    dominance: bool = ruled(True, "switch")
     """Skip a candidate at or above some unplaced block's lowest top."""
-    decomposition: bool = True
+    decomposition: bool = ruled(True, "switch")
     """Solve apart the sides of a section boundary that nothing unplaced crosses."""
-    twin: bool = True
+    twin: bool = ruled(True, "switch")
     """Of interchangeable blocks, choose one only once its twin of lower rank is placed."""
-    stretch: bool = False
+    stretch: bool = ruled(False, "switch")
     """The stretch bound (``tilefit.search.kernel.place.stretches_fit``): off unless asked
     for; in the portfolio it decided no tile more (benchmarks/README.md, "Issue 20")."""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            if not isinstance(getattr(self, f.name), bool):
-                raise ValueError(f"Prunings.{f.name}: {getattr(self, f.name)!r} is not a bool")
 
     @classmethod
     def none(cls) -> Prunings:
@@ -93,324 +107,166 @@ class Prunings:
 
 
 @dataclass(frozen=True)
-class ExactParams:
+class ExactParams(Tuned):
     """The exact search's pacing (``tilefit.search.exact.solve``, ``kernel.driver``)."""
 
-    orderings: tuple[str, ...] = ("WAT", "TAW", "TWA")
+    orderings: tuple[str, ...] = ruled(("WAT", "TAW", "TWA"), "ordering")
     """Static orderings it restarts over, keys descending (letters of ``KEY_LETTERS``)."""
-    learning: bool = False
+    learning: bool = ruled(False, "switch")
     """Restarts that learn (TelaMalloc, ASPLOS 2023): each ranks first, before the
     ordering's keys, the blocks under which the runs before failed most often. Off: in
     ``benchmarks/routes.py`` on the densest tiles it decided none more (issue 30)."""
-    chunk: int = 4096
+    chunk: int = ruled(4096, "whole")
     """Nodes between deadline checks, at most."""
-    first_chunk: int = 64
+    first_chunk: int = ruled(64, "whole")
     """Nodes of the first kernel call, before the pace of the search is known."""
-    slice: float = 0.05
+    slice: float = ruled(0.05, "positive")
     """Seconds a kernel call may take at the measured pace (one node can cost
     milliseconds on a large capture)."""
-    copy_limit: int = 1 << 20
+    copy_limit: int = ruled(1 << 20, "count")
     """Candidate-list entries (8 MB) within which each frame copies its list; beyond, a
     child's list is built over its parent's (``kernel.frames.descend``)."""
-    trail_start: int = 1 << 16
+    trail_start: int = ruled(1 << 16, "count")
     """Trail entries a run starts with (at least one step's); it grows on demand."""
-    members_most: int = 64_000_000
+    members_most: int = ruled(64_000_000, "count")
     """Members the sections of a search may hold (8 bytes each), past which it gives up as
     if out of time: S_1's 28,526 buffers make 49 million; a million made-up buffers would
     make 5 billion, 37 GiB."""
 
-    def __post_init__(self) -> None:
-        rules = {"orderings": "ordering", "learning": "switch", "chunk": "whole"}
-        rules |= {"first_chunk": "whole", "members_most": "count"}
-        _check(self, {**rules, "slice": "positive", "copy_limit": "count", "trail_start": "count"})
-
 
 @dataclass(frozen=True)
-class PortfolioParams:
+class PortfolioParams(Tuned):
     """The prove member's shares and turns (``tilefit.search.portfolio``)."""
 
-    exact_first_share: float = 0.4
+    exact_first_share: float = ruled(0.4, "share")
     """Of the prove member's time, what the exact search may take first."""
-    step_share: float = 0.2
+    step_share: float = ruled(0.2, "share")
     """Of the prove member's time, what the step relaxations may take first."""
-    step_first_nodes: int = 500
+    step_first_nodes: int = ruled(500, "whole")
     """Nodes the step relaxations' first exact search of a step may take; it doubles."""
-    exact_first_nodes: int = 20_000
+    exact_first_nodes: int = ruled(20_000, "whole")
     """The exact search's node allowance in the first turn after the proofs; it doubles."""
-    paced_turns: bool = False
+    paced_turns: bool = ruled(False, "switch")
     """Pace the exact search's turns by time (``first_turn_seconds``, doubling) instead of
     by nodes: a node costs microseconds on a small tile and milliseconds on a large one.
     Off: in ``benchmarks/routes.py`` on the densest tiles it decided none more (issue 30)."""
-    first_turn_seconds: float = 0.05
+    first_turn_seconds: float = ruled(0.05, "positive")
     """With ``paced_turns``, the exact search's first turn after the proofs; it doubles."""
-    anneal_ratio: float = 4.0
+    anneal_ratio: float = ruled(4.0, "positive")
     """After the proofs, the annealing slice per turn, in times the exact turn before it."""
-    anneal_floor: float = 0.05
+    anneal_floor: float = ruled(0.05, "positive")
     """Seconds an annealing slice takes at least."""
-    long_stall_unit: int = 100_000
+    long_stall_unit: int = ruled(100_000, "whole")
     """Iterations without a better state before the prove member's annealing may begin
     again (the find member's restart a hundred times sooner)."""
-    anneal_seed: int = 7919
+    anneal_seed: int = ruled(7919, "count")
     """Added to the seed, so that the prove member's annealing is not the find member's."""
-    subset_trial_nodes: int = 20_000
+    subset_trial_nodes: int = ruled(20_000, "whole")
     """Nodes one trial of the deletion filter may take; past them its blocks stay in."""
-    grace: float = 0.2
+    grace: float = ruled(0.2, "positive")
     """Seconds past the deadline after which the parent stops a member still working."""
-    turns_proof_share: float = 0.25
+    turns_proof_share: float = ruled(0.25, "share")
     """Where the members take turns in one process: the first proof attempt's share."""
-    turns_find_share: float = 0.5
+    turns_find_share: float = ruled(0.5, "share")
     """... then the find member's share of what is left (the rest: the full proof)."""
 
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"exact_first_share": "share", "step_share": "share", "anneal_ratio": "positive"}
-            | {"turns_proof_share": "share", "turns_find_share": "share"}
-            | {"anneal_floor": "positive", "grace": "positive", "anneal_seed": "count"}
-            | {"paced_turns": "switch", "first_turn_seconds": "positive"}
-            | dict.fromkeys(("step_first_nodes", "exact_first_nodes"), "whole")
-            | dict.fromkeys(("long_stall_unit", "subset_trial_nodes"), "whole"),
-        )
-
 
 @dataclass(frozen=True)
-class FindParams:
+class FindParams(Tuned):
     """The find member's rounds (``tilefit.search.local.find``)."""
 
-    first_nodes: int = 2_000
+    first_nodes: int = ruled(2_000, "whole")
     """The kernel's node allowance per call in round 0; it doubles every round."""
-    anneal_shares: tuple[float, ...] = (0.5, 0.6, 0.75, 0.85)
+    anneal_shares: tuple[float, ...] = ruled((0.5, 0.6, 0.75, 0.85), "fraction")
     """Of each round's time, what the annealing route gets, by round (the last for every
     later one): the cheap routes win most tiles of lower density in their first rounds."""
-    window: int = 24
+    window: int = ruled(24, "whole")
     """Blocks unplaced around the failing unit in round 0; the window grows with the rounds."""
-
-    def __post_init__(self) -> None:
-        _check(self, {"first_nodes": "whole", "anneal_shares": "fraction", "window": "whole"})
 
 
 @dataclass(frozen=True)
-class AnnealParams:
+class AnnealParams(Tuned):
     """The annealing search (``tilefit.search.local.anneal``): ruin and recreate."""
 
-    temperature: float = 0.4
+    temperature: float = ruled(0.4, "positive")
     """The starting temperature, in mean block areas."""
-    period: int = 15_000
+    period: int = ruled(15_000, "whole")
     """Iterations from hot to cold; then the search restarts, hot, from the best state seen."""
-    evict_share: float = 0.7
+    evict_share: float = ruled(0.7, "fraction")
     """Of the iterations, those that evict (the others free a band)."""
-    cheapest_share: float = 0.5
+    cheapest_share: float = ruled(0.5, "fraction")
     """Of the iterations, those that send u to the base displacing least (the others: at
     random)."""
-    others: float = 6.0
+    others: float = ruled(6.0, "positive")
     """About this many other blocks left out are offered a place again in each iteration."""
-    reach: float = 1.0
+    reach: float = ruled(1.0, "positive")
     """A band reaches 1-4 times this many of u's sizes on either side of its base."""
-    whole_share: float = 0.5
+    whole_share: float = ruled(0.5, "fraction")
     """Of the cheapest bases, those that weigh a touched block by its whole area, not by
     the area overlapped (an eviction costs the whole block)."""
-    chunk: int = 500
+    chunk: int = ruled(500, "whole")
     """Iterations between deadline checks."""
-    stall_unit: int = 1_000
+    stall_unit: int = ruled(1_000, "whole")
     """Iterations without a better state after which the find member's search may begin
     again (``Restarts``, times Luby's sequence)."""
-    pair_limit: int = 4_000_000
+    pair_limit: int = ruled(4_000_000, "whole")
     """Piece pairs (each direction) beyond which the route's tables are not built (about
     200 MB): a capture of many long-lived blocks, for which the route would be slow anyway."""
 
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"temperature": "positive", "period": "whole", "others": "positive"}
-            | {"evict_share": "fraction", "cheapest_share": "fraction", "reach": "positive"}
-            | {"whole_share": "fraction", "chunk": "whole", "stall_unit": "whole"}
-            | {"pair_limit": "whole"},
-        )
-
 
 @dataclass(frozen=True)
-class ClosestParams:
+class ClosestParams(Tuned):
     """The closest placement when nothing decides (``tilefit.search.closest``)."""
 
-    greedy_rounds: int = 8
+    greedy_rounds: int = ruled(8, "count")
     """Random constraint-aware greedy orders tried besides the fixed strategies."""
-    descent: bool = True
-    """Lower the best of those by annealing in less extra memory (``closest.descend``):
-    the closest placement from minimising the top, not only from stacking what is left.
-    ``diagnose`` runs it only with the search and its ``anneal`` route on."""
-    probe_seconds: float = 1.0
+    probe_seconds: float = ruled(1.0, "positive")
     """Seconds one probe of the descent anneals at most before looking higher."""
-    probe_stall: int = 30_000
+    probe_stall: int = ruled(30_000, "whole")
     """Iterations without a better state after which a probe gives up early (two of the
     annealing's periods): on a small capture a probe out of reach ends in milliseconds."""
-    first_cut: float = 0.25
+    first_cut: float = ruled(0.25, "share")
     """The share of the overflow the descent's first probe asks to remove; halved after a
     probe that fails, doubled (up to this) after one that succeeds."""
-    share: float = 0.15
+    share: float = ruled(0.15, "fraction")
     """Of an undecided ``diagnose`` or ``solve``'s limit, what the closest placement is given
     (the greedy passes, then the descent); the search has the rest."""
-    seconds: float = 2.0
+    seconds: float = ruled(2.0, "positive")
     """Without the descent: at most this long, or the time left if shorter, for the greedy
     passes (they stop at their deadline once one has fitted, so one may run past it)."""
 
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"greedy_rounds": "count", "descent": "switch", "probe_seconds": "positive"}
-            | {"probe_stall": "whole", "first_cut": "share", "share": "fraction"}
-            | {"seconds": "positive"},
-        )
-
 
 @dataclass(frozen=True)
-class ChoiceParams:
-    """The choice relaxation's proof (``tilefit.search.proofs.choice``)."""
-
-    nodes: int = 2_000
-    """Branch-and-bound nodes HiGHS may take on one 0-1 program: a limit of work, not of
-    time, so that the answer depends on the capture alone."""
-    hulls: int = 8
-    """Per stretch, the most shared hulls (the parts of it some blocks are confined to)
-    given constraints of their own besides the whole stretch's."""
-    share: float = 0.1
-    """Of the prove member's time, what the proof and the shrinking of its core may take."""
-    table_limit: int = 20_000_000
-    """Blocks x steps beyond which the proof's table (8 bytes an entry: 160 MB) is not
-    built: a capture of tens of thousands of blocks over thousands of steps."""
-    where_seconds: float = 1.0
-    """At most this long to find the steps of a core the choice proved, for the reader (a
-    few 0-1 programs of the core alone: milliseconds for tile 847's)."""
-
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"nodes": "whole", "hulls": "count", "share": "share", "table_limit": "whole"}
-            | {"where_seconds": "positive"},
-        )
-
-
-@dataclass(frozen=True)
-class StretchesParams:
-    """Route ``stretches``: the choice of stretch as master, each stretch placed or refuted
-    alone as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
-
-    share: float = 0.2
-    """Of the prove member's time, what the route may take (every master and slave)."""
-    first_nodes: int = 2_000
-    """Nodes of the exact search's first look at a stretch, before the find member's
-    routes (a small stretch, or one its blocks cannot share, is decided there)."""
-    find: bool = True
-    """Each stretch then given to the find member's routes, on that stretch alone
-    (off: the exact search only)."""
-    find_share: float = 0.15
-    """Of the route's time, what the find member's routes may take on one stretch."""
-    slave_share: float = 0.25
-    """Of the route's time, what one stretch may take (the exact search's first look, the
-    find member's routes, then the exact search for the rest)."""
-    shrink_share: float = 0.1
-    """Of the route's time, what shrinking the blocks of one failed stretch to a cut may
-    take (past it the cut keeps the blocks it has: weaker, still sound)."""
-    rounds: int = 200
-    """Choices the master may make before the route gives up."""
-
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            dict.fromkeys(("share", "find_share", "slave_share", "shrink_share"), "share")
-            | {"rounds": "whole", "find": "switch", "first_nodes": "whole"},
-        )
-
-
-@dataclass(frozen=True)
-class CpsatParams:
-    """Route ``cpsat``: OR-Tools CP-SAT from the closest placement
-    (``tilefit.search.sat.route``; switched off as a route, ``Routes``)."""
-
-    share: float = 0.5
-    """Of the prove member's time, what the route may take (hint, model and solve)."""
-    workers: int = 2
-    """CP-SAT's threads. With one there is no large neighbourhood search, which is what
-    improves the hint: tile 503 of synth seed 2 took 19-23 s with one, 2.5-17 s with two."""
-    hint: bool = True
-    """Start from the closest placement of greedy passes in the capture extended above its
-    top, the top minimised (off: a plain feasibility question within the capacity)."""
-    hint_share: float = 0.1
-    """Of the route's time, what the hint's greedy passes may take."""
-    area: bool = False
-    """Minimise the bytes x steps above the top instead of the top itself."""
-    timetabling: bool = True
-    """``no_overlap_2d``'s timetabling (CP-SAT's ``use_timetabling_in_no_overlap_2d``)."""
-    energetic: bool = True
-    """``no_overlap_2d``'s energetic reasoning (``use_energetic_reasoning_in_no_overlap_2d``)."""
-    probing: int = 0
-    """CP-SAT's ``cp_model_probing_level``: its presolve probing took 12 s of tile 503's
-    first 13 with the default (2), before any search."""
-    proves: bool = False
-    """Take CP-SAT's proof of infeasibility (its model is exact within the capacity:
-    ``tilefit.search.sat.model``). Off by default: CP-SAT has answered INFEASIBLE for
-    feasible models in several releases (OR-Tools issues 4546 in 9.12, 5003 in 9.15, the
-    one installed here), and a verdict must never be wrong; its placements count either
-    way, refereed."""
-    seed: int = 0
-    """CP-SAT's ``random_seed``."""
-    block_limit: int = 5_000
-    """Blocks beyond which the route stands aside: its model is built in Python, which
-    no deadline interrupts (about 0.2 s per 1,000 blocks), and CP-SAT's presolve on tens of
-    thousands of rectangles would take the route's share before any search."""
-
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"block_limit": "whole"}
-            | {"share": "share", "workers": "whole", "hint": "switch", "hint_share": "share"}
-            | {"area": "switch"}
-            | {"timetabling": "switch", "energetic": "switch", "probing": "count"}
-            | {"proves": "switch", "seed": "count"},
-        )
-
-
-@dataclass(frozen=True)
-class LeastParams:
+class LeastParams(Tuned):
     """Minimising from a greedy pass (``solve --minimize``; ``tilefit.verdicts.searching``)."""
 
-    passes_share: float = 0.25
+    passes_share: float = ruled(0.25, "share")
     """Of the limit, what the strategies' greedy passes may take once one has fitted."""
-    bound_share: float = 1 / 3
+    bound_share: float = ruled(1 / 3, "share")
     """Of the time left, what the exact probe at the lower bound itself may take."""
-    reorder: bool = True
-    """Greedy passes in orders drawn from the live profile first (route ``reorder``; a
-    uniform capture only: every request its own unit, one allowed interval)."""
-    reorder_share: float = 0.4
+    reorder_share: float = ruled(0.4, "share")
     """Of the time left, what those passes may take; the exact search's probes have the rest."""
-    seed: int = 1
+    seed: int = ruled(1, "count")
     """Seed of the random orders (the same capture and time: the same passes)."""
-    windows: bool = True
+    windows: bool = ruled(True, "switch")
     """Raise the lower bound by windows of steps around the busiest ones, each refuted by
     the exact search on its transients (``tilefit.search.proofs.least``)."""
-    windows_share: float = 0.2
+    windows_share: float = ruled(0.2, "share")
     """Of the time left once the probe at the bound has not closed the bracket, what the
     windows may take."""
-    transients_most: int = 48
+    transients_most: int = ruled(48, "count")
     """The most transients of a window the exact search is asked about."""
-    centres: int = 6
+    centres: int = ruled(6, "count")
     """The busiest steps the windows grow from."""
-    window_probe_share: float = 0.5
+    window_probe_share: float = ruled(0.5, "share")
     """Of the windows' time left, the most one exact probe of a window may take."""
-
-    def __post_init__(self) -> None:
-        _check(
-            self,
-            {"passes_share": "share", "bound_share": "share", "reorder": "switch"}
-            | {"reorder_share": "share"}
-            | {"seed": "count", "windows": "switch", "windows_share": "share"}
-            | {"transients_most": "count", "centres": "count", "window_probe_share": "share"},
-        )
 
 
 @dataclass(frozen=True)
 class SearchParams:
-    """Every parameter of one search: which routes run, which prunings prune, and the
-    tuning of each part (see the module text)."""
+    """Every parameter of one search: which routes run, which prunings prune, the tuning of
+    each shared part (the groups below), and each route's own group (``Route.tuning``:
+    ``of``), by default its defaults (see the module text)."""
 
     routes: Routes = ALL
     prunings: Prunings = field(default_factory=Prunings)
@@ -419,29 +275,47 @@ class SearchParams:
     find: FindParams = field(default_factory=FindParams)
     anneal: AnnealParams = field(default_factory=AnnealParams)
     closest: ClosestParams = field(default_factory=ClosestParams)
-    choice: ChoiceParams = field(default_factory=ChoiceParams)
     least: LeastParams = field(default_factory=LeastParams)
-    cpsat: CpsatParams = field(default_factory=CpsatParams)
-    stretches: StretchesParams = field(default_factory=StretchesParams)
+    tuned: tuple[Tuned, ...] = ()
+    """The routes' own groups given (``tune``), one per group; a group not given is its
+    defaults (``of``)."""
 
     def __post_init__(self) -> None:
-        kinds: dict[str, type] = {
-            "routes": Routes,
-            "prunings": Prunings,
-            "exact": ExactParams,
-            "portfolio": PortfolioParams,
-            "find": FindParams,
-            "anneal": AnnealParams,
-            "closest": ClosestParams,
-            "choice": ChoiceParams,
-            "least": LeastParams,
-            "cpsat": CpsatParams,
-            "stretches": StretchesParams,
-        }
-        for name, kind in kinds.items():
-            value = getattr(self, name)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "tuned":
+                self._check_tuned(value)
+                continue
+            kind: type = type(f.default) if f.name == "routes" else f.default_factory  # type: ignore[assignment]
             if not isinstance(value, kind):
-                raise ValueError(f"SearchParams.{name}: {value!r} is not a {kind.__name__}")
+                raise ValueError(f"SearchParams.{f.name}: {value!r} is not a {kind.__name__}")
+
+    @staticmethod
+    def _check_tuned(tuned: object) -> None:
+        """Each a route's own group (``Route.tuning``), one per group."""
+        if not isinstance(tuned, tuple):
+            raise ValueError(f"SearchParams.tuned: {tuned!r} is not a tuple of groups")
+        if not tuned:
+            return
+        owned = {r.tuning for r in registered() if r.tuning is not None}
+        for group in tuned:
+            if type(group) not in owned:
+                raise ValueError(f"SearchParams.tuned: {group!r} is no route's own group")
+        if len({type(group) for group in tuned}) < len(tuned):
+            raise ValueError("SearchParams.tuned: a group given twice")
+
+    def of(self, kind: type[G]) -> G:
+        """The route's own group of that kind: the one given, else its defaults."""
+        for group in self.tuned:
+            if isinstance(group, kind):
+                return group
+        return kind()
+
+    def tune(self, *groups: Tuned) -> SearchParams:
+        """The same parameters, with these routes' own groups."""
+        kinds = {type(g) for g in groups}
+        kept = tuple(g for g in self.tuned if type(g) not in kinds)
+        return replace(self, tuned=(*kept, *groups))
 
     @classmethod
     def only(cls, routes: list[str] | tuple[str, ...]) -> SearchParams:

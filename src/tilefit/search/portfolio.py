@@ -1,17 +1,16 @@
 """Decide a capture with every route at once: the first decisive answer wins.
 
-Two members share the time limit:
+The portfolio is itself a search (``tilefit.search.proof.Search``) over its two members,
+which are searches over their routes (XLA's ``HeapAlgorithm``). They share the deadline:
 
 - **find** (``tilefit.search.local.find``): fast placements, never a proof;
-- **prove**: the exact search. It first asks the memory elements (a clique
-  of conflicting requests needing more elements than they can reach:
-  ``tilefit.search.proofs.elements``) and the choice of stretches (each block
-  keeps one stretch of memory all its life: ``tilefit.search.proofs.choice``),
-  then the step relaxations (``tilefit.search.proofs.steps``): the requests alive
-  at one step must fit on their own; then OR-Tools CP-SAT from the closest placement
-  (``tilefit.search.sat``), which may place as well as prove; then (with no pinned
-  block) the exact search for a first look; then, in turns, the full exact search and
-  a second annealing search (``anneal-turns``).
+- **prove**: every registered ``Proof`` in rank order, each when it is switched on
+  (the memory elements, the choice of stretches, the step relaxations, the
+  decomposition over stretches, OR-Tools CP-SAT from the closest placement, then,
+  with no pinned block, the exact search's first look: ``tilefit.search.proofs``,
+  ``tilefit.search.stretches``, ``tilefit.search.sat``, ``tilefit.search.exact.route``);
+  then, in turns, the full exact search and a second annealing search
+  (``AnnealTurns``).
 
 With two or more cores each member runs in its own forked process; the
 parent waits for the first decisive answer and stops the other. Where
@@ -32,63 +31,125 @@ import os
 import random
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 
 from tilefit.engine.attempt import Prepared
-from tilefit.model.capture import Capture
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.model.deadline import Deadline
 from tilefit.search.compiling import ensure_compiled, fork_is_safe
-from tilefit.search.decision import Decision, better
+from tilefit.search.decision import Decision, Partial, better
+from tilefit.search.exact.route import Exact, turn
 from tilefit.search.exact.solve import Budget
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.proving import Proving
-from tilefit.search.routes import SOLVED, TIMEOUT, first_proofs
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof, Search
+from tilefit.search.routes import PROVE, SOLVED, TIMEOUT, Route, Routes, of_member
 
-Member = Callable[[Capture, float], Decision]
 
-for _route in first_proofs():  # imported with this module, before any clock starts, so that
-    _route.run()  # a forked member does not import them (scipy: 0.5 s) on its own time
+class AnnealTurns(Route, Search):
+    """The prove member's annealing between its turns of the exact search (another seed,
+    another start than the find member's): a placement ends the race as well as a proof.
+    Not a ``Proof``: the member runs it in its turns, after its proofs. Run alone
+    (``run``), it is those turns with no exact search."""
+
+    name = "anneal-turns"
+    member = PROVE
+    rank = 70
+    proves, places = False, True
+    says = "annealing between the exact search's turns"
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        alone = replace(params, routes=Routes.only([self.name]))
+        return _anneal_and_exact(problem, Deadline.start(deadline.left()), alone, 0, None)
+
+
+def proofs() -> tuple[type[Proof], ...]:
+    """The prove member's routes it runs before its turns, in rank order."""
+    return tuple(r for r in of_member(PROVE) if issubclass(r, Proof))
+
+
+proofs()  # every route imported with this module, before any clock starts, so that a
+# forked member does not import them (scipy: 0.5 s) on its own time
+
+
+@dataclass(frozen=True)
+class Find(Search):
+    """The find member: placements, never a proof (``tilefit.search.local.find``)."""
+
+    seed: int = 0
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        return find_placement(problem, deadline, seed=self.seed, params=params)
+
+
+@dataclass(frozen=True)
+class Prove(Search):
+    """The prove member: its proofs in rank order, each when it is on; then, in turns, the
+    exact search and a second annealing search. A proof's subset is shrunk in the time
+    left: one found at the limit keeps the subset it came with, reported as not shown
+    irreducible. The nodes of its exact searches, and the best partial placement a route
+    kept, come with its answer."""
+
+    seed: int = 0
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        # The member's own deadline: its routes' shares are of its time, from its start.
+        mine = Deadline.start(deadline.left())
+        nodes, partial = 0, None
+        for kind in proofs():
+            if params.routes.on(kind):
+                found = kind().decide(problem, mine, params)
+                if found is None:
+                    continue
+                nodes += found.nodes
+                if found.status != TIMEOUT:
+                    return replace(found, nodes=nodes)
+                partial = better(partial, found.partial)
+        last = _anneal_and_exact(problem, mine, params, self.seed, partial)
+        return last.spending(nodes)
+
+
+@dataclass(frozen=True)
+class Portfolio(Search):
+    """Both members at once, in forked processes where that is safe and two or more
+    workers are asked for (else in turns in this process): the first decisive answer."""
+
+    workers: int | None = None
+    seed: int = 0
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        started = time.monotonic()
+        # Here once, not in every member; a compilation is given back, loading a cache is not.
+        compiled = ensure_compiled()
+        deadline = deadline.give_back(compiled)
+        problem.model  # noqa: B018 (built once: the members, forked or not, share it)
+        members: list[Search] = [Find(self.seed), Prove(self.seed)]
+        if _parallel(self.workers):
+            decision = _race(problem, deadline, members, params)
+        else:
+            decision = _turns(problem, deadline, params, self.seed)
+        return replace(decision, seconds=time.monotonic() - started - compiled)
 
 
 def decide(
-    capture: Capture,
-    time_limit: float,
+    problem: Problem,
+    deadline: Deadline,
     *,
     workers: int | None = None,
     seed: int = 0,
     params: SearchParams = DEFAULT,
-    model: SearchModel | None = None,
 ) -> Decision:
-    """Run the find and prove members within ``time_limit`` seconds; the first decisive wins.
+    """Run the find and prove members by ``deadline``; the first decisive wins.
 
     ``params`` switches routes and prunings off and tunes every part (``SearchParams``).
-    ``model``: the capture's search model, when the caller built it already (the members,
-    forked or not, share it).
-
-    The limit bounds the whole call, down to stopping the members' processes (within
+    The deadline bounds the whole call, down to stopping the members' processes (within
     ``params.portfolio.grace``), except the one-time compilation of the kernels
-    (``tilefit.search.compiling``), which happens before it starts.
+    (``tilefit.search.compiling``), which is given back.
     """
-    started = time.monotonic()
-    # Here once, not in every member; a compilation is given back, loading a cache is not.
-    started += ensure_compiled()
-    deadline = started + time_limit
-    built = build_model(capture) if model is None else model
-    members: list[Member] = [
-        lambda c, t: _find(c, built, t, seed, params),
-        lambda c, t: _prove(c, built, t, seed, params),
-    ]
-    if _parallel(workers):
-        decision = _race(capture, deadline, members, params.portfolio.grace)
-    else:
-        left = max(0.0, deadline - time.monotonic())
-        decision = _turns(capture, built, left, seed, params)
-    return replace(decision, seconds=time.monotonic() - started)
+    return Portfolio(workers, seed).run(problem, deadline, params)
 
 
 def _parallel(workers: int | None) -> bool:
@@ -96,20 +157,20 @@ def _parallel(workers: int | None) -> bool:
     return count >= 2 and fork_is_safe()
 
 
-def _turns(
-    capture: Capture, model: SearchModel, time_limit: float, seed: int, params: SearchParams
-) -> Decision:
+def _turns(problem: Problem, deadline: Deadline, params: SearchParams, seed: int) -> Decision:
     """One process: a short proof attempt, then the find member, then the full proof."""
-    deadline = time.monotonic() + time_limit
     shares = params.portfolio
-    first = _prove(capture, model, time_limit * shares.turns_proof_share, seed, params)
+    first = Prove(seed).run(
+        problem, Deadline.start(deadline.left() * shares.turns_proof_share), params
+    )
     if first.status != TIMEOUT:
         return first
-    left = max(0.0, deadline - time.monotonic())
-    found = _find(capture, model, left * shares.turns_find_share, seed, params)
+    found = Find(seed).run(
+        problem, Deadline.start(deadline.left() * shares.turns_find_share), params
+    )
     if found.status != TIMEOUT:
         return found
-    last = _prove(capture, model, max(0.0, deadline - time.monotonic()), seed, params)
+    last = Prove(seed).run(problem, deadline, params)
     return _closer(_closer(first, found), last)
 
 
@@ -120,7 +181,9 @@ def _closer(first: Decision, second: Decision) -> Decision:
     return replace(second, partial=better(first.partial, second.partial))
 
 
-def _race(capture: Capture, deadline: float, members: list[Member], grace: float) -> Decision:
+def _race(
+    problem: Problem, deadline: Deadline, members: list[Search], params: SearchParams
+) -> Decision:
     """The members in forked processes, each keeping ``deadline`` (one still busy
     ``grace`` seconds past it is stopped): the first decisive answer, else the closer
     of their time-outs."""
@@ -129,18 +192,18 @@ def _race(capture: Capture, deadline: float, members: list[Member], grace: float
     processes = []
     for member in members:
         theirs, ours = context.Pipe(duplex=False)
-        process = context.Process(target=_serve, args=(member, capture, deadline, ours))
+        process = context.Process(target=_serve, args=(member, problem, deadline, params, ours))
         process.start()
         ours.close()
         pipes.append(theirs)
         processes.append(process)
     # Members keep the deadline themselves; one still busy past the grace is stopped.
-    deadline += grace
+    end = deadline.at + params.portfolio.grace
     answer = Decision.undecided(0.0)
     try:
         waiting = list(pipes)
         while waiting:
-            ready = wait(waiting, timeout=max(0.0, deadline - time.monotonic()))
+            ready = wait(waiting, timeout=max(0.0, end - time.monotonic()))
             if not ready:
                 break
             for pipe in [p for p in waiting if p in ready]:
@@ -165,97 +228,61 @@ def _race(capture: Capture, deadline: float, members: list[Member], grace: float
     return answer
 
 
-def _serve(member: Member, capture: Capture, deadline: float, pipe: Connection) -> None:
+def _serve(
+    member: Search, problem: Problem, deadline: Deadline, params: SearchParams, pipe: Connection
+) -> None:
     # Ctrl-C reaches the whole process group: the parent answers it and stops the members.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         # The deadline, not a duration: the time the fork took is the limit's too.
-        pipe.send(member(capture, max(0.0, deadline - time.monotonic())))
+        pipe.send(member.run(problem, deadline, params))
     except Exception as error:  # sent to the parent, which raises it
         pipe.send(error)
     finally:
         pipe.close()
 
 
-def _find(
-    capture: Capture, model: SearchModel, time_limit: float, seed: int, params: SearchParams
+def _anneal_and_exact(
+    problem: Problem, deadline: Deadline, params: SearchParams, seed: int, partial: Partial | None
 ) -> Decision:
-    return find_placement(capture, time_limit, seed=seed, params=params, model=model)
-
-
-def _prove(
-    capture: Capture,
-    model: SearchModel,
-    time_limit: float,
-    seed: int = 0,
-    params: SearchParams = DEFAULT,
-) -> Decision:
-    """``_proofs``, with the nodes its exact searches visited."""
-    budgets: list[Budget] = []
-    decision = _proofs(capture, model, time_limit, seed, params, budgets)
-    return replace(decision, nodes=sum(b.nodes for b in budgets))
-
-
-def _proofs(
-    capture: Capture,
-    model: SearchModel,
-    time_limit: float,
-    seed: int,
-    params: SearchParams,
-    budgets: list[Budget],
-) -> Decision:
-    """The proofs in turn, each route of the registry with a runner (``first_proofs``:
-    memory elements, the choice of stretches, the step relaxations, CP-SAT, a first look
-    by the exact search when no block is pinned) when it is on; then, in turns, the exact search
-    and a second annealing search (another seed, another start than the find member's; a
-    placement ends the race as well as a proof). A proof's subset is shrunk in the time
-    left: one found at the limit keeps the subset it came with, reported as not shown
-    irreducible."""
-    started = time.monotonic()
-    this = Proving(capture, model, time_limit, started, started + time_limit, params, budgets)
-    for route in first_proofs():
-        if params.routes.on(route.name):
-            decided: Decision | None = route.run()(this)
-            if decided is not None:
-                return decided
-    return _anneal_and_exact(this, seed)
-
-
-def _anneal_and_exact(p: Proving, seed: int) -> Decision:
     """The exact search with a node allowance (or, ``paced_turns``, seconds) that doubles,
     each turn followed by an annealing slice ``anneal_ratio`` times as long (``Restarts``,
     continued from turn to turn, from passes the find member's first round does not
     make): a small infeasible tile is proven in the first turns, a dense feasible one
-    gives most of the time to annealing, and neither waits for the other's share."""
-    tuned, routes, model = p.params.portfolio, p.params.routes, p.model
-    prepared = Prepared.of(p.capture)
+    gives most of the time to annealing, and neither waits for the other's share.
+    Undecided, the better of ``partial`` (the routes') and the annealing's."""
+    tuned, routes, model = params.portfolio, params.routes, problem.model
+    prepared = Prepared.of(problem.capture)  # the engine's own units, as the find member's
     features = Features.of(model, prepared)
     rng = random.Random(seed + tuned.anneal_seed)
     # Passes from order 1 on (the find member's first round makes pass 0), and restarts far
     # rarer than the find member's: some tiles need one long search.
     annealer = Restarts(
-        lambda k: fresh_annealer(model, prepared, features, k + 1, rng, p.params.anneal, p.over),
+        lambda k: fresh_annealer(
+            model, prepared, features, k + 1, rng, params.anneal, deadline.passed
+        ),
         tuned.long_stall_unit,
     )
-    exact, anneal = routes.on("exact"), routes.on("anneal-turns")
-    nodes, seconds = tuned.exact_first_nodes, tuned.first_turn_seconds
-    while (exact or anneal) and time.monotonic() < p.deadline:
-        turn = time.monotonic()
+    exact, anneal = routes.on(Exact), routes.on(AnnealTurns)
+    nodes, seconds, spent = tuned.exact_first_nodes, tuned.first_turn_seconds, 0
+    while (exact or anneal) and not deadline.passed():
+        began = time.monotonic()
         if exact:
             budget = (
-                p.budget(min(seconds, p.deadline - turn))
+                Budget(deadline.until(began + seconds), None, params)
                 if tuned.paced_turns
-                else p.budget(p.deadline - turn, nodes)
+                else Budget(deadline, nodes, params)
             )
-            decided = p.exact(budget)
-            if decided is not None:
-                return decided
+            decided = turn(problem, deadline, budget, params)
+            spent += decided.nodes
+            if decided.status != TIMEOUT:
+                return replace(decided, nodes=spent)
         now = time.monotonic()
-        slice_length = max(tuned.anneal_floor, tuned.anneal_ratio * (now - turn))
-        slice_end = min(p.deadline, now + slice_length)
-        bases = annealer.run(slice_end if exact else p.deadline) if anneal else None
+        slice_length = max(tuned.anneal_floor, tuned.anneal_ratio * (now - began))
+        slice_end = deadline.until(now + slice_length)
+        bases = annealer.run(slice_end if exact else deadline) if anneal else None
         if bases is not None:
-            placed = model.placement(p.capture, bases)
-            return Decision(SOLVED, placed, "anneal-turns", seconds=p.seconds())
+            placed = model.placement(problem.capture, bases)
+            return Decision(SOLVED, placed, AnnealTurns.name, seconds=deadline.spent(), nodes=spent)
         nodes, seconds = 2 * nodes, 2 * seconds
-    return Decision.undecided(p.seconds(), p.closest(annealer.partial()))
+    return Decision.undecided(deadline.spent(), better(annealer.partial(), partial), spent)

@@ -1,196 +1,164 @@
-"""The search's vocabulary: its statuses, the routes that decide, the strategy names of the
-placements they find, and which routes a run may take.
+"""The search's vocabulary: its statuses, the members its routes run in, the registry of
+routes, the strategy names of the placements they find, and which routes a run may take.
 
-Every name the search emits is defined here once: the portfolio's members check what
-they report against these lists, and the schema, the CLI's texts and docs/json.md are
-tested against them (``tests/test_search_routes.py``). Importing this module loads
-neither numba nor the search.
+A route is one class (a subclass of ``Route`` that names itself), which registers itself
+when its module is imported; nothing else lists it. The portfolio's members run the
+routes of the registry (``tilefit.search.proof`` and ``tilefit.search.local.find``), and
+the schema's ``search_route`` enum (``tilefit.output.schema``), the CLI's sentences and
+docs/search.md's table are read from it. Importing this module loads neither numba nor
+the search; asking for the whole registry (``registered``) imports every module of
+``tilefit.search`` once, so that each route has registered itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import pkgutil
+from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from importlib import import_module
-from typing import Any
-
-SOLVED = "solved"
-INFEASIBLE = "infeasible"
-TIMEOUT = "timeout"
-STATUSES = (SOLVED, INFEASIBLE, TIMEOUT)
-
-PIECES = "pieces"
-"""The pieces bound's route (``tilefit.bounds.pieces``), the one that is no search."""
-
-BOUND, FIND, PROVE, CLOSEST, LEAST = "bound", "find", "prove", "closest", "least"
-MEMBERS = (BOUND, FIND, PROVE, CLOSEST, LEAST)
-"""Where a route runs: ``bound``, in ``diagnose`` before any search (``tilefit.verdicts``);
-``find`` and ``prove``, the portfolio's two members; ``closest``, after the portfolio
-ends undecided (``tilefit.search.closest``), in the time kept for the closest placement;
-``least``, minimising from a greedy pass (``tilefit.verdicts.searching.least_rung``)."""
+from typing import Any, ClassVar
 
 
-CHOICE = "choice"
-"""The choice proof's route (``tilefit.search.proofs.choice``): ``diagnose`` reads the steps
-of its core again for the reader."""
+class Status(StrEnum):
+    """What the search answered: a placement, a proof that none exists, or neither in time
+    (the JSON output writes the value)."""
 
-CPSAT = "cpsat"
-"""OR-Tools CP-SAT's route (``tilefit.search.sat``), in the prove member."""
-
-STRETCHES = "stretches"
-"""The decomposition over stretches (``tilefit.search.stretches``), in the prove member."""
-
-DESCENT = "descent"
-"""The closest placement's descent (``tilefit.search.closest.descend``): it decides when a
-probe places every block below the memory's top. Not a route of the portfolio, so not
-among ``ROUTES``: ``ClosestParams.descent`` switches it."""
+    SOLVED = "solved"
+    INFEASIBLE = "infeasible"
+    TIMEOUT = "timeout"
 
 
-REORDER = "reorder"
-"""The least rung's greedy passes in orders drawn from the live profile
-(``tilefit.search.local.reorder``): not a route of the portfolio, so not among
-``ROUTES``: ``LeastParams.reorder`` switches it."""
+SOLVED, INFEASIBLE, TIMEOUT = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT
+STATUSES = tuple(Status)
 
 
-@dataclass(frozen=True)
+class Member(StrEnum):
+    """Where a route runs: ``bound``, in ``diagnose`` before any search
+    (``tilefit.verdicts``); ``find`` and ``prove``, the portfolio's two members;
+    ``closest``, after the portfolio ends undecided (``tilefit.search.closest``), in the
+    time kept for the closest placement; ``least``, minimising from a greedy pass
+    (``tilefit.verdicts.searching.least_rung``). Their order is the registry's."""
+
+    BOUND = "bound"
+    FIND = "find"
+    PROVE = "prove"
+    CLOSEST = "closest"
+    LEAST = "least"
+
+
+BOUND, FIND, PROVE, CLOSEST, LEAST = tuple(Member)
+MEMBERS = tuple(Member)
+
+
 class Route:
-    """One route that may decide a capture: its name (what ``diagnose --json`` reports as
-    ``search_route``), the member it runs in, what it may answer, how a verdict says it
-    decided (``says``), and, for a proof the prove member runs before its turns, its runner
-    (``"module:function"``, loaded when the member runs: a ``Proving`` in, a ``Decision`` or
-    None out). Everything else (the portfolio's order, the schema's enum, the CLI's
-    sentences, docs/search.md's table) is read from these entries."""
+    """One route that may decide a capture, as a class: its ``name`` (what ``diagnose
+    --json`` reports as ``search_route``), the ``member`` it runs in, its ``rank`` there
+    (the member takes its routes by rank), whether it ``proves`` that no placement exists
+    and whether it ``places``, how a verdict says it decided (``says``), and its own
+    parameters (``tuning``: a frozen, validated dataclass whose defaults ``SearchParams``
+    gives it, ``SearchParams.of``). A class that names itself is registered as it is made,
+    its attributes checked (ValueError); a class that does not (a kind of route, as
+    ``tilefit.search.proof.Proof``) is not. How a route runs is its kind's: the prove
+    member's routes ``run(problem, deadline, params)`` (``Proof``), the find member's
+    ``place`` a round's pass (``tilefit.search.local.find.Find``)."""
 
-    name: str
-    member: str  # one of MEMBERS
-    proves: bool  # may prove that no placement exists
-    places: bool  # may find a placement
-    says: str  # "decided by ..." / "proof: ...": what it showed, in a few words
-    runner: str | None = None  # the prove member's first proofs: "module:function"
+    name: ClassVar[str]
+    member: ClassVar[Member]
+    rank: ClassVar[int]
+    proves: ClassVar[bool]
+    places: ClassVar[bool]
+    says: ClassVar[str]
+    tuning: ClassVar[type | None] = None
+    strategy: ClassVar[str | None] = None  # its placements' strategy name: ``search:NAME``
 
-    def __post_init__(self) -> None:
-        if self.member not in MEMBERS:
-            raise ValueError(f"route {self.name!r}: member {self.member!r} is not one of {MEMBERS}")
-        if not (self.proves or self.places):
-            raise ValueError(f"route {self.name!r} neither proves nor places")
-        if self.runner is not None and (self.member != PROVE or ":" not in self.runner):
-            raise ValueError(f"route {self.name!r}: a runner is a prove route's module:function")
-
-    def run(self) -> Callable[[Any], Any]:
-        """The runner, imported now (ValueError for a route without one)."""
-        if self.runner is None:
-            raise ValueError(f"route {self.name!r} has no runner")
-        module, function = self.runner.split(":")
-        found: Callable[[Any], Any] = getattr(import_module(module), function)
-        return found
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            _register(cls)
 
 
-REGISTRY = (
-    Route(
-        PIECES,
-        BOUND,
-        proves=True,
-        places=False,
-        says="at one step the requests need more than the stretches of memory that can hold "
-        "them (a stretch shorter than a request, aligned, cannot hold it)",
-    ),
-    Route("greedy", FIND, False, True, "a constraint-aware greedy pass"),
-    Route("completion", FIND, False, True, "the exact search around the pass's pinned blocks"),
-    Route("repair", FIND, False, True, "the exact search re-placing a window of the pass"),
-    Route("anneal", FIND, False, True, "ruin and recreate with simulated annealing"),
-    Route(
-        "elements",
-        PROVE,
-        proves=True,
-        places=False,
-        says="requests in conflict with each other need more memory elements than they reach",
-        runner="tilefit.search.proofs.elements:prove",
-    ),
-    Route(
-        CHOICE,
-        PROVE,
-        proves=True,
-        places=False,
-        says="each request keeps one stretch of memory all its life, and no choice of "
-        "stretches holds these at every step",
-        runner="tilefit.search.proofs.choice:prove",
-    ),
-    Route(
-        "steps",
-        PROVE,
-        proves=True,
-        places=False,
-        says="the requests alive at one step cannot be placed together",
-        runner="tilefit.search.proofs.steps:prove",
-    ),
-    Route(
-        STRETCHES,
-        PROVE,
-        proves=True,
-        places=True,
-        says="with each request's stretch of memory chosen, every stretch was placed on its "
-        "own, or no choice was left that the stretches' exact searches had not refuted",
-        runner="tilefit.search.stretches:run",
-    ),
-    Route(
-        CPSAT,
-        PROVE,
-        proves=True,
-        places=True,
-        says="OR-Tools CP-SAT's search, started from the closest placement, was exhausted "
-        "within the memory",
-        runner="tilefit.search.sat.route:run",
-    ),
-    Route(
-        "exact",
-        PROVE,
-        proves=True,
-        places=True,
-        says="the exact search was exhausted",
-        runner="tilefit.search.proving:first_look",
-    ),
-    Route("anneal-turns", PROVE, False, True, "annealing between the exact search's turns"),
-    Route(DESCENT, CLOSEST, False, True, "annealing in less memory ended below the top"),
-    Route(REORDER, LEAST, False, True, "greedy passes in orders drawn from the live profile"),
-)
-"""Every route, in the order of docs/search.md's tables: the find member takes its routes in
-this order (``tilefit.search.local.find.STEPS``), the prove member runs the runners in this
-order before its turns of ``exact`` and ``anneal-turns``. Adding a route is one entry here
-and its module; the names below, the schema's ``search_route`` enum
-(``tilefit.output.schema``), the CLI's sentences and docs/search.md's table are read from it
-(``tests/test_search_routes.py``)."""
-
-DECIDING_ROUTES = tuple(r.name for r in REGISTRY)
-"""Every name a verdict may give as the route that decided (``diagnose``'s
-``search_route``)."""
-
-FIND_ROUTES = tuple(r.name for r in REGISTRY if r.member == FIND)
-"""The find member's routes (``tilefit.search.local.find``): placements, never a proof."""
-
-PROVE_ROUTES = tuple(r.name for r in REGISTRY if r.member == PROVE)
-"""The prove member's routes (``tilefit.search.portfolio``): ``elements``, ``choice`` and
-``steps`` prove infeasibility, ``exact`` finds or proves, and ``anneal-turns`` is the
-annealing between its turns, which finds."""
-
-ROUTES = (*FIND_ROUTES, *PROVE_ROUTES)
-"""Every route of the portfolio; each can be switched off (``Routes``)."""
-
-PROOF_ROUTES = tuple(r.name for r in REGISTRY if r.member != BOUND and r.proves)
-"""The portfolio's routes that prove infeasibility."""
-
-PLACING_ROUTES = tuple(r.name for r in REGISTRY if r.places)
-"""The routes that find placements."""
+_REGISTRY: dict[str, type[Route]] = {}
+"""Every route class made so far, by name (a registry: written once per class, as its
+module is imported)."""
 
 
-def registered() -> tuple[Route, ...]:
-    """The registry as it stands when asked (the consumers that derive from it read it
-    here, so that a route registered in one entry reaches them all)."""
-    return REGISTRY
+def _register(kind: type[Route]) -> None:
+    name = kind.name
+    for attribute in ("member", "rank", "proves", "places", "says"):
+        if not hasattr(kind, attribute):
+            raise ValueError(f"route {name!r} does not say its {attribute}")
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise ValueError(f"route {name!r}: a name is a word")
+    if kind.member not in MEMBERS:
+        raise ValueError(f"route {name!r}: member {kind.member!r} is not one of {MEMBERS}")
+    if not (kind.proves or kind.places):
+        raise ValueError(f"route {name!r} neither proves nor places")
+    if not kind.says:
+        raise ValueError(f"route {name!r} does not say what it shows")
+    known = _REGISTRY.get(name)
+    if known is not None and known.__qualname__ != kind.__qualname__:
+        raise ValueError(f"route {name!r} is registered already, by {known.__module__}")
+    _REGISTRY[name] = kind  # a module imported again registers its class again
 
 
-def first_proofs() -> tuple[Route, ...]:
-    """The prove member's routes with a runner, in order: what it runs before its turns."""
-    return tuple(r for r in registered() if r.runner is not None)
+class Pieces(Route):
+    """The pieces bound's route (``tilefit.bounds.pieces``), the one that is no search: the
+    ladder's bounds rung decides by it before any search (``tilefit.verdicts.ladder``)."""
+
+    name = "pieces"
+    member = BOUND
+    rank = 0
+    proves, places = True, False
+    says = (
+        "at one step the requests need more than the stretches of memory that can hold "
+        "them (a stretch shorter than a request, aligned, cannot hold it)"
+    )
+
+
+PIECES = Pieces.name
+
+
+def _order(kind: type[Route]) -> tuple[int, int, str]:
+    return MEMBERS.index(kind.member), kind.rank, kind.name
+
+
+def registered() -> tuple[type[Route], ...]:
+    """Every route, by member then rank (the order of docs/search.md's table and of the
+    schema's enum): each module of ``tilefit.search`` imported once first, so that every
+    route of the package has registered itself (a route made elsewhere registers when its
+    module is imported)."""
+    import tilefit.search as package
+
+    for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+        import_module(found.name)
+    return tuple(sorted(_REGISTRY.values(), key=_order))
+
+
+def of_member(member: Member) -> tuple[type[Route], ...]:
+    """The routes of ``member``, by rank."""
+    return tuple(r for r in registered() if r.member == member)
+
+
+def names(among: Iterable[type[Route]] | None = None) -> tuple[str, ...]:
+    """The names of ``among`` (default: every route)."""
+    return tuple(r.name for r in (registered() if among is None else among))
+
+
+def switchable() -> tuple[str, ...]:
+    """The routes a run may switch off (``Routes``): every route but the bound's."""
+    return tuple(r.name for r in registered() if r.member != BOUND)
+
+
+def route(name: str) -> type[Route]:
+    """The route of that name (ValueError if there is none). The routes registered so far
+    are asked first: the pieces bound's route needs no search imported."""
+    known = _REGISTRY.get(name)
+    if known is None:
+        known = next((r for r in registered() if r.name == name), None)
+    if known is None:
+        raise ValueError(f"unknown search route: {name}")
+    return known
 
 
 def proof_says(name: str) -> str:
@@ -207,24 +175,22 @@ def routes_table() -> str:
     return "\n".join(rows)
 
 
-def route(name: str) -> Route:
-    """The route of that name (ValueError if there is none)."""
-    for known in registered():
-        if known.name == name:
-            return known
-    raise ValueError(f"unknown search route: {name}")
-
-
-def check_answer(status: str, name: str | None, among: tuple[str, ...] = ROUTES) -> None:
-    """What a member reports, checked where it is emitted (ValueError, not ``assert``,
-    which ``python -O`` removes): a known status, and a route of ``among`` named exactly
-    when the status is decided."""
+def check_answer(status: str, name: str | None) -> None:
+    """What a search reports, checked where it is emitted (ValueError, not ``assert``,
+    which ``python -O`` removes): a known status, and a route that searched named exactly
+    when the status is decided, one that may give that answer (a placement by a route that
+    places, a proof by one that proves)."""
     if status not in STATUSES:
         raise ValueError(f"unknown search status: {status!r}")
     if (name is None) != (status == TIMEOUT):
         raise ValueError(f"status {status!r} with route {name!r}")
-    if name is not None and name not in among:
-        raise ValueError(f"route {name!r} is not one of {among}")
+    if name is None:
+        return
+    decided = route(name)
+    if decided.member == BOUND:
+        raise ValueError(f"route {name!r} is a bound's, not the search's")
+    if not (decided.places if status == SOLVED else decided.proves):
+        raise ValueError(f"route {name!r} does not answer {status!r}")
 
 
 EXACT_SEARCH = "exact-search"
@@ -237,53 +203,59 @@ placement (``tilefit.search.closest``): not a placement of the capture, so not a
 
 SEARCH_DESCENT = "search:descent"
 """The strategy name of a closest placement lowered by annealing in less extra memory
-(``tilefit.search.closest.descend``): route ``descent``'s, whether it fits below the
-memory's top (a placement that decides) or not (the closest placement)."""
+(``tilefit.search.closest.Descent``): the route's, whether it fits below the memory's top
+(a placement that decides) or not (the closest placement)."""
 
 
-def strategy_of(route: str) -> str:
-    """The strategy name a placement found by ``route`` carries."""
-    _known([route], PLACING_ROUTES)
-    return EXACT_SEARCH if route == "exact" else f"search:{route}"
+def strategy_of(name: str) -> str:
+    """The strategy name a placement found by route ``name`` carries: the route's own
+    (the exact kernel's ``exact-search``), else ``search:ROUTE``."""
+    placing = route(name)
+    if not placing.places:
+        raise ValueError(f"route {name!r} finds no placement")
+    return placing.strategy or f"search:{name}"
 
 
-def _known(names: Iterable[str], among: tuple[str, ...] = ROUTES) -> frozenset[str]:
-    """``names``, once each is known (ValueError naming those that are not)."""
-    given = frozenset(names)
-    unknown = sorted(given - set(among))
+def _known(given: Iterable[str]) -> frozenset[str]:
+    """``given``, once each is a route a run may switch (ValueError naming those that are
+    not)."""
+    found = frozenset(given)
+    unknown = sorted(found - set(switchable()))
     if unknown:
         raise ValueError(f"unknown search route(s): {', '.join(unknown)}")
-    return given
+    return found
 
 
 @dataclass(frozen=True)
 class Routes:
-    """Which routes a run may take: every route unless switched off (for an ablation, or
-    a test that shows one route deciding alone). The kernel's prunings are switched in
-    ``tilefit.search.params.Prunings``."""
+    """Which routes a run may take: every route unless switched off (for an ablation, or a
+    test that shows one route deciding alone). The one switch of every route, the closest
+    placement's descent and the least rung's reorder included. The kernel's prunings are
+    switched in ``tilefit.search.params.Prunings``."""
 
     off: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        _known(self.off)
+        if self.off:
+            _known(self.off)
 
     @classmethod
-    def without(cls, names: Iterable[str]) -> Routes:
-        """Every route but ``names``."""
-        return cls(frozenset(names))
+    def without(cls, given: Iterable[str]) -> Routes:
+        """Every route but ``given``."""
+        return cls(frozenset(given))
 
     @classmethod
-    def only(cls, names: Iterable[str]) -> Routes:
-        """``names`` and no other route."""
-        return cls(frozenset(ROUTES) - _known(names))
+    def only(cls, given: Iterable[str]) -> Routes:
+        """``given`` and no other route."""
+        return cls(frozenset(switchable()) - _known(given))
 
-    def on(self, route: str) -> bool:
-        """Whether a run may take ``route``."""
-        return route not in self.off
+    def on(self, name: str | type[Route]) -> bool:
+        """Whether a run may take that route (a class or its name)."""
+        return (name if isinstance(name, str) else name.name) not in self.off
 
-    def any_on(self, routes: Iterable[str]) -> bool:
-        """Whether a run may take one of ``routes`` at least."""
-        return any(self.on(r) for r in routes)
+    def any_on(self, among: Iterable[type[Route]]) -> bool:
+        """Whether a run may take one of ``among`` at least."""
+        return any(self.on(r) for r in among)
 
 
 ALL = Routes()

@@ -31,30 +31,61 @@ try another, but then the master's exhaustion proves nothing.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tilefit.model.capture import Capture, Range
+from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.search.blocks import SearchModel, intersect
 from tilefit.search.decision import Decision
+from tilefit.search.exact.route import proven
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
-from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.params import DEFAULT, SearchParams, Tuned, ruled
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 from tilefit.search.proofs.choice import (
+    ChoiceParams,
+    ChoiceProgram,
     Choices,
     greedy_choice,
     program,
     solve_program,
     stretches_of,
 )
-from tilefit.search.routes import INFEASIBLE, SOLVED, STRETCHES, TIMEOUT
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 
 if TYPE_CHECKING:
-    from tilefit.search.proving import Proving
+    pass
+
+
+@dataclass(frozen=True)
+class StretchesParams(Tuned):
+    """Route ``stretches``: the choice of stretch as master, each stretch placed or refuted
+    alone as slave (``tilefit.search.stretches``; switched off as a route, ``Routes``)."""
+
+    share: float = ruled(0.2, "share")
+    """Of the prove member's time, what the route may take (every master and slave)."""
+    first_nodes: int = ruled(2_000, "whole")
+    """Nodes of the exact search's first look at a stretch, before the find member's
+    routes (a small stretch, or one its blocks cannot share, is decided there)."""
+    find: bool = ruled(True, "switch")
+    """Each stretch then given to the find member's routes, on that stretch alone
+    (off: the exact search only)."""
+    find_share: float = ruled(0.15, "share")
+    """Of the route's time, what the find member's routes may take on one stretch."""
+    slave_share: float = ruled(0.25, "share")
+    """Of the route's time, what one stretch may take (the exact search's first look, the
+    find member's routes, then the exact search for the rest)."""
+    shrink_share: float = ruled(0.1, "share")
+    """Of the route's time, what shrinking the blocks of one failed stretch to a cut may
+    take (past it the cut keeps the blocks it has: weaker, still sound)."""
+    rounds: int = ruled(200, "whole")
+    """Choices the master may make before the route gives up."""
+
 
 Cut = frozenset[tuple[int, int]]  # (block, stretch) choices never all taken together
 
@@ -64,11 +95,12 @@ class Decomposed:
     """What the decomposition showed: SOLVED with every block's base, INFEASIBLE with the
     blocks of a subset (None: the whole model), or TIMEOUT; with its rounds and cuts."""
 
-    status: str
+    status: Status
     bases: dict[int, int] | None = None
     core: frozenset[int] | None = None
     rounds: int = 0
     cuts: int = 0
+    nodes: int = 0  # the slaves' exact searches
 
 
 @dataclass(frozen=True)
@@ -76,7 +108,7 @@ class StretchAnswer:
     """One slave's answer: SOLVED with its blocks' bases, INFEASIBLE with a subset of its
     blocks that cannot lie together in the stretch, or TIMEOUT."""
 
-    status: str
+    status: Status
     bases: dict[int, int] | None = None
     subset: frozenset[int] | None = None
 
@@ -88,11 +120,18 @@ class _Slaves:
     capture: Capture | None  # the model's, for the find member's routes (None: exact only)
     model: SearchModel
     choices: Choices
-    deadline: float
+    deadline: Deadline
     params: SearchParams
-    budget: Callable[[float, int | None], Budget]
-    span: float  # the route's seconds, of which each slave takes its share
     known: dict[tuple[int, frozenset[int]], StretchAnswer] = field(default_factory=dict)
+    budgets: list[Budget] = field(default_factory=list)
+
+    def budget(self, until: Deadline, nodes: int | None) -> Budget:
+        """A budget for one exact search, its nodes counted among the route's."""
+        self.budgets.append(Budget(until, nodes, self.params))
+        return self.budgets[-1]
+
+    def nodes(self) -> int:
+        return sum(b.nodes for b in self.budgets)
 
     def search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
         """Stretch ``s`` holding ``blocks``: placed, refuted, or neither in time."""
@@ -103,23 +142,22 @@ class _Slaves:
 
     def _search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
         order = sorted(blocks)
-        tuned = self.params.stretches
+        tuned = self.params.of(StretchesParams)
         sub = confined(self.model, self.choices.stretches[s], order)
-        seconds = min(self.deadline, time.monotonic() + self.span * tuned.slave_share)
+        until = self.deadline.share(tuned.slave_share)
         # A look of a few nodes first: small stretches, and refuted ones, end there.
-        outcome = search_model(sub, self.budget(seconds - time.monotonic(), tuned.first_nodes))
+        outcome = search_model(sub, self.budget(until, tuned.first_nodes))
         if outcome.status == TIMEOUT and tuned.find and self.capture is not None:
             found = self._find(s, order)
             if found is not None:
                 return StretchAnswer(SOLVED, bases=found)
-            outcome = search_model(sub, self.budget(seconds - time.monotonic(), None))
+            outcome = search_model(sub, self.budget(until, None))
         if outcome.status == SOLVED and outcome.bases is not None:
             return StretchAnswer(SOLVED, bases={order[i]: b for i, b in outcome.bases.items()})
         if outcome.status != INFEASIBLE:
             return StretchAnswer(TIMEOUT)
-        until = min(self.deadline, time.monotonic() + self.span * tuned.shrink_share)
         trial = self.params.portfolio.subset_trial_nodes
-        ids, _ = shrink(sub, until, trial, self.params)
+        ids, _ = shrink(sub, self.deadline.share(tuned.shrink_share), trial, self.params)
         index = {self.model.blocks[k].id: k for k in order}
         return StretchAnswer(INFEASIBLE, subset=frozenset(index[i] for i in ids))
 
@@ -129,10 +167,8 @@ class _Slaves:
         assert self.capture is not None
         ids = [self.model.blocks[k].id for k in order]
         sub = stretch_capture(self.capture, ids, self.choices.stretches[s])
-        seconds = min(
-            self.deadline - time.monotonic(), self.span * self.params.stretches.find_share
-        )
-        found = find_placement(sub, seconds, params=self.params)
+        until = self.deadline.share(self.params.of(StretchesParams).find_share)
+        found = find_placement(Problem(sub), until, params=self.params)
         if found.status != SOLVED or found.placement is None:
             return None
         bases = self.model.bases_of(found.placement.offsets)
@@ -165,42 +201,41 @@ def stretch_capture(capture: Capture, ids: list[str], stretch: tuple[int, int]) 
 
 def decompose(
     model: SearchModel,
-    deadline: float,
+    deadline: Deadline,
     params: SearchParams = DEFAULT,
-    budget: Callable[[float, int | None], Budget] | None = None,
     capture: Capture | None = None,
 ) -> Decomposed:
-    """The decomposition of ``model`` until ``deadline`` (``time.monotonic()`` seconds);
-    ``budget`` makes each slave's exact-search budget from its seconds and nodes (by
-    default a fresh ``Budget``); with ``capture`` (the model's) the slaves also try the
-    find member's routes after the exact search's first look. TIMEOUT at once where memory
-    is one stretch."""
-    choices = stretches_of(model, params.choice)
+    """The decomposition of ``model`` until ``deadline``, each slave given its shares of it
+    (``StretchesParams``) and the nodes of their exact searches counted; with ``capture``
+    (the model's) the slaves also try the find member's routes after the exact search's
+    first look. TIMEOUT at once where memory is one stretch."""
+    choices = stretches_of(model, params.of(ChoiceParams))
     if choices is None:  # one stretch: nothing to decompose
         return Decomposed(TIMEOUT)
     homeless = frozenset(k for k, hulls in enumerate(choices.hulls) if not hulls)
     if homeless:  # a block with no base at all: alone, no placement
         return Decomposed(INFEASIBLE, core=homeless)
     every = list(range(len(model.blocks)))
-    built = program(choices, every, list(range(len(choices.steps))), params.choice)
+    built = program(choices, every, list(range(len(choices.steps))), params.of(ChoiceParams))
     if built is None:  # the blocks without a choice overfill a stretch already
         return Decomposed(INFEASIBLE)
-    slaves = _Slaves(
-        capture,
-        model,
-        choices,
-        deadline,
-        params,
-        budget or (lambda seconds, nodes: Budget(seconds, nodes, params)),
-        max(0.0, deadline - time.monotonic()),
-    )
+    # Each slave's share is of the route's time from here: its deadline starts now.
+    slaves = _Slaves(capture, model, choices, Deadline.start(deadline.left()), params)
+    found = _master(slaves, built, params)
+    return replace(found, nodes=slaves.nodes())
+
+
+def _master(slaves: _Slaves, built: ChoiceProgram, params: SearchParams) -> Decomposed:
+    """The master's choices, each given to the slaves, until they settle one or the
+    master has no choice left."""
+    choices, deadline = slaves.choices, slaves.deadline
     fixed = {k: next(iter(h)) for k, h in enumerate(choices.hulls) if len(h) == 1}
     cuts: list[Cut] = []
     sound = True  # every cut so far proven: the master's exhaustion is a proof
-    for rounds in range(1, params.stretches.rounds + 1):
+    for rounds in range(1, params.of(StretchesParams).rounds + 1):
         chosen = greedy_choice(built) if not cuts else None
         if chosen is None:
-            found = solve_program(built, deadline, params.choice, cuts)
+            found = solve_program(built, deadline, params.of(ChoiceParams), cuts)
             if found is None or (found is False and not sound):
                 return Decomposed(TIMEOUT, rounds=rounds, cuts=len(cuts))
             if found is False:
@@ -211,9 +246,9 @@ def decompose(
         if isinstance(outcome, Decomposed):
             return replace(outcome, rounds=rounds, cuts=len(cuts))
         sound = sound and outcome
-        if time.monotonic() >= deadline:
+        if deadline.passed():
             break
-    return Decomposed(TIMEOUT, rounds=params.stretches.rounds, cuts=len(cuts))
+    return Decomposed(TIMEOUT, rounds=params.of(StretchesParams).rounds, cuts=len(cuts))
 
 
 def _round(
@@ -241,7 +276,7 @@ def _round(
         sound = sound and answer.status == INFEASIBLE
         if cut not in cuts:
             cuts.append(cut)
-        if time.monotonic() >= slaves.deadline:
+        if slaves.deadline.passed():
             return Decomposed(TIMEOUT)
     if failed:
         return sound
@@ -265,14 +300,30 @@ def edges_hold(model: SearchModel, bases: Mapping[int, int]) -> bool:
     return True
 
 
-def run(p: Proving) -> Decision | None:
-    """Route ``stretches``: a placement, a proof, or None in its share of the time."""
-    deadline = p.share(p.params.stretches.share)
-    found = decompose(p.model, deadline, p.params, p.budget, p.capture)
-    if found.status == SOLVED and found.bases is not None:
-        placement = p.model.placement(p.capture, found.bases)
-        return Decision(SOLVED, placement, STRETCHES, seconds=p.seconds())
-    if found.status == INFEASIBLE:
-        core = p.model if found.core is None else p.model.restricted(found.core)
-        return p.infeasible(core, STRETCHES)
-    return None
+class Stretches(Proof):
+    """The decomposition over stretches, in the prove member: a placement, a proof, or
+    nothing in its share of the member's time."""
+
+    name = "stretches"
+    rank = 40
+    tuning = StretchesParams
+    proves, places = True, True
+    says = (
+        "with each request's stretch of memory chosen, every stretch was placed on its "
+        "own, or no choice was left that the stretches' exact searches had not refuted"
+    )
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        model = problem.model
+        found = decompose(
+            model, deadline.share(params.of(StretchesParams).share), params, problem.capture
+        )
+        if found.status == SOLVED and found.bases is not None:
+            placement = model.placement(problem.capture, found.bases)
+            decided = Decision(SOLVED, placement, self.name, seconds=deadline.spent())
+        elif found.status == INFEASIBLE:
+            core = model if found.core is None else model.restricted(found.core)
+            decided = proven(problem, core, Stretches, deadline, params)
+        else:
+            decided = Decision.undecided(deadline.spent())
+        return decided.spending(found.nodes)

@@ -26,10 +26,12 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.routes import DECIDING_ROUTES, PIECES
+from tilefit.search.problem import Problem
+from tilefit.search.routes import PIECES
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
-from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.climb import Climb, Entry
+from tilefit.verdicts.ladder import decide, engine_ready
+from tilefit.verdicts.lower import look_lower
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.verdict import Verdict
@@ -55,6 +57,15 @@ class Diagnosis:
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
     answer: Answer
+    lower: Answer | None = None  # an import: the least below its toolchain's plan (lower.py)
+
+    @property
+    def offered(self) -> Placement | None:
+        """The placement to hand the user: the least found on an import where it was
+        searched (never above the verdict's), else the verdict's."""
+        if self.lower is not None and self.lower.placement is not None:
+            return self.lower.placement
+        return self.placement
 
     @property
     def verdict(self) -> Verdict:
@@ -77,7 +88,7 @@ class Diagnosis:
 
     @property
     def search_route(self) -> str | None:
-        """The route that decided (one of ``SEARCH_ROUTES``)."""
+        """The route that decided (one of ``tilefit.search.routes.names()``)."""
         return self.answer.route
 
     @property
@@ -104,7 +115,10 @@ class Diagnosis:
 
     @property
     def heap(self) -> HeapStanding | None:
-        return self.answer.heap
+        """An import's standing, beside the least searched for where that search found a
+        plan (``lower``), else beside the verdict's."""
+        low = self.lower
+        return low.heap if low is not None and low.placement is not None else self.answer.heap
 
     @property
     def seconds(self) -> float:
@@ -186,6 +200,7 @@ def diagnose(
     workers: int | None = None,
     params: SearchParams = DEFAULT,
     watch: Watch = QUIET,
+    lower: bool = False,
 ) -> Diagnosis:
     """One verdict for a capture, with its evidence: the whole ladder
     (``tilefit.verdicts.ladder``), from the production replay up.
@@ -202,6 +217,8 @@ def diagnose(
     switches search routes and prunings off, for an ablation, and tunes the search
     (``tilefit.search.params.SearchParams``).
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
+    ``lower``: on an import whose verdict places it, the least below the toolchain's plan is
+    searched in the time left (``Diagnosis.lower``; ``tilefit.verdicts.lower``).
     """
     problem = Problem(capture)
     deadline = engine_ready(problem, Deadline.start(time_limit), watch)
@@ -212,6 +229,9 @@ def diagnose(
     replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
     answer = decide(problem, deadline, climb, replayed, watch)
+    least = None
+    if lower and search:
+        least = look_lower(problem, answer, deadline, workers=workers, params=params, watch=watch)
     return Diagnosis(
         capture=capture.name,
         tile=capture.tile,
@@ -219,9 +239,5 @@ def diagnose(
         production=replayed.attempts,
         reproduced=replayed.reproduced,
         answer=answer,
+        lower=least,
     )
-
-
-SEARCH_ROUTES = DECIDING_ROUTES
-"""Routes that decide (``tilefit.search.routes.REGISTRY``): ``pieces`` (the pieces bound,
-``tilefit.bounds.pieces``) and those of the search portfolio."""

@@ -27,6 +27,7 @@ class Headline:
     proven: bool  # ``top`` is proven the least
     must_leave: int  # capacity: bytes that must leave the worst overloaded window
     adopt: str | None  # the command that puts tilefit's plan into the toolchain (None: none)
+    looked: bool = True  # ``top`` is the least searched for (else one placement's)
 
     @property
     def own_fits(self) -> bool:
@@ -82,7 +83,12 @@ class Headline:
             than = f"{-below:,} B more than {self.tool}'s"
         fits = f"tilefit's plan: {top:,} B{least}, {than}, fits"
         if below <= 0:
-            gain = "nothing to gain" if self.proven else "tilefit solve --minimize searches lower"
+            if self.proven:
+                gain = "nothing to gain"
+            elif self.looked:
+                gain = "nothing lower found in the time: a larger --time-limit searches longer"
+            else:
+                gain = "not searched lower: tilefit solve --minimize searches"
             return f"{fits}; {gain}"
         if self.adopt is None:
             return f"{fits}; {self.tool} takes no plan back: tilefit cannot export it"
@@ -117,4 +123,5 @@ def headline(
         standing.proven and top is not None,
         must_leave,
         adopt,
+        standing.looked,
     )

@@ -27,6 +27,7 @@ class HeapStanding:
     aligned_lower_bound: int = 0  # no placement has a lower top: the aligned bound's top
     plan: str = "heap"  # what the tool calls it (Origin.plan)
     leaving: int = 0  # bytes that must leave the memory before any plan fits (BoundReport's)
+    looked: bool = True  # the least top was searched for (else best_top is one placement's)
 
     @property
     def floor(self) -> int:
@@ -71,7 +72,11 @@ class HeapStanding:
         else:
             gap = self.heap - self.lower_bound
             text = f"{heap} is {self.heap:,} B, {gap:,} B above the live lower bound"
-        return text if self.best_top is None else f"{text}; no lower placement found"
+        if self.best_top is None:
+            return text
+        if not self.looked:  # one placement's top: nobody searched below it
+            return f"{text}; not searched below it (tilefit solve --minimize searches)"
+        return f"{text}; no lower placement found"
 
     @property
     def replay_text(self) -> str:
@@ -90,11 +95,13 @@ def heap_standing(
     proven: bool = False,
     aligned: int | None = None,
     leaving: int = 0,
+    looked: bool = True,
 ) -> HeapStanding | None:
     """The standing of ``capture``'s origin heap; None for a capture not imported.
 
     ``aligned`` is the aligned bound's lowest top (``AlignedBound.top``), worked out from
-    the capture when not given; ``leaving``: the bound report's bytes that must leave."""
+    the capture when not given; ``leaving``: the bound report's bytes that must leave;
+    ``looked``: ``best_top`` is the least top searched for, not one placement's."""
     if capture.origin is None:
         return None
     if aligned is None:
@@ -103,5 +110,13 @@ def heap_standing(
     # A best top at the bounds' floor is proven the least by them, searched or not.
     proven = proven or (best_top is not None and best_top <= max(lower_bound, aligned))
     return HeapStanding(
-        origin.tool, origin.heap, lower_bound, best_top, proven, aligned, origin.plan, leaving
+        origin.tool,
+        origin.heap,
+        lower_bound,
+        best_top,
+        proven,
+        aligned,
+        origin.plan,
+        leaving,
+        looked,
     )

@@ -27,23 +27,21 @@ and the bounds are shared by every rung.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import IntEnum
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.engine.attempt import Attempt, run_strategy
-from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
+from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.params import DEFAULT, ClosestParams, SearchParams
+from tilefit.search.params import ClosestParams
+from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer, Least
 from tilefit.verdicts.check import referee
+from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
 from tilefit.verdicts.heap import heap_standing
-from tilefit.verdicts.problem import Problem
 from tilefit.verdicts.replay import ReplayResult
-from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch, compile_stage
@@ -53,36 +51,15 @@ if TYPE_CHECKING:
     from tilefit.search.decision import Partial
 
 
-class Entry(IntEnum):
-    """The rung a command starts on."""
-
-    REPLAY = 1  # diagnose: production, bounds, strategies, search, closest
-    STRATEGIES = 3  # solve: strategies, search, closest
-    SEARCH = 4  # solve --node-limit: the bare exact search alone
-
-
 REFEREE_PER_REQUEST = 15e-6
 """Seconds the exit's referee takes per request, with room: 200,000 requests took 2.8 s on
 the 2-core development machine under a load of 4 (``tilefit.verdicts.check``)."""
 
 
-@dataclass(frozen=True)
-class Climb:
-    """What a command asks of the ladder (every field has the default ``diagnose`` uses)."""
-
-    entry: Entry = Entry.REPLAY
-    search: bool = True  # False: stop before the search (the closest placement still runs)
-    minimize: bool = False  # the least memory top, not only a placement
-    node_limit: int | None = None  # with Entry.SEARCH: the bare exact search's nodes
-    fallbacks: Sequence[Strategy | str] = DEFAULT_FALLBACKS  # tried first among strategies
-    workers: int | None = None  # the portfolio's processes (None: up to 2 cores)
-    params: SearchParams = DEFAULT
-
-
 def decide(
     problem: Problem,
     deadline: Deadline,
-    climb: Climb = Climb(),
+    climb: Climb = DIAGNOSE,
     replayed: ReplayResult | None = None,
     watch: Watch = QUIET,
 ) -> Answer:
@@ -137,7 +114,7 @@ def _climb(
         if placed is not None:
             return least_rung(problem, deadline, placed, watch, climb.params)
         problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
-        reserve = closest_reserve(deadline.left(), passes, _nearest(climb).closest)
+        reserve = closest_reserve(deadline.left(), passes, climb.params.closest, _descends(climb))
         # The closest placement first builds its extended capture's units and model.
         reserve = min(max(reserve, 2 * problem.rebuild_seconds()), deadline.left() / 2)
         searched, partial = search_rung(problem, deadline, reserve, climb, watch)
@@ -240,20 +217,25 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
     return deadline.give_back(ensure_compiled(during=compile_stage(watch)))
 
 
-def _nearest(climb: Climb) -> SearchParams:
-    """The parameters the closest placement runs with: the descent is annealing, so not
-    without the search, nor with its ``anneal`` route off."""
-    params = climb.params
-    descent = params.closest.descent and climb.search and params.routes.on("anneal")
-    return replace(params, closest=replace(params.closest, descent=descent))
+def _descends(climb: Climb) -> bool:
+    """Whether the closest placement runs its descent (route ``Descent``, when it is on):
+    the descent is annealing, so not without the search, nor with its ``anneal`` route
+    off."""
+    if not climb.search:
+        return False  # and the find member's module is not loaded for nothing
+    from tilefit.search.closest import Descent
+    from tilefit.search.local.find import Anneal
+
+    routes = climb.params.routes
+    return routes.on(Descent) and routes.on(Anneal)
 
 
-def closest_reserve(remaining: float, passes: float, params: ClosestParams) -> float:
+def closest_reserve(remaining: float, passes: float, params: ClosestParams, descent: bool) -> float:
     """Seconds of ``remaining`` kept from the search for the closest placement, should it
-    end undecided: with the descent, ``params.share`` of it; without, about twice the
+    end undecided: with the ``descent``, ``params.share`` of it; without, about twice the
     greedy passes just run (``passes`` seconds: the closest runs 24 of them on a larger
     capture), at most ``params.seconds`` and a fifth of it."""
-    if params.descent:
+    if descent:
         return remaining * params.share
     return min(params.seconds, 2 * passes, remaining / 5)
 
@@ -274,23 +256,24 @@ def _closest(
     from tilefit.search.bracket import bracket_of
     from tilefit.search.closest import closest
 
-    params = _nearest(climb)
+    params, descent = climb.params, _descends(climb)
     left = deadline.left()
     if left <= problem.rebuild_seconds():  # its set-up would run past the deadline
         cut.append("the closest placement (no time left)")
         return searched
-    cap = left if params.closest.descent else params.closest.seconds
+    cap = left if descent else params.closest.seconds
     watch.stage("the closest placement, in more memory", deadline.at)
-    began, limit = time.monotonic(), min(cap, left)
+    until = Deadline.start(min(cap, left))
     found = closest(
         problem.capture,
-        limit,
+        until,
         partial=partial,
         params=params.closest,
         anneal=params.anneal,
+        descent=descent,
     )
     if found is None:
-        if time.monotonic() >= began + limit:
+        if until.passed():
             cut.append("the closest placement (no pass fitted in time)")
         return searched
     if found.overflow == 0:
@@ -335,7 +318,13 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     proven = least.optimal if least is not None else False
     report = problem.bound
     heap = heap_standing(
-        capture, report.lower_bound, best, proven, report.aligned.top, report.leaving
+        capture,
+        report.lower_bound,
+        best,
+        proven,
+        report.aligned.top,
+        report.leaving,
+        looked=least is not None,
     )
     return replace(answer, heap=heap)
 

@@ -10,10 +10,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.model.deadline import Deadline
-from tilefit.search.params import LeastParams, SearchParams
-from tilefit.search.routes import CHOICE, INFEASIBLE, REORDER, SOLVED, strategy_of
+from tilefit.search.params import SearchParams
+from tilefit.search.problem import Problem
+from tilefit.search.routes import INFEASIBLE, SOLVED, strategy_of
 from tilefit.verdicts.answer import Answer, Least
-from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.climb import Climb
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch, search_stage
 
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from tilefit.search.decision import Decision, Partial
     from tilefit.search.exact.minimize import MinimizeResult
     from tilefit.search.proofs.choice import ChoiceWhere
-    from tilefit.verdicts.ladder import Climb
 
 
 def search_rung(
@@ -30,17 +30,12 @@ def search_rung(
     """Rung 4: the portfolio, in what is left less ``reserve``; minimising, the least top
     from its placement in all that is left (the reserve given back). Undecided, the
     search's best partial placement comes along for the closest placement."""
-    from tilefit.search.portfolio import decide as race
+    from tilefit.search.portfolio import Portfolio
 
-    model = problem.model  # built before the portfolio's share is worked out: it is the limit's
+    problem.model  # noqa: B018 (built before the portfolio's share: it is the limit's)
     watch.stage(search_stage(climb.workers), deadline.at - reserve)
-    decision = race(
-        problem.capture,
-        deadline.left(reserve),
-        workers=climb.workers,
-        params=climb.params,
-        model=model,
-    )
+    portfolio = Portfolio(workers=climb.workers)
+    decision = portfolio.run(problem, deadline.sooner(reserve), climb.params)
     if decision.status == SOLVED and climb.minimize:
         return _least(problem, deadline, decision, watch), None
     found = _decision_answer(problem, decision, climb.params)
@@ -64,7 +59,7 @@ def _decision_answer(problem: Problem, decision: Decision, params: SearchParams)
             subset=decision.subset,
             route=route,
             irreducible=decision.irreducible,
-            choice=_where(problem, decision.subset, params) if route == CHOICE else None,
+            choice=_where(problem, decision.subset, params) if _by_choice(route) else None,
             nodes=decision.nodes,
         )
     return Answer(Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
@@ -78,14 +73,8 @@ def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watc
     route = decision.route
     if placement is None or route is None:
         raise ValueError("the least top needs a placement to start from")
-    lowest = minimize(
-        problem.capture,
-        deadline.left(),
-        first=placement,
-        on_probe=_bisection(watch, deadline.at),
-        model=problem.model,
-    )
-    return _minimized(lowest, strategy_of(route), route, decision.nodes)
+    lowest = minimize(problem, deadline, first=placement, on_probe=_bisection(watch, deadline.at))
+    return _minimized(lowest, route, decision.nodes)
 
 
 def least_rung(
@@ -102,31 +91,30 @@ def least_rung(
         raise ValueError("the least rung needs a placement to start from")
     too_large = problem.section_members > params.exact.members_most  # not in memory
     if deadline.left() <= problem.model_estimate() or too_large:
-        return _reordered(problem, deadline, placed, watch, params.least, 1.0)  # no probes
+        return _reordered(problem, deadline, placed, watch, params, 1.0)  # no probes
+    from tilefit.search.exact.route import Exact
+
     probing = _bisection(watch, deadline.at)
-    capture, model = problem.capture, problem.model
     at_bound = minimize(
-        capture,
-        deadline.left(),
+        problem,
+        deadline,
         first=placed.placement,
         on_probe=probing,
-        model=model,
         probes=1,
         bound_share=params.least.bound_share,
     )
     if at_bound.optimal:
-        return _minimized(at_bound, "exact-search", "exact", 0)
+        return _minimized(at_bound, Exact.name, 0)
     placed = _windowed(problem, deadline, placed, at_bound.lower_bound, watch, params)
-    placed = _reordered(problem, deadline, placed, watch, params.least)
+    placed = _reordered(problem, deadline, placed, watch, params)
     start = placed.placement
     if start is None or placed.least is None or placed.least.optimal:
         return placed
     lowest = minimize(
-        capture,
-        deadline.left(),
+        problem,
+        deadline,
         first=start,
         on_probe=probing,
-        model=model,
         bound_first=False,
         lower=placed.least.lower_bound,
     )
@@ -135,7 +123,7 @@ def least_rung(
     if lowest.placement is None or lowest.best_top == placed.least.best_top:
         least = Least(max(lower, placed.least.lower_bound), placed.least.best_top)
         return replace(placed, least=least, nodes=nodes)
-    found = _minimized(replace(lowest, lower_bound=lower), "exact-search", "exact", 0)
+    found = _minimized(replace(lowest, lower_bound=lower), Exact.name, 0)
     return replace(found, nodes=nodes)
 
 
@@ -167,37 +155,39 @@ def _reordered(
     deadline: Deadline,
     placed: Answer,
     watch: Watch,
-    params: LeastParams,
+    params: SearchParams,
     share: float | None = None,
 ) -> Answer:
     """``placed``, or a lower pass in an order drawn from the live profile (route
-    ``reorder``) within ``share`` of the time left (default ``params.reorder_share``;
-    all of it when no probe follows): on a uniform capture."""
-    from tilefit.search.local.reorder import reorder
+    ``Reorder``, when it is on) within ``share`` of the time left (default
+    ``LeastParams.reorder_share``; all of it when no probe follows): on a uniform capture."""
+    from tilefit.search.local.reorder import Reorder, reorder
 
     uniform = problem.prepared.uniform
-    least = placed.least
-    if not params.reorder or uniform is None or least is None:
+    least, tuned = placed.least, params.least
+    if not params.routes.on(Reorder) or uniform is None or least is None:
         return placed
-    share = params.reorder_share if share is None else share
-    stop_at = time.monotonic() + share * deadline.left()
-    watch.stage("least top: greedy passes in other orders", stop_at)
+    share = tuned.reorder_share if share is None else share
+    until = deadline.until(time.monotonic() + share * deadline.left())
+    watch.stage("least top: greedy passes in other orders", until.at)
     found = reorder(
-        problem.capture, uniform, stop_at, least.best_top or 0, least.lower_bound, params.seed
+        problem.capture, uniform, until, least.best_top or 0, least.lower_bound, tuned.seed
     )
     if found is None:
         return placed
     return replace(
         placed,
-        strategy=strategy_of(REORDER),
+        strategy=strategy_of(Reorder.name),
         placement=found.placement,
-        route=REORDER,
+        route=Reorder.name,
         search_status=SOLVED,
         least=Least(least.lower_bound, found.top),
     )
 
 
-def _minimized(lowest: MinimizeResult, strategy: str, route: str | None, nodes: int) -> Answer:
+def _minimized(lowest: MinimizeResult, route: str, nodes: int) -> Answer:
+    """The least top ``lowest`` found as an answer, a placement's made by ``route``."""
+    strategy = strategy_of(route)
     least = Least(lowest.lower_bound, lowest.best_top)
     if lowest.placement is not None:
         verdict = Verdict.FRAGMENTATION
@@ -234,22 +224,28 @@ def bare_rung(problem: Problem, deadline: Deadline, climb: Climb, watch: Watch) 
     """Rung 4 with a node limit: the bare exact kernel alone, whose answer depends on the
     capture alone while the time lasts; proven infeasible, its irreducible subset."""
     from tilefit.search.exact.minimize import minimize
-    from tilefit.search.exact.solve import exact_search
+    from tilefit.search.exact.route import Exact, exact_search
     from tilefit.search.exact.subset import irreducible_subset
 
-    capture, model, limit = problem.capture, problem.model, climb.node_limit
+    limit = climb.node_limit
     watch.stage("search: the exact search alone", deadline.at)
     if climb.minimize:
         probing = _bisection(watch, deadline.at)
-        lowest = minimize(capture, deadline.left(), node_limit=limit, on_probe=probing, model=model)
-        return replace(_minimized(lowest, "exact-search", "exact", 0), route="exact")
-    decision = exact_search(capture, deadline.left(), limit, model=model)
-    found = replace(_decision_answer(problem, decision, climb.params), route="exact")
+        lowest = minimize(problem, deadline, node_limit=limit, on_probe=probing)
+        return replace(_minimized(lowest, Exact.name, 0), route=Exact.name)
+    decision = exact_search(problem, deadline, limit)
+    found = replace(_decision_answer(problem, decision, climb.params), route=Exact.name)
     if decision.status == INFEASIBLE:
         watch.stage("the irreducible subset", deadline.at)
-        subset = irreducible_subset(capture, deadline.left(), model)
+        subset = irreducible_subset(problem, deadline)
         found = replace(found, subset=subset, irreducible=subset is not None)
     return found
+
+
+def _by_choice(route: str | None) -> bool:
+    from tilefit.search.proofs.choice import Choice
+
+    return route == Choice.name
 
 
 def _where(
@@ -257,9 +253,9 @@ def _where(
 ) -> ChoiceWhere | None:
     """The steps and stretches of the core the choice proved, for the reader to check
     (a few 0-1 programs of the core alone, within ``ChoiceParams.where_seconds``)."""
-    from tilefit.search.proofs.choice import where_choice_fails
+    from tilefit.search.proofs.choice import ChoiceParams, where_choice_fails
 
     model = problem.model
     named = set(subset or ())
     core = model.restricted(frozenset(k for k, b in enumerate(model.blocks) if b.id in named))
-    return where_choice_fails(core, time.monotonic() + params.choice.where_seconds)
+    return where_choice_fails(core, Deadline.start(params.of(ChoiceParams).where_seconds))

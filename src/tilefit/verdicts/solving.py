@@ -25,15 +25,14 @@ only when a search runs: commands that never search never load numba.
 
 from __future__ import annotations
 
-import time
-
 from tilefit.engine.attempt import SEARCHING_FROM, UNIFORM_FROM
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.problem import Problem
 from tilefit.verdicts.answer import Answer
-from tilefit.verdicts.ladder import Climb, Entry, decide, engine_ready
-from tilefit.verdicts.problem import Problem
+from tilefit.verdicts.climb import Climb, Entry
+from tilefit.verdicts.ladder import decide, engine_ready
 from tilefit.verdicts.watch import QUIET, Watch
 
 
@@ -73,9 +72,8 @@ def irreducible_subset(capture: Capture, time_limit: float = 10.0) -> tuple[str,
     """Unit ids that cannot be placed together while dropping any one makes the rest
     placeable (None when not proven infeasible within ``time_limit``); the kernels
     compile before the limit starts."""
-    began = time.monotonic()
+    deadline = Deadline.start(time_limit)
     from tilefit.search.compiling import ensure_compiled
     from tilefit.search.exact.subset import irreducible_subset as subset
 
-    left = max(0.0, began + ensure_compiled() + time_limit - time.monotonic())
-    return subset(capture, left)
+    return subset(Problem(capture), deadline.give_back(ensure_compiled()))

@@ -21,15 +21,17 @@ from dataclasses import dataclass
 
 from tilefit.bounds.top import top_lower_bound
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.exact.solve import Budget, search_model
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.problem import Problem
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 
 
 @dataclass(frozen=True)
 class MinimizeResult:
-    status: str  # SOLVED (a placement found), INFEASIBLE (none at any top), TIMEOUT (none found)
+    status: Status  # SOLVED (a placement found), INFEASIBLE (none at any top), TIMEOUT (none found)
     seconds: float
     nodes: int
     lower_bound: int  # no placement has a lower top
@@ -42,25 +44,24 @@ class MinimizeResult:
 
 
 def minimize(
-    capture: Capture,
-    time_limit: float,
+    problem: Problem,
+    deadline: Deadline,
     *,
     node_limit: int | None = None,
     first: Placement | None = None,
     on_probe: Callable[[int, int, int], None] | None = None,
-    model: SearchModel | None = None,
     probes: int | None = None,
     bound_first: bool = True,
     bound_share: float = 1 / 3,
     lower: int = 0,
 ) -> MinimizeResult:
-    """The lowest top within ``time_limit`` (and ``node_limit`` nodes over all probes).
+    """The lowest top by ``deadline`` (and within ``node_limit`` nodes over all probes).
 
     ``first``, a valid placement found already (``tilefit solve`` asks the portfolio),
     is the first upper bound; without it the exact search finds one at the full top.
     ``on_probe(lower, best, top)`` hears of each probe before it runs: the least top lies
     in ``[lower, best]``, and ``top`` is asked (``tilefit solve``'s progress line).
-    ``model``: the capture's, when the caller built it already. ``probes``: at most that
+    ``probes``: at most that
     many probes; ``bound_first``: the first probe at the lower bound, for ``bound_share`` of
     the time left (real programs' lifetimes mostly admit a placement at their live bound,
     MiniMalloc probes there first too, and one found there ends the search, proven); else
@@ -68,9 +69,9 @@ def minimize(
     lower bound the caller proved (``tilefit.search.proofs.least``), if above the capture's.
     """
     started = time.monotonic()
-    deadline = started + time_limit
+    capture = problem.capture
     began = time.monotonic()
-    model = build_model(capture) if model is None else model
+    model = problem.model
     lower = max(lower, top_lower_bound(capture, model.lowest_tops()))
     nodes = 0
     # A probe's model and the kernel's tables are built before its search can stop: a
@@ -78,14 +79,13 @@ def minimize(
     # time (seconds, on a capture of tens of thousands of requests).
     setup = time.monotonic() - began
 
-    def probe(top: int, share: float) -> tuple[str, Placement | None]:
+    def probe(top: int, share: float) -> tuple[Status, Placement | None]:
         nonlocal nodes, setup
         left = None if node_limit is None else max(0, node_limit - nodes)
         built = time.monotonic()
         probe_model = model if top >= model.top else build_model(capture, top)
         modelled = time.monotonic() - built
-        remaining = deadline - time.monotonic()
-        budget = Budget(max(0.0, remaining * share), left)
+        budget = Budget(deadline.until(time.monotonic() + deadline.left() * share), left)
         outcome = search_model(probe_model, budget)
         setup = max(setup, modelled + budget.setup)
         nodes += budget.nodes
@@ -93,7 +93,7 @@ def minimize(
             return outcome.status, None
         return outcome.status, probe_model.placement(capture, outcome.bases)
 
-    def result(status: str, best: int | None, placement: Placement | None) -> MinimizeResult:
+    def result(status: Status, best: int | None, placement: Placement | None) -> MinimizeResult:
         return MinimizeResult(status, time.monotonic() - started, nodes, lower, best, placement)
 
     placement = first
@@ -108,7 +108,7 @@ def minimize(
     while probe_from < best and (probes is None or asked < probes):
         asked += 1
         share = bound_share if at_bound else 0.5
-        if (deadline - time.monotonic()) * share <= setup:
+        if deadline.left() * share <= setup:
             break
         if node_limit is not None and nodes >= node_limit:
             break
@@ -128,7 +128,7 @@ def minimize(
 
 
 def undecided(
-    capture: Capture, model: SearchModel, status: str, seconds: float, nodes: int
+    capture: Capture, model: SearchModel, status: Status, seconds: float, nodes: int
 ) -> MinimizeResult:
     """The answer of a minimization whose first question (any placement at all?) ended
     ``status``, infeasible or timed out, without a placement."""

@@ -16,30 +16,30 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from tilefit.model.capture import Capture
-from tilefit.search.blocks import SearchModel, build_model
-from tilefit.search.decision import Decision
+from tilefit.model.deadline import Deadline
+from tilefit.search.blocks import SearchModel
 from tilefit.search.kernel import layout
 from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
 from tilefit.search.kernel.ordering import LEARNED
 from tilefit.search.kernel.sections import TooLarge
 from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 
 KEYS = KEY_LETTERS  # the kernel's key codes: 0 width, 1 area, 2 section total
 
 
 class Budget:
-    """What a search may still spend: a wall-clock deadline (none left when the limit is
-    negative) and, optionally, nodes; with the parameters of the searches it pays for
-    (``params.exact`` paces them, ``params.prunings`` switches the kernel's prunings).
-    ``stretch_prunes`` counts the placements the stretch bound failed."""
+    """What a search may still spend: until a ``Deadline`` and, optionally, nodes (a node
+    allowance is its own value: the answer then depends on the capture alone); with the
+    parameters of the searches it pays for (``params.exact`` paces them,
+    ``params.prunings`` switches the kernel's prunings). ``stretch_prunes`` counts the
+    placements the stretch bound failed."""
 
     def __init__(
-        self, time_limit: float, node_limit: int | None = None, params: SearchParams = DEFAULT
+        self, deadline: Deadline, node_limit: int | None = None, params: SearchParams = DEFAULT
     ) -> None:
-        self.deadline = time.monotonic() + max(0.0, time_limit)
+        self.deadline = deadline.at  # the kernel reads the moment, on the monotonic clock
         self.node_limit = node_limit
         self.params = params
         self.stretch_prunes = 0
@@ -72,35 +72,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str
+    status: Status
     bases: dict[int, int] | None  # model block index -> base, when SOLVED
-
-
-def exact_search(
-    capture: Capture,
-    time_limit: float,
-    node_limit: int | None = None,
-    *,
-    params: SearchParams = DEFAULT,
-    model: SearchModel | None = None,
-) -> Decision:
-    """A placement of every request of ``capture``, a proof that none exists, or a time-out.
-
-    With ``node_limit`` the answer depends only on the capture (not on the
-    machine's speed) as long as the time limit is not reached first. ``params`` pace the
-    search and switch the kernel's prunings (``Budget``). ``model``: the capture's, when the
-    caller built it already.
-    """
-    started = time.monotonic()
-    budget = Budget(time_limit, node_limit, params)
-    model = build_model(capture) if model is None else model
-    outcome = search_model(model, budget)
-    placement = None
-    if outcome.bases is not None:
-        placement = model.placement(capture, outcome.bases)
-    route = None if outcome.status == TIMEOUT else "exact"
-    seconds = time.monotonic() - started
-    return Decision(outcome.status, placement, route, seconds=seconds, nodes=budget.nodes)
 
 
 def search_model(model: SearchModel, budget: Budget) -> Outcome:

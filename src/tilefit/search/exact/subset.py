@@ -11,26 +11,22 @@ hold).
 
 from __future__ import annotations
 
-import time
-
-from tilefit.model.capture import Capture
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.model.deadline import Deadline
+from tilefit.search.blocks import SearchModel
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.problem import Problem
 from tilefit.search.routes import INFEASIBLE, SOLVED
 
 
-def irreducible_subset(
-    capture: Capture, time_limit: float, model: SearchModel | None = None
-) -> tuple[str, ...] | None:
+def irreducible_subset(problem: Problem, deadline: Deadline) -> tuple[str, ...] | None:
     """Unit ids (requests outside sequences, or sequences), in capture order.
 
-    None when the capture is not proven infeasible, or when the time limit
-    ends the filter before it is done.
+    None when the capture is not proven infeasible, or when ``deadline`` ends the filter
+    before it is done (the proof and the filter share it).
     """
-    deadline = time.monotonic() + time_limit  # the proof and the filter share the limit
-    model = build_model(capture) if model is None else model
-    if search_model(model, Budget(time_limit)).status != INFEASIBLE:
+    model = problem.model
+    if search_model(model, Budget(deadline)).status != INFEASIBLE:
         return None
     ids, irreducible = shrink(model, deadline)
     return ids if irreducible else None
@@ -38,7 +34,7 @@ def irreducible_subset(
 
 def shrink(
     model: SearchModel,
-    deadline: float,
+    deadline: Deadline,
     trial_nodes: int | None = None,
     params: SearchParams = DEFAULT,
 ) -> tuple[tuple[str, ...], bool]:
@@ -56,14 +52,14 @@ def shrink(
         i = 0
         while i < len(keep):
             trial = keep[:i] + keep[i + chunk :]
-            budget = Budget(deadline - time.monotonic(), trial_nodes, params)
+            budget = Budget(deadline, trial_nodes, params)
             status = search_model(model.restricted(frozenset(trial)), budget).status
             if status == INFEASIBLE:
                 keep = trial
                 continue
             if status != SOLVED:
                 irreducible = False
-                if time.monotonic() >= deadline:
+                if deadline.passed():
                     return tuple(model.blocks[k].id for k in keep), False
             i += chunk
         if chunk == 1:

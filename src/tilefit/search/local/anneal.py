@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
 from tilefit.search.decision import Partial, better
 from tilefit.search.kernel.arrays import Array
@@ -106,10 +107,10 @@ class Annealer:
         bases = {int(k): int(self.best_y[k]) for k in np.flatnonzero(self.best_placed)}
         return partial_of(self.model, bases, self.left_out)
 
-    def _until(self, deadline: float) -> int:
+    def _until(self, deadline: Deadline) -> int:
         """Iterations that fit before the deadline at the last chunk's pace (at least one):
         a whole chunk far from it, fewer near it, so that a run keeps its deadline."""
-        remaining = deadline - time.monotonic()
+        remaining = deadline.at - time.monotonic()
         if self.pace <= 0.0 or remaining >= self.chunk * self.pace:
             return self.chunk
         return max(1, int(remaining / self.pace))
@@ -122,7 +123,7 @@ class Annealer:
     def run(
         self,
         iterations: int,
-        deadline: float,
+        deadline: Deadline,
         stop: Callable[[], bool] | None = None,
         stall: int | None = None,
     ) -> dict[int, int] | None:
@@ -133,7 +134,7 @@ class Annealer:
             return None
         left = iterations
         while left > 0 and self.counters[1] > 0:
-            if time.monotonic() >= deadline or (stop is not None and stop()):
+            if deadline.passed() or (stop is not None and stop()):
                 break
             if stall is not None and self.stalled >= stall:
                 break
@@ -211,7 +212,9 @@ class Restarts:
         """A single search, never begun again."""
         return cls(lambda k: annealer, unit=None)
 
-    def run(self, deadline: float, stop: Callable[[], bool] | None = None) -> dict[int, int] | None:
+    def run(
+        self, deadline: Deadline, stop: Callable[[], bool] | None = None
+    ) -> dict[int, int] | None:
         """Bases of every block once a search places all; None at the deadline or stop."""
         while True:
             stall = None if self.unit is None else self.unit * luby(self.starts + 1)

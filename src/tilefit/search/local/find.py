@@ -2,7 +2,8 @@
 
 Each round r tries, with node allowances that double from round to round (the
 random choices follow the seed; the time each route gets follows the time the
-others took), the routes of ``FIND_ROUTES`` that are switched on:
+others took), the routes of the member (each a ``Find`` class, registered) that are
+switched on, in rank order:
 
 1. a **greedy pass** in a constraint-aware order (most constrained first,
    ``tilefit.search.local.contention``), the first rounds in fixed orders, later
@@ -28,40 +29,63 @@ from __future__ import annotations
 
 import random
 import time
+from abc import abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 from tilefit.engine.attempt import Attempt, Prepared, run_strategy
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.blocks import SearchModel
 from tilefit.search.decision import Decision, Partial, better
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.restriction import rigid_restriction
 from tilefit.search.params import DEFAULT, AnnealParams, SearchParams
-from tilefit.search.routes import FIND_ROUTES, SOLVED
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Search
+from tilefit.search.routes import FIND, SOLVED, Member, Route, Routes, of_member
+
+
+class Find(Route, Search):
+    """A route of the find member: given the round's greedy pass, a placement of every
+    request or None (``place``); ``needs_time``: skipped once the member's time is up (the
+    greedy pass is made whatever the time, since every route starts from it). Run alone
+    (``run``), it is the find member with no other route on."""
+
+    member: ClassVar[Member] = FIND
+    needs_time: ClassVar[bool] = True
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+        alone = replace(params, routes=Routes.only([self.name]))
+        return find_placement(problem, deadline, params=alone)
+
+    @abstractmethod
+    def place(self, finder: Finder, this: Round) -> Placement | None:
+        """This route's placement from round ``this`` of ``finder``, or None."""
 
 
 def find_placement(
-    capture: Capture,
-    time_limit: float,
+    problem: Problem,
+    deadline: Deadline,
     *,
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     params: SearchParams = DEFAULT,
-    model: SearchModel | None = None,
 ) -> Decision:
-    """A placement of every request, found by the routes above within ``time_limit``
-    (those of them that ``params.routes`` leaves on, tuned by ``params.find``), or a
-    time-out with the annealing's best partial placement: never a proof."""
+    """A placement of every request, found by the routes above by ``deadline`` (those of
+    them that ``params.routes`` leaves on, tuned by ``params.find``), or a time-out with
+    the annealing's best partial placement: never a proof."""
     started = time.monotonic()
-    model = build_model(capture) if model is None else model
-    finder = _Finder(capture, model, started + time_limit, random.Random(seed), params, stop)
+    capture, model = problem.capture, problem.model
+    routes = tuple(r() for r in of_member(FIND) if issubclass(r, Find) and params.routes.on(r))
+    finder = Finder(capture, model, deadline, random.Random(seed), params, stop)
     rounds = 0
-    while params.routes.any_on(FIND_ROUTES) and not finder.over():
-        answer = finder.round(rounds)
+    while routes and not finder.over():
+        answer = finder.round(rounds, routes)
         if answer is not None:
             placement, route = answer
             return Decision(SOLVED, placement, route, seconds=time.monotonic() - started)
@@ -69,14 +93,14 @@ def find_placement(
     return Decision.undecided(time.monotonic() - started, finder.partial())
 
 
-class _Finder:
+class Finder:
     """The routes of one ``find_placement`` call, and what they keep from round to round."""
 
     def __init__(
         self,
         capture: Capture,
         model: SearchModel,
-        deadline: float,
+        deadline: Deadline,
         rng: random.Random,
         params: SearchParams,
         stop: Callable[[], bool] | None,
@@ -93,31 +117,34 @@ class _Finder:
         self.annealing: tuple[Restarts, Restarts] | None = None
 
     def over(self) -> bool:
-        return time.monotonic() >= self.deadline or (self.stop is not None and self.stop())
+        return self.deadline.passed() or (self.stop is not None and self.stop())
+
+    def placement(self, bases: dict[int, int] | None) -> Placement | None:
+        """The placement of every block at ``bases``, if a route found them."""
+        return None if bases is None else self.model.placement(self.capture, bases)
 
     def partial(self) -> Partial | None:
         """The annealing's best partial placement, if it ran."""
         return None if self.annealing is None else better(*(a.partial() for a in self.annealing))
 
-    def round(self, r: int) -> tuple[Placement, str] | None:
-        """Round ``r``: one greedy pass, then each route of ``FIND_ROUTES`` that is on, in
-        that order (``STEPS``), until one places every request: the placement and its route."""
+    def round(self, r: int, routes: tuple[Find, ...]) -> tuple[Placement, str] | None:
+        """Round ``r``: one greedy pass, then each of ``routes`` in turn until one places
+        every request: the placement and its route."""
         started = time.monotonic()  # the pass is part of the round's time
         attempt = run_strategy(self.prepared, self.features.strategy(r, self.rng), self.over)
         if attempt.cut:  # the deadline came during the pass: no round to make of it
             return None
-        this = _Round(r, started, self.params.find.first_nodes << min(r, 20), attempt)
+        this = Round(r, started, self.params.find.first_nodes << min(r, 20), attempt)
         this.at = self.model.bases_of(attempt.offsets)
-        for name in FIND_ROUTES:
-            step = STEPS[name]
-            if not self.params.routes.on(name) or (step.needs_time and self.over()):
+        for route in routes:
+            if route.needs_time and self.over():
                 continue
-            placed = step.run(self, this)
+            placed = route.place(self, this)
             if placed is not None:
-                return placed, name
+                return placed, route.name
         return None
 
-    def _anneal(self, at: dict[int, int], r: int, spent: float) -> dict[int, int] | None:
+    def anneal(self, at: dict[int, int], r: int, spent: float) -> dict[int, int] | None:
         """Two annealing searches share the round's slice: one long search from the first
         pass, continued from round to round (some tiles need one), and short searches
         begun again from fresh passes whenever they stall (others are decided from one
@@ -136,17 +163,17 @@ class _Finder:
             )
         shares = self.params.find.anneal_shares
         share = shares[min(r, len(shares) - 1)]
-        slice_end = min(self.deadline, time.monotonic() + spent * share / (1 - share))
+        slice_end = min(self.deadline.at, time.monotonic() + spent * share / (1 - share))
         middle = (time.monotonic() + slice_end) / 2
         for until, annealing in zip((middle, slice_end), self.annealing, strict=True):
-            bases = annealing.run(until, self.stop)
+            bases = annealing.run(self.deadline.until(until), self.stop)
             if bases is not None:
                 return bases
         return None
 
 
 @dataclass
-class _Round:
+class Round:
     """What one round's routes share: its number, when it began, the kernel's node
     allowance per call, the greedy pass and the bases it gave the blocks it placed."""
 
@@ -157,52 +184,62 @@ class _Round:
     at: dict[int, int] = field(default_factory=dict)
 
 
-def _greedy(finder: _Finder, this: _Round) -> Placement | None:
-    """The pass itself, when it placed every request."""
-    return this.attempt.placement if this.attempt.fits else None
+class Greedy(Find):
+    """The round's greedy pass itself, when it placed every request."""
+
+    name = "greedy"
+    rank = 10
+    proves, places = False, True
+    says = "a constraint-aware greedy pass"
+    needs_time = False
+
+    def place(self, finder: Finder, this: Round) -> Placement | None:
+        return this.attempt.placement if this.attempt.fits else None
 
 
-def _completion(finder: _Finder, this: _Round) -> Placement | None:
+class Completion(Find):
     """The pinned blocks where the pass put them, every other block searched exactly."""
-    if not finder.pinned:
-        return None
-    fixed = {k: this.at[k] for k in finder.pinned if k in this.at}
-    bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.params)
-    return None if bases is None else finder.model.placement(finder.capture, bases)
+
+    name = "completion"
+    rank = 20
+    proves, places = False, True
+    says = "the exact search around the pass's pinned blocks"
+
+    def place(self, finder: Finder, this: Round) -> Placement | None:
+        if not finder.pinned:
+            return None
+        fixed = {k: this.at[k] for k in finder.pinned if k in this.at}
+        bases = _complete(finder.model, fixed, finder.deadline, this.nodes, finder.params)
+        return finder.placement(bases)
 
 
-def _repair(finder: _Finder, this: _Round) -> Placement | None:
+class Repair(Find):
     """The pass but a window around its failure, re-placed by the kernel."""
-    size = finder.params.find.window << min(this.r // 2, 8)
-    window = _window(finder.model, this.attempt, this.at, size)
-    kept = {k: b for k, b in this.at.items() if k not in window}
-    bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.params)
-    return None if bases is None else finder.model.placement(finder.capture, bases)
+
+    name = "repair"
+    rank = 30
+    proves, places = False, True
+    says = "the exact search re-placing a window of the pass"
+
+    def place(self, finder: Finder, this: Round) -> Placement | None:
+        size = finder.params.find.window << min(this.r // 2, 8)
+        window = _window(finder.model, this.attempt, this.at, size)
+        kept = {k: b for k, b in this.at.items() if k not in window}
+        bases = _complete(finder.model, kept, finder.deadline, this.nodes, finder.params)
+        return finder.placement(bases)
 
 
-def _anneal(finder: _Finder, this: _Round) -> Placement | None:
+class Anneal(Find):
     """The two annealing searches, for a share of the round's time so far."""
-    bases = finder._anneal(this.at, this.r, time.monotonic() - this.started)
-    return None if bases is None else finder.model.placement(finder.capture, bases)
 
+    name = "anneal"
+    rank = 40
+    proves, places = False, True
+    says = "ruin and recreate with simulated annealing"
 
-@dataclass(frozen=True)
-class Step:
-    """One find route as the member runs it: ``run`` gives a placement or None, and
-    ``needs_time`` says it is skipped once the member's time is up (the greedy pass is
-    made whatever the time, since every route starts from it)."""
-
-    run: Callable[[_Finder, _Round], Placement | None]
-    needs_time: bool = True
-
-
-STEPS: dict[str, Step] = {
-    "greedy": Step(_greedy, needs_time=False),
-    "completion": Step(_completion),
-    "repair": Step(_repair),
-    "anneal": Step(_anneal),
-}
-"""Each route of ``FIND_ROUTES`` (the registry) and how it runs; a test ties the two."""
+    def place(self, finder: Finder, this: Round) -> Placement | None:
+        bases = finder.anneal(this.at, this.r, time.monotonic() - this.started)
+        return finder.placement(bases)
 
 
 def fresh_annealer(
@@ -222,7 +259,7 @@ def fresh_annealer(
 
 
 def _complete(
-    model: SearchModel, fixed: dict[int, int], deadline: float, nodes: int, params: SearchParams
+    model: SearchModel, fixed: dict[int, int], deadline: Deadline, nodes: int, params: SearchParams
 ) -> dict[int, int] | None:
     """Bases for every block, with ``fixed`` kept where they are and the rest searched.
 
@@ -230,7 +267,7 @@ def _complete(
     with the fixed ones exact), which only asks more: every answer is valid.
     """
     free = [k for k in range(len(model.blocks)) if k not in fixed]
-    budget = Budget(deadline - time.monotonic(), nodes, params)
+    budget = Budget(deadline, nodes, params)
     outcome = search_free(rigid_restriction(model, fixed), free, fixed, budget)
     return outcome.bases if outcome.status == SOLVED else None
 

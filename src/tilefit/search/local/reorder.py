@@ -17,7 +17,6 @@ passes tried depend on the capture and the time alone.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -25,7 +24,21 @@ import numpy as np
 
 from tilefit.engine.uniform import Ints, UniformArrays, lowest_offsets, smallest_holes
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
+from tilefit.search.routes import LEAST, Route
+
+
+class Reorder(Route):
+    """Greedy passes in orders drawn from the live profile, minimising from the lowest
+    greedy pass (``reorder``). Not a route of the portfolio: the ladder's least rung runs
+    it on a uniform capture (``tilefit.verdicts.searching.least_rung``)."""
+
+    name = "reorder"
+    member = LEAST
+    rank = 10
+    proves, places = False, True
+    says = "greedy passes in orders drawn from the live profile"
 
 
 @dataclass(frozen=True)
@@ -84,13 +97,13 @@ FIXED_ORDERS: tuple[tuple[str, ...], ...] = (
 def reorder(
     capture: Capture,
     uniform: UniformArrays,
-    stop_at: float,
+    deadline: Deadline,
     above: int,
     floor: int,
     seed: int,
     most: int | None = None,
 ) -> Reordered | None:
-    """The lowest pass below ``above`` found by ``stop_at`` (None if none is): orders of
+    """The lowest pass below ``above`` found by ``deadline`` (None if none is): orders of
     ``FIXED_ORDERS``, then random mixtures of the same keys, each first-fit and best-fit; it
     ends early at a pass whose top is ``floor`` (the lower bound), or after ``most`` passes."""
     features = Features.of(uniform)
@@ -99,9 +112,9 @@ def reorder(
     passes = 0
     for name, order in _orders(keys, random.Random(seed)):
         for fit, place in (("first-fit", lowest_offsets), ("best-fit", smallest_holes)):
-            if time.monotonic() >= stop_at or passes == most:
+            if deadline.passed() or passes == most:
                 return best
-            offsets, failed_at = place(uniform, order, lambda: time.monotonic() >= stop_at)
+            offsets, failed_at = place(uniform, order, deadline.passed)
             passes += 1
             if failed_at != -1:
                 continue

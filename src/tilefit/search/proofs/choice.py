@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -46,12 +46,36 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
-from tilefit.search.params import DEFAULT, ChoiceParams
+from tilefit.search.decision import Decision
+from tilefit.search.exact.route import proven
+from tilefit.search.params import SearchParams, Tuned, ruled
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 
-if TYPE_CHECKING:
-    from tilefit.search.decision import Decision
-    from tilefit.search.proving import Proving
+
+@dataclass(frozen=True)
+class ChoiceParams(Tuned):
+    """The choice relaxation's proof (``tilefit.search.proofs.choice``)."""
+
+    nodes: int = ruled(2_000, "whole")
+    """Branch-and-bound nodes HiGHS may take on one 0-1 program: a limit of work, not of
+    time, so that the answer depends on the capture alone."""
+    hulls: int = ruled(8, "count")
+    """Per stretch, the most shared hulls (the parts of it some blocks are confined to)
+    given constraints of their own besides the whole stretch's."""
+    share: float = ruled(0.1, "share")
+    """Of the prove member's time, what the proof and the shrinking of its core may take."""
+    table_limit: int = ruled(20_000_000, "whole")
+    """Blocks x steps beyond which the proof's table (8 bytes an entry: 160 MB) is not
+    built: a capture of tens of thousands of blocks over thousands of steps."""
+    where_seconds: float = ruled(1.0, "positive")
+    """At most this long to find the steps of a core the choice proved, for the reader (a
+    few 0-1 programs of the core alone: milliseconds for tile 847's)."""
+
+
+DEFAULT_CHOICE = ChoiceParams()
 
 Span = tuple[int, int]  # addresses [start, end)
 
@@ -66,7 +90,7 @@ class Choices:
     live: np.ndarray  # blocks x steps: the bytes of the block's pieces alive at the step
 
 
-def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT_CHOICE) -> Choices | None:
     """The stretches of ``model``'s memory and each block's hulls in them; None when no
     block has two stretches to choose from (the relaxation is then the steps' own), or
     when its table (blocks x steps) would pass ``params.table_limit`` entries."""
@@ -76,7 +100,7 @@ def choices_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Cho
     return choices
 
 
-def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> Choices | None:
+def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT_CHOICE) -> Choices | None:
     """The stretches, hulls and live table of ``choices_of``, whether or not any block has
     a choice to make: None where memory is one stretch (nothing to choose or split, and
     no table of blocks x steps built for it) or past ``params.table_limit`` entries."""
@@ -116,7 +140,7 @@ def stretches_of(model: SearchModel, params: ChoiceParams = DEFAULT.choice) -> C
 
 
 def choice_core(
-    model: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+    model: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT_CHOICE
 ) -> frozenset[int] | None:
     """Blocks of ``model`` that no choice of stretches holds (shrunk with the relaxation
     until the deadline), or None: a choice exists, none is needed, or time ran out."""
@@ -154,7 +178,7 @@ class ChoiceWhere:
 
 
 def where_choice_fails(
-    core: SearchModel, deadline: float, params: ChoiceParams = DEFAULT.choice
+    core: SearchModel, deadline: Deadline, params: ChoiceParams = DEFAULT_CHOICE
 ) -> ChoiceWhere | None:
     """The steps and stretches of a core ``choice_core`` proved, or None if the relaxation
     does not fail on it (or the deadline comes first)."""
@@ -172,7 +196,7 @@ def where_choice_fails(
 
 
 def _failing_steps(
-    choices: Choices, blocks: list[int], deadline: float, params: ChoiceParams
+    choices: Choices, blocks: list[int], deadline: Deadline, params: ChoiceParams
 ) -> list[int] | None:
     """Indices of steps at which no choice holds ``blocks``, shrunk until the deadline
     (each removal kept while still failing), or None when a choice holds them all."""
@@ -186,12 +210,12 @@ def holds(
     choices: Choices,
     blocks: Sequence[int],
     steps: Sequence[int],
-    deadline: float,
-    params: ChoiceParams = DEFAULT.choice,
+    deadline: Deadline,
+    params: ChoiceParams = DEFAULT_CHOICE,
 ) -> bool | None:
     """Whether some choice of stretches holds ``blocks`` at ``steps`` (indices into
     ``choices.steps``): True, False, or None when HiGHS reaches the node limit or the
-    deadline (``time.monotonic()`` seconds) first."""
+    deadline first."""
     built = program(choices, blocks, steps, params)
     if built is None:
         return False  # blocks with no choice overfill a stretch already
@@ -216,7 +240,7 @@ def program(
     choices: Choices,
     blocks: Sequence[int],
     steps: Sequence[int],
-    params: ChoiceParams = DEFAULT.choice,
+    params: ChoiceParams = DEFAULT_CHOICE,
 ) -> ChoiceProgram | None:
     """The program of ``blocks`` at ``steps``, or None when the blocks with one stretch
     alone overfill an interval (no choice then holds them)."""
@@ -291,8 +315,8 @@ def greedy_choice(built: ChoiceProgram) -> dict[int, int] | None:
 
 def solve_program(
     built: ChoiceProgram,
-    deadline: float,
-    params: ChoiceParams = DEFAULT.choice,
+    deadline: Deadline,
+    params: ChoiceParams = DEFAULT_CHOICE,
     cuts: Sequence[frozenset[tuple[int, int]]] = (),
 ) -> dict[int, int] | bool | None:
     """The 0-1 program: one stretch per choosing block, each row within its limit, and
@@ -300,7 +324,7 @@ def solve_program(
     least one of its choices not taken. Block -> stretch when HiGHS finds a choice (True
     when nothing chooses), False when it proves none exists, None at its node limit or
     the deadline."""
-    seconds = deadline - time.monotonic()
+    seconds = deadline.at - time.monotonic()
     if seconds <= 0:
         return None
     n = len(built.columns)
@@ -382,7 +406,7 @@ def _within(inner: Span, outer: Span) -> bool:
 
 
 def _shrink(
-    items: list[int], infeasible: Callable[[list[int]], bool], deadline: float
+    items: list[int], infeasible: Callable[[list[int]], bool], deadline: Deadline
 ) -> list[int]:
     """A deletion filter: chunks of ``items`` dropped while ``infeasible`` of the rest
     still holds, halving the chunk down to one, until the deadline."""
@@ -391,7 +415,7 @@ def _shrink(
     while True:
         i = 0
         while i < len(keep):
-            if time.monotonic() >= deadline:
+            if deadline.passed():
                 return keep
             trial = keep[:i] + keep[i + chunk :]
             if trial and infeasible(trial):
@@ -403,10 +427,25 @@ def _shrink(
         chunk = max(1, chunk // 2)
 
 
-def prove(p: Proving) -> Decision | None:
-    """Route ``choice``: no choice of stretches holds the blocks (each keeps one all its
-    life). The core comes shrunk by the relaxation itself; the exact search's deletion
-    filter then tries to show it irreducible in the time left (where it cannot, the subset
-    stays as it is)."""
-    core = choice_core(p.model, p.share(p.params.choice.share), p.params.choice)
-    return None if core is None else p.infeasible(p.model.restricted(core), "choice")
+class Choice(Proof):
+    """No choice of stretches holds the blocks (each keeps one all its life). The core
+    comes shrunk by the relaxation itself; the exact search's deletion filter then tries
+    to show it irreducible in the time left (where it cannot, the subset stays as it is).
+    ``diagnose`` reads the steps of its core again for the reader (``where_choice_fails``)."""
+
+    name = "choice"
+    rank = 20
+    tuning = ChoiceParams
+    proves, places = True, False
+    says = (
+        "each request keeps one stretch of memory all its life, and no choice of "
+        "stretches holds these at every step"
+    )
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        model = problem.model
+        tuned = params.of(ChoiceParams)
+        core = choice_core(model, deadline.share(tuned.share), tuned)
+        if core is None:
+            return None
+        return proven(problem, model.restricted(core), Choice, deadline, params)

@@ -12,13 +12,13 @@ only by trying every assignment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, Side
-
-if TYPE_CHECKING:
-    from tilefit.search.decision import Decision
-    from tilefit.search.proving import Proving
+from tilefit.search.decision import Decision
+from tilefit.search.exact.route import proven
+from tilefit.search.params import SearchParams
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 
 SideKey = tuple[int, int, int]  # block, offset, size
 
@@ -79,10 +79,16 @@ def _need(model: SearchModel, side: SideKey, reach: set[int]) -> int:
     return 1 if size <= widest else 2
 
 
-def prove(p: Proving) -> Decision | None:
-    """Route ``elements``: a clique of conflicting requests needing more memory elements
-    than they reach."""
-    clique = clique_core(p.model)
-    if clique is None:
-        return None
-    return p.infeasible(p.model.restricted(clique), "elements")
+class Elements(Proof):
+    """A clique of conflicting requests needing more memory elements than they reach."""
+
+    name = "elements"
+    rank = 10
+    proves, places = True, False
+    says = "requests in conflict with each other need more memory elements than they reach"
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        clique = clique_core(problem.model)
+        if clique is None:
+            return None
+        return proven(problem, problem.model.restricted(clique), Elements, deadline, params)

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from tilefit.bounds.live import live_steps
 from tilefit.bounds.window import Window, window_of, windows_around
 from tilefit.model.capture import Capture, Memory, Range
-from tilefit.search.exact.solve import exact_search
+from tilefit.model.deadline import Deadline
+from tilefit.search.blocks import build_model
+from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.params import DEFAULT, SearchParams
-from tilefit.search.routes import INFEASIBLE, SOLVED
+from tilefit.search.routes import INFEASIBLE, SOLVED, Status
 
 
 @dataclass(frozen=True)
@@ -60,14 +62,14 @@ def transients_capture(window: Window, top: int) -> Capture:
     return Capture(f"window-{window.start}-{window.end}", window.steps, memory, window.transients)
 
 
-def _fits(window: Window, top: int, seconds: float, params: SearchParams) -> str:
+def _fits(window: Window, top: int, seconds: float, params: SearchParams) -> Status:
     """Whether the transients fit below ``top`` (SOLVED, INFEASIBLE or a time-out)."""
     if top < window.transient_peak:
         return INFEASIBLE  # the live bound of the transients refutes it
     if not window.transients:
         return SOLVED
-    decision = exact_search(transients_capture(window, top), seconds, params=params)
-    return decision.status
+    model = build_model(transients_capture(window, top))
+    return search_model(model, Budget(Deadline.start(seconds), params=params)).status
 
 
 def busiest_steps(capture: Capture, most: int) -> list[int]:

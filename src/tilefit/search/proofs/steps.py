@@ -23,19 +23,18 @@ quickly, where the whole capture is too large to exhaust.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from tilefit.bounds.live import live_steps
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import Block, Piece, SearchModel
+from tilefit.search.decision import Decision
+from tilefit.search.exact.route import proven
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.params import DEFAULT, SearchParams
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
 from tilefit.search.routes import INFEASIBLE, SOLVED
-
-if TYPE_CHECKING:
-    from tilefit.search.decision import Decision
-    from tilefit.search.proving import Proving
 
 
 def step_model(model: SearchModel, step: int) -> SearchModel:
@@ -127,7 +126,7 @@ def groups(model: SearchModel) -> list[frozenset[int]]:
 
 
 def prove_by_steps(
-    model: SearchModel, deadline: float, params: SearchParams = DEFAULT
+    model: SearchModel, deadline: Deadline, params: SearchParams = DEFAULT
 ) -> SearchModel | None:
     """A step relaxation (or a part of one) proven infeasible before ``deadline``, or None.
 
@@ -142,7 +141,7 @@ def prove_by_steps(
     seen: set[frozenset[tuple[str, tuple[str, ...]]]] = set()
     wholes: list[SearchModel] = []
     for step in loaded_steps(model):
-        if time.monotonic() >= deadline:  # thousands of steps of a large capture take long
+        if deadline.passed():  # thousands of steps of a large capture take long
             break
         whole = step_model(model, step)
         wholes.append(whole)
@@ -154,13 +153,13 @@ def prove_by_steps(
     pending += wholes
     solved: list[frozenset[tuple[str, tuple[str, ...]]]] = []
     nodes = params.portfolio.step_first_nodes
-    while pending and time.monotonic() < deadline:
+    while pending and not deadline.passed():
         left: list[SearchModel] = []
         for candidate in pending:
             signature = _signature(candidate)
             if any(signature <= done for done in solved):
                 continue
-            budget = Budget(deadline - time.monotonic(), nodes, params)
+            budget = Budget(deadline, nodes, params)
             status = search_model(candidate, budget).status
             if status == INFEASIBLE:
                 return candidate
@@ -168,7 +167,7 @@ def prove_by_steps(
                 solved.append(signature)
             else:
                 left.append(candidate)
-            if time.monotonic() >= deadline:
+            if deadline.passed():
                 return None
         pending = left
         nodes *= 2
@@ -180,7 +179,15 @@ def _signature(model: SearchModel) -> frozenset[tuple[str, tuple[str, ...]]]:
     return frozenset((b.id, tuple(p.request for p in b.pieces)) for b in model.blocks)
 
 
-def prove(p: Proving) -> Decision | None:
-    """Route ``steps``: the requests alive at one step must fit on their own."""
-    core = prove_by_steps(p.model, p.share(p.params.portfolio.step_share), p.params)
-    return None if core is None else p.infeasible(core, "steps")
+class Steps(Proof):
+    """The requests alive at one step must fit on their own."""
+
+    name = "steps"
+    rank = 30
+    proves, places = True, False
+    says = "the requests alive at one step cannot be placed together"
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        share = deadline.share(params.portfolio.step_share)
+        core = prove_by_steps(problem.model, share, params)
+        return None if core is None else proven(problem, core, Steps, deadline, params)

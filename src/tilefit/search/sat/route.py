@@ -1,6 +1,6 @@
 """Route ``cpsat``: OR-Tools CP-SAT on the tile, from the closest placement, for its share.
 
-The prove member runs it after the cheap proofs (``tilefit.search.routes.first_proofs``).
+The prove member runs it after the cheap proofs, by its rank (``tilefit.search.portfolio.proofs``).
 It takes ``CpsatParams.share`` of the member's time:
 
 1. the hint: the closest placement of greedy passes in the capture extended above its
@@ -24,19 +24,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from tilefit.model.capture import Capture
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.closest import closest, extended
 from tilefit.search.decision import Decision, Partial
-from tilefit.search.params import DEFAULT, CpsatParams
-from tilefit.search.routes import CPSAT, INFEASIBLE, SOLVED, TIMEOUT
+from tilefit.search.exact.route import proven
+from tilefit.search.params import SearchParams, Tuned, ruled
+from tilefit.search.problem import Problem
+from tilefit.search.proof import Proof
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 from tilefit.search.sat.model import build
-
-if TYPE_CHECKING:
-    from tilefit.search.proving import Proving
 
 try:  # loaded with the portfolio, before any clock starts (0.4 s)
     from ortools.sat.python import cp_model
@@ -44,18 +45,72 @@ except ImportError:  # pragma: no cover - depends on the environment
     cp_model = None  # type: ignore[assignment]
 
 
-def run(p: Proving) -> Decision | None:
-    """Route ``cpsat``: a placement, a proof, or None in its share of the time (its best
-    solution above the top then kept among the member's partial placements)."""
-    deadline = p.share(p.params.cpsat.share)  # the member's deadline at the latest
-    status, bases, search = sat_search(p.capture, p.model, deadline, p.params.cpsat)
-    if status == SOLVED and bases is not None:
-        return Decision(SOLVED, search.placement(p.capture, bases), CPSAT, seconds=p.seconds())
-    if status == INFEASIBLE:
-        return p.infeasible(p.model, CPSAT)
-    if bases is not None:
-        p.partials.append(below(search, bases, p.capture.memory.size))
-    return None
+@dataclass(frozen=True)
+class CpsatParams(Tuned):
+    """Route ``cpsat``: OR-Tools CP-SAT from the closest placement
+    (``tilefit.search.sat.route``; switched off as a route, ``Routes``)."""
+
+    share: float = ruled(0.5, "share")
+    """Of the prove member's time, what the route may take (hint, model and solve)."""
+    workers: int = ruled(2, "whole")
+    """CP-SAT's threads. With one there is no large neighbourhood search, which is what
+    improves the hint: tile 503 of synth seed 2 took 19-23 s with one, 2.5-17 s with two."""
+    hint: bool = ruled(True, "switch")
+    """Start from the closest placement of greedy passes in the capture extended above its
+    top, the top minimised (off: a plain feasibility question within the capacity)."""
+    hint_share: float = ruled(0.1, "share")
+    """Of the route's time, what the hint's greedy passes may take."""
+    area: bool = ruled(False, "switch")
+    """Minimise the bytes x steps above the top instead of the top itself."""
+    timetabling: bool = ruled(True, "switch")
+    """``no_overlap_2d``'s timetabling (CP-SAT's ``use_timetabling_in_no_overlap_2d``)."""
+    energetic: bool = ruled(True, "switch")
+    """``no_overlap_2d``'s energetic reasoning (``use_energetic_reasoning_in_no_overlap_2d``)."""
+    probing: int = ruled(0, "count")
+    """CP-SAT's ``cp_model_probing_level``: its presolve probing took 12 s of tile 503's
+    first 13 with the default (2), before any search."""
+    proves: bool = ruled(False, "switch")
+    """Take CP-SAT's proof of infeasibility (its model is exact within the capacity:
+    ``tilefit.search.sat.model``). Off by default: CP-SAT has answered INFEASIBLE for
+    feasible models in several releases (OR-Tools issues 4546 in 9.12, 5003 in 9.15, the
+    one installed here), and a verdict must never be wrong; its placements count either
+    way, refereed."""
+    seed: int = ruled(0, "count")
+    """CP-SAT's ``random_seed``."""
+    block_limit: int = ruled(5_000, "whole")
+    """Blocks beyond which the route stands aside: its model is built in Python, which
+    no deadline interrupts (about 0.2 s per 1,000 blocks), and CP-SAT's presolve on tens of
+    thousands of rectangles would take the route's share before any search."""
+
+
+class Cpsat(Proof):
+    """OR-Tools CP-SAT from the closest placement, in the prove member: a placement, a
+    proof, or, in its share of the time, its best solution above the top as a partial
+    placement the member keeps."""
+
+    name = "cpsat"
+    rank = 50
+    tuning = CpsatParams
+    proves, places = True, True
+    says = (
+        "OR-Tools CP-SAT's search, started from the closest placement, was exhausted "
+        "within the memory"
+    )
+
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+        capture, model = problem.capture, problem.model
+        tuned = params.of(CpsatParams)
+        share = deadline.share(tuned.share)  # the member's deadline at the latest
+        status, bases, search = sat_search(capture, model, share, tuned)
+        if status == SOLVED and bases is not None:
+            placed = search.placement(capture, bases)
+            return Decision(SOLVED, placed, self.name, seconds=deadline.spent())
+        if status == INFEASIBLE:
+            return proven(problem, model, Cpsat, deadline, params)
+        if bases is not None:
+            partial = below(search, bases, capture.memory.size)
+            return Decision.undecided(deadline.spent(), partial)
+        return None
 
 
 def below(search: SearchModel, bases: dict[int, int], capacity: int) -> Partial:
@@ -67,8 +122,8 @@ def below(search: SearchModel, bases: dict[int, int], capacity: int) -> Partial:
 
 
 def sat_search(
-    capture: Capture, model: SearchModel, deadline: float, tuned: CpsatParams
-) -> tuple[str, dict[int, int] | None, SearchModel]:
+    capture: Capture, model: SearchModel, deadline: Deadline, tuned: CpsatParams
+) -> tuple[Status, dict[int, int] | None, SearchModel]:
     """CP-SAT on ``capture`` (``model``: its search model) until ``deadline``: SOLVED with
     every block's base (in the returned model's numbering, the capture's own), INFEASIBLE
     (only with ``tuned.proves``), or TIMEOUT (also without OR-Tools, or past
@@ -85,7 +140,7 @@ def sat_search(
     sat = build(search, capacity, hint, tuned.area)
     if sat is None:  # a block without a valid base: the other routes say so
         return TIMEOUT, None, search
-    solver = _solver(tuned, max(0.001, deadline - time.monotonic()))
+    solver = _solver(tuned, max(0.001, deadline.left()))
     # The objective's least value is its value at a placement: one found is optimal, and
     # ends the solve.
     status = solve_interruptibly(solver, sat.model)
@@ -101,13 +156,13 @@ def sat_search(
 
 
 def _hint(
-    capture: Capture, deadline: float, tuned: CpsatParams
+    capture: Capture, deadline: Deadline, tuned: CpsatParams
 ) -> tuple[SearchModel, dict[int, int]] | None:
     """The extended capture's model and every block's base there at the closest placement
     of greedy passes (a pass that fits: the capture's own model); None when none was found
     in time."""
-    seconds = (deadline - time.monotonic()) * tuned.hint_share
-    best = closest(capture, seconds, params=replace(DEFAULT.closest, descent=False))
+    hint = Deadline.start(deadline.left() * tuned.hint_share)
+    best = closest(capture, hint, descent=False)
     if best is None:
         return None
     wide = build_model(extended(capture, best.overflow))

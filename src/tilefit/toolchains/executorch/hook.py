@@ -84,6 +84,17 @@ def arena_line(arena: ArenaPlan, extra_padding: int) -> str:
     )
 
 
+def stopped_lines(plan: ProgramPlan, time_limit: float) -> list[str]:
+    """One line for each arena whose search the time limit stopped before it proved its plan
+    the least (an arena whose greedy plan is kept for a reason has its own warning)."""
+    return [
+        f"tilefit: arena {a.mem_id}: {a.top:,} B, not proven minimal: its search stopped at its "
+        f"time limit ({time_limit:g} s); planner(time_limit=SECONDS) gives it more"
+        for a in plan.arenas
+        if not a.proven and a.warning is None
+    ]
+
+
 @dataclass
 class Planner:
     """ExecuTorch's ``memory_planning_algo``, deciding each arena with tilefit."""
@@ -126,7 +137,7 @@ class Planner:
         except Exception as error:  # tilefit's bug must not cost the export: greedy's stands
             plan = ProgramPlan(program, ())
             trouble = f"internal error ({type(error).__name__}: {error}); please report it"
-        warnings = plan.warnings
+        warnings = [*plan.warnings, *stopped_lines(plan, self.time_limit)]
         if trouble is not None:
             warnings = [f"tilefit: {name} keeps ExecuTorch's greedy plan: {trouble}"]
             sizes = _write_greedy(given, found)
