@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from tilefit.bounds.live import live_steps
 from tilefit.model.capture import Capture, Request
 
@@ -65,27 +67,51 @@ def lifetime_runs(request: Request, horizon: int) -> tuple[tuple[int, int], ...]
     return ((request.start, request.end),)
 
 
+@dataclass(frozen=True, eq=False)
+class Lifetimes:
+    """A capture's requests with bytes, and their lifetimes as arrays: what lives in a
+    window is found without a pass over every request in Python (tens of thousands on
+    a real program, a window per step grown)."""
+
+    requests: tuple[Request, ...]
+    starts: np.ndarray
+    ends: np.ndarray
+    wraps: np.ndarray
+    horizon: int
+
+    @classmethod
+    def of(cls, capture: Capture) -> Lifetimes:
+        sized = tuple(r for r in capture.requests if r.size > 0)
+        starts = np.array([r.start for r in sized], dtype=np.int64)
+        ends = np.array([r.end for r in sized], dtype=np.int64)
+        return cls(sized, starts, ends, ends <= starts, capture.horizon)
+
+    def window(self, start: int, end: int) -> Window:
+        """The window of steps [start, end): the bytes held through it and the
+        transients, each cut to the window and counted from its first step."""
+        meets = ((self.starts < end) & (self.ends > start)) | self.wraps
+        held = held_count = 0
+        transients: list[Request] = []
+        for k in np.flatnonzero(meets):
+            request = self.requests[k]
+            runs = [
+                (max(lo, start), min(hi, end))
+                for lo, hi in lifetime_runs(request, self.horizon)
+                if lo < end and start < hi
+            ]
+            if runs == [(start, end)]:
+                held += request.size
+                held_count += 1
+                continue
+            for j, (lo, hi) in enumerate(runs):
+                ident = request.id if len(runs) == 1 else f"{request.id}#{j}"
+                transients.append(Request(ident, request.size, lo - start, hi - start))
+        return Window(start, end, held, held_count, tuple(transients))
+
+
 def window_of(capture: Capture, start: int, end: int) -> Window:
-    """The window of steps [start, end) of ``capture``: the bytes held through it and the
-    transients, each cut to the window and counted from its first step."""
-    held = held_count = 0
-    transients: list[Request] = []
-    for request in capture.requests:
-        if request.size <= 0:
-            continue
-        runs = [
-            (max(lo, start), min(hi, end))
-            for lo, hi in lifetime_runs(request, capture.horizon)
-            if lo < end and start < hi
-        ]
-        if runs == [(start, end)]:
-            held += request.size
-            held_count += 1
-            continue
-        for k, (lo, hi) in enumerate(runs):
-            ident = request.id if len(runs) == 1 else f"{request.id}#{k}"
-            transients.append(Request(ident, request.size, lo - start, hi - start))
-    return Window(start, end, held, held_count, tuple(transients))
+    """The window of steps [start, end) of ``capture`` (``Lifetimes.window``)."""
+    return Lifetimes.of(capture).window(start, end)
 
 
 def windows_around(capture: Capture, step: int, most: int) -> Iterator[Window]:
@@ -94,14 +120,15 @@ def windows_around(capture: Capture, step: int, most: int) -> Iterator[Window]:
     new transients (the earlier side on a tie); every one yielded, narrowest first."""
     start, end = step, step + 1
     horizon = capture.horizon
-    window = window_of(capture, start, end)
+    lifetimes = Lifetimes.of(capture)
+    window = lifetimes.window(start, end)
     while len(window.transients) <= most:
         yield window
         options = []
         if start > 0:
-            options.append(window_of(capture, start - 1, end))
+            options.append(lifetimes.window(start - 1, end))
         if end < horizon:
-            options.append(window_of(capture, start, end + 1))
+            options.append(lifetimes.window(start, end + 1))
         if not options:
             return
         window = min(options, key=lambda w: len(w.transients))

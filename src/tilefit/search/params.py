@@ -251,7 +251,7 @@ class LeastParams(Tuned):
     windows: bool = ruled(True, "switch")
     """Raise the lower bound by windows of steps around the busiest ones, each refuted by
     the exact search on its transients (``tilefit.search.proofs.least``)."""
-    windows_share: float = ruled(0.2, "share")
+    windows_share: float = ruled(0.1, "share")
     """Of the time left once the probe at the bound has not closed the bracket, what the
     windows may take."""
     transients_most: int = ruled(48, "count")
