@@ -29,7 +29,7 @@ from time import monotonic
 
 from tilefit.batch.inputs import Job
 from tilefit.batch.row import Row, error_row
-from tilefit.batch.work import Settings, WorkFunction, warm_up, work
+from tilefit.batch.work import Settings, WorkFunction, load, warm_up, work
 
 Record = Callable[[Row], None]
 _READY = "ready"
@@ -57,6 +57,7 @@ def _serve(conn: Connection, function: WorkFunction, settings: Settings) -> None
     """A worker's life: answer one job at a time until told to stop or the runner is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _start
+    load(settings)  # before the first capture's limit starts
     conn.send(_READY)
     while True:
         try:

@@ -197,6 +197,25 @@ def warm_up(settings: Settings) -> None:
         ensure_compiled()
 
 
+def load(settings: Settings) -> None:
+    """The modules a worker's mode runs, imported before the worker says it is ready: the
+    hard limit of a capture (``tilefit.batch.runner.hard_limit``) then counts its work,
+    not the worker's first imports, which take a second on a busy machine."""
+    from importlib import import_module
+
+    import_module("tilefit.bounds.deficit")
+    import_module(_VERDICTS[settings.mode])
+
+
+_VERDICTS = {
+    "diagnose": "tilefit.verdicts.diagnose",
+    "replay": "tilefit.verdicts.replay",
+    "place": "tilefit.verdicts.retry",
+    "solve": "tilefit.verdicts.solving",
+}
+"""The module each mode's function imports when it runs."""
+
+
 MODES: dict[str, Mode] = {
     "diagnose": _diagnose,
     "replay": _replay,

@@ -31,6 +31,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.engine.attempt import Attempt, run_strategy
+from tilefit.engine.stacking import NAME as STACKING
+from tilefit.engine.stacking import stack
 from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
@@ -171,6 +173,8 @@ def _strategies(
         )
         if attempt is None or attempt.cut:
             cut.append(f"the strategies' greedy passes ({done} of {len(names)} run)")
+            if best is None:  # never nothing: the stacking, where the memory holds it
+                return _stacked(problem, climb.minimize, lower)
             break
         tried.add(name)
         if not attempt.fits:
@@ -184,6 +188,18 @@ def _strategies(
         return None
     least = Least(lower, best.peak_address)
     return Answer(Verdict.FRAGMENTATION, best.strategy.name, _placed(best), least=least)
+
+
+def _stacked(problem: Problem, minimize: bool, lower: int) -> Answer | None:
+    """Every unit above the one before it (``tilefit.engine.stacking``): the placement of
+    last resort, for a deadline that ends the greedy passes before any places the capture.
+    Linear in the units, it runs past the deadline on purpose: an answer a second late
+    beats none."""
+    placement = stack(problem.prepared)
+    if placement is None:
+        return None
+    least = Least(lower, placement_top(problem.capture, placement.offsets)) if minimize else None
+    return Answer(Verdict.FRAGMENTATION, STACKING, placement, least=least)
 
 
 def _placed(attempt: Attempt) -> Placement:
