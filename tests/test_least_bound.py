@@ -14,9 +14,15 @@ from test_search_bracket import _at_top
 from tilefit.bounds.top import top_lower_bound
 from tilefit.bounds.window import window_of, windows_around
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
 from tilefit.search.params import LeastParams, SearchParams
+from tilefit.search.problem import Problem
 from tilefit.search.proofs.least import Refutation, recheck, window_bound
+from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.searching import _windowed
+from tilefit.verdicts.verdict import Verdict
+from tilefit.verdicts.watch import Watch
 
 EXAMPLES = 80
 FAR = 60.0  # seconds: tiny windows are settled in milliseconds; never reached
@@ -139,3 +145,22 @@ def test_a_window_holds_its_long_lived_requests_apart_from_its_transients() -> N
     assert (grown[0].start, grown[0].end) == (1, 2)
     assert all(len(w.transients) <= 4 for w in grown)
     assert _bound(capture, given=1)[1] == 5 + 3
+
+
+class _Stages(Watch):
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def stage(self, text: str, deadline: float | None = None) -> None:
+        self.heard.append(text)
+
+
+def test_the_least_rung_raises_its_lower_end_by_the_windows_when_they_are_on() -> None:
+    capture = _three_steps()
+    placed = Answer(Verdict.FRAGMENTATION, least=Least(1, 5))  # a bound of 1 B, a top of 5
+    for on, lower in ((True, 3), (False, 1)):
+        watch = _Stages()
+        params = SearchParams(least=LeastParams(windows=on))
+        raised = _windowed(Problem(capture), Deadline.start(FAR), placed, 1, watch, params)
+        assert raised.least == Least(lower, 5)
+        assert ("least top: windows around the busiest steps" in watch.heard) is on
