@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 
 from tilefit.bounds.live import live_steps
-from tilefit.bounds.window import Window, window_of, windows_around
+from tilefit.bounds.window import Window, lifetime_runs, window_of, windows_around
 from tilefit.model.capture import Capture, Memory, Range
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
@@ -75,18 +75,12 @@ def _fits(window: Window, top: int, seconds: float, params: SearchParams) -> Sta
 def busiest_steps(capture: Capture, most: int) -> list[int]:
     """Up to ``most`` steps, busiest first, one per run of steps with one live load."""
     runs = live_steps(
-        span
+        (lo, hi, request.size)
         for request in capture.requests
-        for span in _spans(request.start, request.end, request.size, capture.horizon)
+        for lo, hi in lifetime_runs(request, capture.horizon)
     )
     ranked = sorted(runs, key=lambda run: (-run[1], run[0]))
     return [step for step, _ in ranked[:most] if step < capture.horizon]
-
-
-def _spans(start: int, end: int, size: int, horizon: int) -> list[tuple[int, int, int]]:
-    if end <= start:  # wraps a cyclic capture's circle
-        return [(start, horizon, size), (0, end, size)]
-    return [(start, end, size)]
 
 
 def window_bound(
