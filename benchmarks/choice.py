@@ -85,7 +85,7 @@ def run_seed(
         second = exact_search(Problem(units_only(capture, ids)), Deadline.start(limit))
         wrong += second.status == SOLVED
         rest = diagnose(capture, time_limit=limit, params=without_choice)
-        route = f" ({rest.search_route})" if rest.search_route else ""
+        route = f" ({rest.route})" if rest.route else ""
         print(
             f"  {capture.name}: proven in {seconds[-1]:.2f} s, core of {len(core)} units; "
             f"the exact search on the core: {second.status} in {second.seconds:.1f} s; "
@@ -103,7 +103,7 @@ def _open_tile(
     referee refuses)."""
     d = diagnose(capture, time_limit=limit)
     verdicts[d.verdict] += 1
-    route = f" ({d.search_route})" if d.search_route else ""
+    route = f" ({d.route})" if d.route else ""
     line = f"  {capture.name}: diagnose {d.verdict}{route} in {d.seconds:.1f} s"
     wrong = 0
     if lever is not None:
@@ -112,7 +112,7 @@ def _open_tile(
         )
         verdicts[f"{off.verdict} without {lever}"] += 1
         wrong += off.placement is not None and not check(capture, off.placement).valid
-        by = f" ({off.search_route})" if off.search_route else ""
+        by = f" ({off.route})" if off.route else ""
         line += f"; without {lever}: {off.verdict}{by} in {off.seconds:.1f} s"
     if cpsat:
         status, placement, seconds = cpsat_solve(capture, limit, workers=2)

@@ -321,7 +321,7 @@ def _infeasible_set(seed: int, limit: float) -> tuple[tuple[int, int], int]:
     tiles = infeasible_tiles(seed)
     for kind, capture in tiles:
         d = diagnose(capture, time_limit=limit)
-        subset = d.irreducible_subset
+        subset = d.subset
         if d.verdict in ("fits", "fragmentation"):  # a placement of an infeasible capture
             print(f"  !!! WRONG VERDICT: diagnose says {d.verdict} on infeasible {capture.name}")
             wrong += 1

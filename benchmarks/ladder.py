@@ -69,7 +69,7 @@ def run(capture: Capture, feasible: bool, limit: float) -> dict[str, object]:
         "requests": len(capture.requests),
         "diagnose": verdict,
         "diagnose_seconds": round(d.seconds, 2),
-        "route": d.search_route or d.strategy,
+        "route": d.route or d.strategy,
         "solve": status,
         "solve_seconds": round(solve_seconds, 2),
         "agree": SOLVE_OF[verdict] == status,

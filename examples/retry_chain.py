@@ -23,13 +23,12 @@ def allocate(path: str) -> str:
         assert tilefit.check(capture, result.placement).valid  # the referee agrees
         how = "rescued by" if result.fallback else "kept by production:"
         return f"{capture.name}: placed, {how} {result.strategy}"
-    verdict = tilefit.diagnose(capture, time_limit=5)
-    if verdict.verdict == "capacity":
-        return (
-            f"{capture.name}: no placement can exist, {verdict.deficit} B over at step "
-            f"{verdict.peak_step}; largest there: {verdict.contributors[0].id}"
-        )
-    return f"{capture.name}: {verdict.verdict} ({verdict.strategy or 'no strategy'})"
+    diagnosis = tilefit.diagnose(capture, time_limit=5)
+    if diagnosis.capacity is not None:  # the bound that proves it, and its figure
+        largest = diagnosis.bound.contributors[0].id
+        over = diagnosis.capacity.over_text
+        return f"{capture.name}: no placement can exist, {over}; largest there: {largest}"
+    return f"{capture.name}: {diagnosis.verdict} ({diagnosis.strategy or 'no strategy'})"
 
 
 def main(paths: list[str]) -> int:

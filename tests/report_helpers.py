@@ -12,7 +12,6 @@ from tilefit.model.units import units
 from tilefit.plot.layout import attempt_map
 from tilefit.plot.series import profile_series
 from tilefit.report.content import MapView, ReportContent
-from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.diagnose import Diagnosis
 from tilefit.verdicts.verdict import Verdict
 
@@ -85,7 +84,14 @@ def big_content(count: int) -> ReportContent:
     holes = tuple((4096 + 4096 * j, 4096 + 4096 * j + 64) for j in range(50))
     attempt = Attempt(STRATEGIES[0], "big", offsets, (), size, Failure(last, count - 1, holes))
     report = bound(capture)
-    diagnosis = Diagnosis("big", None, report, (attempt,), None, Answer(Verdict.UNDETERMINED))
+    diagnosis = Diagnosis(
+        Verdict.UNDETERMINED,
+        capture="big",
+        tile=None,
+        bound=report,
+        production=(attempt,),
+        reproduced=None,
+    )
     fits = replace(attempt, failure=None)
     return ReportContent(
         capture=capture,

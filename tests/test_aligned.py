@@ -229,13 +229,13 @@ def test_diagnose_says_capacity_where_only_the_padding_shows_it() -> None:
     from tilefit.verdicts.diagnose import diagnose
 
     d = diagnose(_padded(340), search=False)
-    assert d.verdict == "capacity" and d.deficit == 0 and d.aligned_deficit == 16
+    assert d.verdict == "capacity" and d.bound.deficit == 0 and d.bound.aligned_deficit == 16
     text = "\n".join(diagnosis_lines(d))
     assert "need 356 B of storage: 16 B over" in text
     assert "0 overloaded windows" not in text
     assert (
         verdict_caption(d).text
-        == "CAPACITY: 16 B over with alignment padding, 0 overloaded windows"
+        == "CAPACITY: 16 B over with alignment padding by the aligned bound, 0 overloaded windows"
     )
     # With room for the padding, the same requests fit.
     assert diagnose(_padded(356), search=False).verdict == "fits"
@@ -246,7 +246,7 @@ def test_heap_at_the_aligned_bound_is_optimal() -> None:
 
     standing = heap_standing(_padded(356, heap=356), 300, None)
     assert standing is not None and standing.optimal
-    assert standing.aligned_lower_bound == 356
+    assert standing.aligned_top == 356
     assert standing.text.startswith("XLA's heap is optimal (equals the aligned lower bound, 356 B")
     above = heap_standing(_padded(420, heap=420), 300, 400)
     assert above is not None and not above.optimal

@@ -6,12 +6,14 @@ import pytest
 
 from tilefit.batch.bundle import bundle_line
 from tilefit.batch.inputs import Job
-from tilefit.batch.work import MODES, Settings, work
-from tilefit.bounds.deficit import bound
+from tilefit.batch.work import MODES, ModeResult, Settings, work
+from tilefit.bounds.deficit import BoundReport, bound
 from tilefit.engine.attempt import run_strategy
 from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.capture import Capture
+from tilefit.search.routes import SOLVED, TIMEOUT
 from tilefit.verdicts.diagnose import diagnose
+from tilefit.verdicts.verdict import Verdict
 
 FITS = make_tile(Recipe(requests=60, layers=6, pressure=0.6, seed=1), name="easy", tile=3)
 OVER = make_tile(Recipe(requests=60, layers=6, pressure=1.1, seed=2), name="over", tile=4)
@@ -40,10 +42,10 @@ def test_a_diagnose_row_carries_the_diagnosis(capture: Capture) -> None:
         found.production_failed_id,
     )
     assert (row.lower_bound, row.available, row.deficit, row.support_deficit) == (
-        found.lower_bound,
-        found.available,
-        found.deficit,
-        found.support_deficit,
+        found.bound.lower_bound,
+        found.bound.available,
+        found.bound.deficit,
+        found.bound.support_deficit,
     )
     assert row.seconds > 0
 
@@ -113,3 +115,35 @@ def test_solve_mode_answers_as_tilefit_solve() -> None:
     assert (row.error, row.verdict, row.strategy) == (None, "solved", answer.strategy)
     assert row.strategy is not None  # what placed it: here one greedy pass, before any search
     assert row.lower_bound == bound(FITS).lower_bound
+
+
+def test_solve_mode_reads_the_bounds_the_ladder_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row's bounds are the ladder's problem's, not built again (issue 46, item 2)."""
+    from tilefit.bounds import deficit
+    from tilefit.search import problem
+
+    built: list[str] = []
+
+    def counted(capture: Capture) -> BoundReport:
+        built.append(capture.name)
+        return bound(capture)
+
+    monkeypatch.setattr(problem, "bound", counted)  # the ladder's
+    monkeypatch.setattr(deficit, "bound", counted)  # anyone else's
+    row = work(_job(FITS), Settings(mode="solve", time_limit=5.0))
+    assert row.error is None and row.lower_bound == bound(FITS).lower_bound
+    assert built == [FITS.name]
+
+
+def test_a_mode_result_holds_each_answer_in_the_field_of_its_meaning() -> None:
+    """The verdict, the search's status and the replay's fit each have their own typed field;
+    the row's ``verdict`` column keeps the one word it always had."""
+    assert ModeResult(verdict=Verdict.CAPACITY).word == "capacity"
+    assert ModeResult(status=SOLVED).word == "solved"
+    assert ModeResult(status=TIMEOUT).word == "timeout"
+    assert (ModeResult(fits=True).word, ModeResult(fits=False).word) == ("fits", "failed")
+    with pytest.raises(ValueError, match="no answer"):
+        ModeResult().word  # noqa: B018
+    rows = {mode: work(_job(OVER), Settings(mode=mode, search=False)) for mode in MODES}
+    assert rows["diagnose"].verdict == Verdict.CAPACITY.value
+    assert (rows["replay"].verdict, rows["place"].verdict) == ("failed", "failed")

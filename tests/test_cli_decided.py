@@ -32,6 +32,7 @@ def test_each_bound_that_proves_a_deficit_is_named() -> None:
     live = read_capture(EXAMPLES / "1-0.json")
     assert decided_line(live) == (
         "  decided by the live storage lower bound: more bytes live at one step than available"
+        " (16,328 B over at step 54)"
     )
     # 150 B live, 200 B available, but only 100 B of it open to their class.
     support = Capture(
@@ -103,4 +104,4 @@ def test_solve_names_what_decided(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def _as(d: Diagnosis, **answer: Any) -> Diagnosis:
     """``d`` with its answer changed."""
-    return replace(d, answer=replace(d.answer, **answer))
+    return replace(d, **answer)

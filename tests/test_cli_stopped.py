@@ -137,7 +137,7 @@ def test_an_import_not_searched_below_says_so_and_how_to_look(
     head = diagnosis_headline(told)
     assert head is not None
     assert head.tilefit_text().endswith("not searched lower: tilefit solve --minimize searches")
-    assert look_lower(Problem(capture), told.answer, Deadline.start(0.0)) is None  # no time
+    assert look_lower(Problem(capture), told, Deadline.start(0.0)) is None  # no time
     assert diagnosis_stopped(told) == Stopped("a search below ExecuTorch's arena")
     # A search for the least that the time cut before its first plan: the same, and the
     # verdict's plan still stands in the headline.

@@ -44,7 +44,7 @@ def test_fragmentation_names_strategy_and_gives_checked_placement() -> None:
     assert d.placement is not None and check(c, d.placement).valid
     assert [a.fits for a in d.production] == [False, False]
     assert d.production_failed_id == d.production[-1].failure.unit.id  # type: ignore[union-attr]
-    assert d.deficit == 0 and d.must_leave == 0
+    assert d.bound.deficit == 0 and d.bound.must_leave == 0
     out = diagnosis_json(d)
     for key in (
         "verdict",
@@ -62,11 +62,11 @@ def test_capacity_names_deficit_peak_and_bytes_to_leave() -> None:
     c = capture(8, [("a", 5, 0, 3, 4), ("b", 6, 1, 4, 4), ("late", 2, 4, 6, 1)])
     d = diagnose(c)
     assert d.verdict == "capacity"
-    assert (d.lower_bound, d.available, d.deficit) == (11, 8, 3)
-    assert d.peak_step == 1
-    assert [x.id for x in d.contributors] == ["b", "a"]
+    assert (d.bound.lower_bound, d.bound.available, d.bound.deficit) == (11, 8, 3)
+    assert d.bound.peak_step == 1
+    assert [x.id for x in d.bound.contributors] == ["b", "a"]
     # 3 B over, plus the padding a (5 B, 4-aligned) and b (6 B, 4-aligned) need: 3 + 2 = 5.
-    assert d.must_leave == 3 + 3 + 2
+    assert d.bound.must_leave == 3 + 3 + 2
     assert d.placement is None
 
 
@@ -77,7 +77,7 @@ def test_support_aware_capacity() -> None:
     c = Capture("t", 6, memory, reqs)
     d = diagnose(c)
     assert d.verdict == "capacity"
-    assert d.deficit == 0 and d.support_deficit == 2
+    assert d.bound.deficit == 0 and d.bound.support_deficit == 2
 
 
 def conflicted() -> Capture:
@@ -89,9 +89,9 @@ def conflicted() -> Capture:
 
 def test_infeasible_by_search_with_subset() -> None:
     d = diagnose(conflicted(), time_limit=20)
-    assert d.deficit == 0 and d.support_deficit == 0
+    assert d.bound.deficit == 0 and d.bound.support_deficit == 0
     assert d.verdict == "infeasible"
-    assert d.irreducible_subset is not None and set(d.irreducible_subset) == {"a", "b"}
+    assert d.subset is not None and set(d.subset) == {"a", "b"}
 
 
 def test_undetermined_without_search() -> None:
@@ -114,7 +114,7 @@ def test_undetermined_reports_the_closest_placement() -> None:
 
     d = diagnose(conflicted(), search=False)
     assert d.closest is not None and d.closest.overflow > 0
-    assert d.closest.storage == d.available + d.closest.overflow
+    assert d.closest.storage == d.bound.available + d.closest.overflow
     assert check(extended(conflicted(), d.closest.overflow), d.closest.placement).valid
 
 

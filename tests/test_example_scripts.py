@@ -19,5 +19,5 @@ def test_retry_chain_script() -> None:
     )
     assert result.stdout.splitlines() == [
         "0-0: placed, rescued by long-lived/first-fit",
-        "1-0: no placement can exist, 16328 B over at step 54; largest there: m3.l3.mlp_down.in16",
+        "1-0: no placement can exist, 16,328 B over at step 54; largest there: m3.l3.mlp_down.in16",
     ]

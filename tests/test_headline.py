@@ -212,5 +212,5 @@ def test_solve_and_diagnose_say_the_same_bytes_must_leave_where_padding_alone_ov
         _, out = run(capsys, command, str(path), *FAST, "--json")
         head = json.loads(out)["headline"]
         assert head["tilefit"]["verdict"] in ("capacity", "infeasible"), command
-        said[command] = head["tilefit"]["must_leave"]
+        said[command] = head["tilefit"]["leaving"]
     assert said["diagnose"] == said["solve"] == 16

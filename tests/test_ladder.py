@@ -127,7 +127,7 @@ def test_a_closest_placement_within_the_memory_decides_the_tile(
 
     climb = Climb(Entry.STRATEGIES, minimize=minimize, fallbacks=())
     monkeypatch.setattr(ladder, "_strategies", lambda *_: None)
-    answer = ladder.decide(Problem(capture), Deadline.start(2.0), climb)
+    answer = ladder.climb_ladder(Problem(capture), Deadline.start(2.0), climb)
     assert (answer.verdict, answer.route, answer.search_status) == (
         Verdict.FRAGMENTATION,
         "descent",
@@ -255,7 +255,7 @@ def test_the_deadline_cuts_a_stage_that_would_run_past_it() -> None:
     capture = _many(1000)
     fallback = Strategy(ORDERS[0], Fit("slow", slow))
     climb = Climb(Entry.STRATEGIES, search=False, fallbacks=(fallback,))
-    answer = ladder.decide(Problem(capture), Deadline.start(0.3), climb)
+    answer = ladder.climb_ladder(Problem(capture), Deadline.start(0.3), climb)
     assert len(calls) < 1000  # cut: the pass never reached its last unit
     assert any(c.startswith("the strategies' greedy passes (0 of") for c in answer.cut)
     assert answer.strategy != fallback.name
@@ -296,9 +296,9 @@ def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.Mo
     from tilefit.verdicts import ladder
 
     climb = Climb(Entry.STRATEGIES)
-    assert ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb).verdict.places
+    assert ladder.climb_ladder(Problem(_many(50)), Deadline.start(60.0), climb).verdict.places
     monkeypatch.setattr(ladder, "REFEREE_PER_REQUEST", 60.0 / 50)
-    answer = ladder.decide(Problem(_many(50)), Deadline.start(60.0), climb)
+    answer = ladder.climb_ladder(Problem(_many(50)), Deadline.start(60.0), climb)
     assert answer.verdict == Verdict.UNDETERMINED
     assert answer.cut[0].startswith("the strategies' greedy passes (0 of")
     assert Deadline(100.0, 10.0).sooner(4.0).at == 106.0

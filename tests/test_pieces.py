@@ -79,7 +79,7 @@ def test_a_stretch_too_short_for_a_request_does_not_count() -> None:
     assert (short.step, short.demand, short.usable, short.union) == (1, 85, 70, ((0, 70),))
     assert short.requests == ("w", "s")
     d = diagnose(capture, search=False)
-    assert (d.verdict, d.search_route, d.irreducible_subset) == ("infeasible", "pieces", ("w", "s"))
+    assert (d.verdict, d.route, d.subset) == ("infeasible", "pieces", ("w", "s"))
 
 
 def test_alignment_shortens_a_stretch() -> None:

@@ -86,15 +86,13 @@ def test_a_tile_without_deficit_has_no_window_and_no_window_legend(tmp_path: Pat
 def test_the_verdict_caption_says_the_verdict_and_the_deficit() -> None:
     d = diagnose(over_capacity(), time_limit=1)
     assert verdict_caption(d) == VerdictCaption(
-        "capacity", "CAPACITY: 16 B over at step 1, 1 overloaded window"
+        "capacity", "CAPACITY: 16 B over at step 1 by the live bound, 1 overloaded window"
     )
     d = diagnose(fragmented(), time_limit=1)
     assert verdict_caption(d).text == f"FRAGMENTATION: no deficit, {d.strategy} fits"
-    assert verdict_caption(
-        replace(d, answer=replace(d.answer, verdict=Verdict.FITS))
-    ).text.startswith("FITS: ")
+    assert verdict_caption(replace(d, verdict=Verdict.FITS)).text.startswith("FITS: ")
     for verdict in ("infeasible", "undetermined"):
-        caption = verdict_caption(replace(d, answer=replace(d.answer, verdict=Verdict(verdict))))
+        caption = verdict_caption(replace(d, verdict=Verdict(verdict)))
         assert caption.text.startswith(f"{verdict.upper()}: no deficit")
 
 
@@ -122,7 +120,7 @@ def test_plot_of_1_0_names_the_verdict_the_windows_and_the_sequence(
     assert main(args) == 0
     assert capsys.readouterr().out.endswith("after 42 units (verdict capacity)\n")
     texts = _texts(out.read_text(encoding="utf-8"))
-    assert "CAPACITY: 16,328 B over at step 54, 4 overloaded windows" in texts
+    assert "CAPACITY: 16,328 B over at step 54 by the live bound, 4 overloaded windows" in texts
     for _, label in ONE_ZERO:
         assert label in texts
     # The failed unit is the sequence w3.attn_qkv, not its first member's tensor.

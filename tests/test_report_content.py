@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from report_helpers import fragmented, over_capacity
 
 from tilefit.engine.strategy import STRATEGIES
@@ -68,3 +69,22 @@ def test_when_production_fits_a_lower_placement_is_shown_only_if_there_is_one() 
 
     lower = Capture("fits", 4, Memory(100, (Range(0, 100),)), requests[:2])
     assert len(gather(lower, time_limit=2).maps) == 1  # production is already the lowest
+
+
+def test_the_matrix_runs_on_the_ladders_prepared_units(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report takes the prepared units from the problem the ladder climbed, not a copy
+    of its own (issue 46, item 2)."""
+    from tilefit.engine.attempt import Prepared
+
+    built: list[str] = []
+    of = Prepared.of.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Prepared], capture: Capture, *args: object) -> Prepared:
+        built.append(capture.name)
+        return of(cls, capture, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Prepared, "of", classmethod(counted))
+    capture = fragmented()
+    content = gather(capture, time_limit=2)
+    assert len(content.matrix) == len(STRATEGIES)
+    assert built == [capture.name]

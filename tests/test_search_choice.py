@@ -109,14 +109,14 @@ def test_the_shape_of_tile_847_is_proven_infeasible_by_the_choice() -> None:
     capture = two_stretches()
     found = diagnose(capture, time_limit=5.0, workers=1)
     assert found.verdict == "infeasible"
-    assert found.search_route == "choice"
-    assert found.irreducible_subset is not None
-    assert set(found.irreducible_subset) == {f"w{k}" for k in range(24)} | {
+    assert found.route == "choice"
+    assert found.subset is not None
+    assert set(found.subset) == {f"w{k}" for k in range(24)} | {
         "act.big",
         "act.i0",
         "act.i1",
     }
-    assert found.subset_irreducible  # the exact search places it without any one of them
+    assert found.irreducible  # the exact search places it without any one of them
     # Where it holds, for a reader to check: the two steps, the two stretches.
     assert found.choice is not None
     assert found.choice.steps == (1, 3)
@@ -134,13 +134,13 @@ def test_the_shape_of_tile_847_is_proven_infeasible_by_the_choice() -> None:
         "stretches": [{"start": 0, "end": 37_000}, {"start": 41_096, "end": 64_296}],
     }
     # The live peak fits, so no bound decides, and the route is what proves it.
-    assert found.lower_bound <= found.available
+    assert found.bound.lower_bound <= found.bound.available
     # Route ``stretches`` holds the same relaxation as its master: both off, nothing proves it.
     off = SearchParams(routes=Routes.without(["choice", "stretches"]))
     without = diagnose(capture, time_limit=2.0, workers=1, params=off)
     assert without.verdict == "undetermined"
     alone = SearchParams(routes=Routes.without(["choice"]))
-    assert diagnose(capture, time_limit=30.0, workers=1, params=alone).search_route == "stretches"
+    assert diagnose(capture, time_limit=30.0, workers=1, params=alone).route == "stretches"
 
 
 def test_the_weights_that_fit_leave_the_choice_silent() -> None:

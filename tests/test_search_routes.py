@@ -213,7 +213,7 @@ def test_the_cli_explains_every_proof_in_the_registry_s_words() -> None:
     from tilefit.verdicts.diagnose import diagnose
 
     d = diagnose(_elements_tile(), time_limit=5.0, workers=1)
-    assert d.verdict == "infeasible" and d.search_route == "elements"
+    assert d.verdict == "infeasible" and d.route == "elements"
     text = "\n".join(_verdict_lines(d, None))
     assert f"proof: {routes.route('elements').says}" in text
 
@@ -348,8 +348,8 @@ schema = output_schema("diagnose")
 jsonschema.validate(diagnosis_json(d), schema)
 print(json.dumps({
     "verdict": str(d.verdict),
-    "route": d.search_route,
-    "subset": list(d.irreducible_subset or ()),
+    "route": d.route,
+    "subset": list(d.subset or ()),
     "enum": schema["$defs"]["diagnose"]["properties"]["search_route"]["anyOf"][0]["enum"],
     "lines": _verdict_lines(d, None),
     "table": routes_table(),

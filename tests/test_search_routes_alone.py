@@ -91,4 +91,4 @@ def test_diagnose_takes_the_routes_too() -> None:
     capture = _planted(40, 0.95, 3)  # greedy decides it alone (above)
     assert diagnose(capture, time_limit=2.0, params=SearchParams.only([])).verdict == "undetermined"
     only = diagnose(capture, time_limit=LIMIT, params=SearchParams.only(["greedy"]))
-    assert only.verdict == "fragmentation" and only.search_route == "greedy"
+    assert only.verdict == "fragmentation" and only.route == "greedy"

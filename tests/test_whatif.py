@@ -121,10 +121,14 @@ def test_trimming_the_staging_at_every_window_removes_the_deficit() -> None:
         (40, 13_832),
         (54, 16_328),
     ]
-    assert (before.verdict, before.deficit, before.must_leave) == ("capacity", 16_328, 16_360)
+    assert (before.verdict, before.bound.deficit, before.bound.must_leave) == (
+        "capacity",
+        16_328,
+        16_360,
+    )
     assert after.bound.windows == ()
-    assert (after.deficit, after.support_deficit, after.must_leave) == (0, 0, 0)
-    assert after.lower_bound == after.available == 498_872
+    assert (after.bound.deficit, after.bound.support_deficit, after.bound.must_leave) == (0, 0, 0)
+    assert after.bound.lower_bound == after.bound.available == 498_872
     assert result.edits[0].requests == tuple(f"m{m}.l3.cast.staging" for m in range(4))
     assert result.windows == tuple(WindowMatch((k,), ()) for k in range(4))
     # No bound is left, yet no placement exists: the only scratch live at the

@@ -72,9 +72,9 @@ def test_each_rule_of_the_import(tmp_path: Path) -> None:
 def test_values_meeting_at_one_step_at_two_offsets_keep_their_own_bytes(tmp_path: Path) -> None:
     [item] = _import(tmp_path)
     moved = dict(item.placement.offsets, e=256)  # e onto c's bytes: both live at step 5
-    verdict = check(item.capture, type(item.placement)(item.capture.name, moved))
-    assert not verdict.valid
-    assert {v.kind for v in verdict.violations} == {"overlap"}
+    checked = check(item.capture, type(item.placement)(item.capture.name, moved))
+    assert not checked.valid
+    assert {v.kind for v in checked.violations} == {"overlap"}
 
 
 def test_capacity_asks_about_other_memory_but_xla_is_refereed_in_its_own(tmp_path: Path) -> None:

@@ -75,8 +75,8 @@ def test_xla_placement_passes_the_referee(dumps: tuple[Path, Path]) -> None:
         for item in imported:
             capture = item.capture
             assert capture.origin is not None
-            verdict = check(at_own_heap(capture), item.placement)
-            assert verdict.valid, (capture.name, verdict.violations[:3])
+            checked = check(at_own_heap(capture), item.placement)
+            assert checked.valid, (capture.name, checked.violations[:3])
             report = bound(capture)
             assert report.lower_bound <= capture.origin.heap
             # XLA's own placement ends at its heap: the aligned bound never passes it.

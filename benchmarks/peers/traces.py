@@ -91,10 +91,10 @@ def refereed(
     if offsets is None:
         return Answer(solver, None, seconds, False, None, note)
     placement = Placement(trace.capture.name, dict(offsets))
-    verdict = check(trace.capture, placement)
+    checked = check(trace.capture, placement)
     known = trace.capture.request_by_id
     peak = placement_top(trace.capture, {i: o for i, o in offsets.items() if i in known})
-    if not verdict.valid:
-        first = verdict.violations[0]
+    if not checked.valid:
+        first = checked.violations[0]
         note = f"{note}; referee: {first.kind} {', '.join(first.ids[:2])}".lstrip("; ")
-    return Answer(solver, peak, seconds, proven and verdict.valid, verdict.valid, note)
+    return Answer(solver, peak, seconds, proven and checked.valid, checked.valid, note)

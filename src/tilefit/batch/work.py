@@ -22,9 +22,11 @@ from tilefit.formats.load import capture_from_json
 from tilefit.formats.minimalloc import capture_from_csv
 from tilefit.model.capture import Capture
 from tilefit.model.errors import InputError
+from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.bounds.deficit import BoundReport
+    from tilefit.search.routes import Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +40,13 @@ class Settings:
 
 @dataclass(frozen=True, slots=True)
 class ModeResult:
-    """The mode-specific part of a row."""
+    """The mode-specific part of a row: one answer, in the field of its meaning (the
+    diagnose mode's verdict, the solve mode's search status, or whether the replay or
+    place mode's attempts fit), written as one word in the row's ``verdict`` column."""
 
-    verdict: str
+    verdict: Verdict | None = None  # diagnose
+    status: Status | None = None  # solve: the search's status
+    fits: bool | None = None  # replay and place: the attempts fit, or all failed
     strategy: str | None = None
     lower_bound: int | None = None
     available: int | None = None
@@ -48,6 +54,18 @@ class ModeResult:
     support_deficit: int | None = None
     failed_id: str | None = None
     overload: Overload | None = None  # None for a mode that does not bound the tile
+
+    @property
+    def word(self) -> str:
+        """The row's ``verdict`` column: the verdict, the status, or the replay's word
+        (``fits`` or ``failed``, as ``replay --json`` says an attempt's status)."""
+        if self.verdict is not None:
+            return self.verdict.value
+        if self.status is not None:
+            return self.status.value
+        if self.fits is None:
+            raise ValueError("a mode's result holds no answer")
+        return "fits" if self.fits else "failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +120,7 @@ def work(job: Job, settings: Settings) -> Row:
         name=capture.name,
         tile=capture.tile,
         mode=settings.mode,
-        verdict=outcome.verdict,
+        verdict=outcome.word,
         strategy=outcome.strategy,
         lower_bound=outcome.lower_bound,
         available=outcome.available,
@@ -123,26 +141,24 @@ def _diagnose(capture: Capture, settings: Settings) -> ModeResult:
 
     # One process per capture: the batch runs captures side by side already.
     found = diagnose(capture, time_limit=settings.time_limit, search=settings.search, workers=1)
-    return ModeResult(
-        verdict=found.verdict,
-        strategy=found.strategy,
-        lower_bound=found.lower_bound,
-        available=found.available,
-        deficit=found.deficit,
-        support_deficit=found.support_deficit,
-        failed_id=found.production_failed_id,
-        overload=Overload.of(found.bound),
-    )
+    failed = found.production_failed_id
+    return _bounded(found.bound, verdict=found.verdict, strategy=found.strategy, failed=failed)
 
 
-def _with_bounds(
-    capture: Capture, verdict: str, strategy: str | None, failed: str | None
+def _bounded(
+    report: BoundReport,
+    *,
+    verdict: Verdict | None = None,
+    status: Status | None = None,
+    fits: bool | None = None,
+    strategy: str | None = None,
+    failed: str | None = None,
 ) -> ModeResult:
-    from tilefit.bounds.deficit import bound
-
-    report = bound(capture)
+    """The answer with the tile's bounds."""
     return ModeResult(
         verdict=verdict,
+        status=status,
+        fits=fits,
         strategy=strategy,
         lower_bound=report.lower_bound,
         available=report.available,
@@ -154,14 +170,16 @@ def _with_bounds(
 
 
 def _replay(capture: Capture, settings: Settings) -> ModeResult:
-    """The production attempts in order: ``fits`` with the first that fits, else ``failed``."""
+    """The production attempts in order: ``fits`` with the first that fits, else ``failed``
+    (no ladder runs: the bounds are built here, once)."""
+    from tilefit.bounds.deficit import bound
     from tilefit.verdicts.replay import replay
 
     result = replay(capture)
     if result.fits:
-        return _with_bounds(capture, "fits", result.attempts[-1].strategy.name, None)
+        return _bounded(bound(capture), fits=True, strategy=result.attempts[-1].strategy.name)
     failed = None if result.failure is None else result.failure.unit.id
-    return _with_bounds(capture, "failed", None, failed)
+    return _bounded(bound(capture), fits=False, failed=failed)
 
 
 def _place(capture: Capture, settings: Settings) -> ModeResult:
@@ -170,21 +188,25 @@ def _place(capture: Capture, settings: Settings) -> ModeResult:
     A tile that fits in production keeps its strategy; ``failed_id`` is set
     when production failed, whatever the fallbacks did.
     """
+    from tilefit.bounds.deficit import bound
     from tilefit.verdicts.retry import place
 
     result = place(capture)
     failure = result.production_failure
     failed = None if failure is None else failure.unit.id
-    return _with_bounds(capture, result.status, result.strategy, failed)
+    return _bounded(bound(capture), fits=result.fits, strategy=result.strategy, failed=failed)
 
 
 def _solve(capture: Capture, settings: Settings) -> ModeResult:
-    """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``."""
+    """The search portfolio, as ``tilefit solve``: ``solved``, ``infeasible`` or ``timeout``
+    (the bounds are the ladder's, read from its problem)."""
+    from tilefit.search.problem import Problem
     from tilefit.verdicts.solving import solve
 
+    problem = Problem(capture)
     # One process per capture: the batch runs captures side by side already.
-    answer = solve(capture, settings.time_limit, workers=1)
-    return _with_bounds(capture, answer.status, answer.strategy, None)
+    answer = solve(problem, settings.time_limit, workers=1)
+    return _bounded(problem.bound, status=answer.status, strategy=answer.strategy)
 
 
 def warm_up(settings: Settings) -> None:

@@ -79,6 +79,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.model.arcs import cut_open
 from tilefit.model.capture import Capture, Interval
 
 __all__ = ["AlignedBound", "aligned_bound", "paddings", "stretches"]
@@ -127,7 +128,9 @@ def paddings(capture: Capture) -> list[int]:
 
 
 def aligned_bound(capture: Capture) -> AlignedBound:
-    """The span, the need in stretches and the lowest top that alignment forces."""
+    """The span, the need in stretches and the lowest top that alignment forces (step by
+    step: a cyclic capture's circle cut open at step 0, ``tilefit.model.arcs``)."""
+    capture = cut_open(capture)
     requests = capture.requests
     parts = stretches(capture)
     low = parts[0][0] if parts else 0

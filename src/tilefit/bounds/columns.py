@@ -112,7 +112,8 @@ def live_by(capture: Capture, columns: Sequence[int], width: int) -> tuple[list[
     """Steps, and bytes live in each column during [steps[k], steps[k + 1]) as row k.
 
     The steps are 0, the horizon and every start and end, so the live bytes
-    are constant between two of them.
+    are constant between two of them; a lifetime that wraps around a cyclic
+    capture's circle counts at its steps either side of the cut.
     """
     requests = capture.requests
     # Steps are within [0, horizon]: int64 holds them (sizes may not: ``_dtype``).
@@ -126,6 +127,11 @@ def live_by(capture: Capture, columns: Sequence[int], width: int) -> tuple[list[
         sizes: NDArray[Any] = np.array([r.size for r in requests], dtype=dtype)
         np.add.at(delta, (np.searchsorted(points, starts), cols), sizes)
         np.add.at(delta, (np.searchsorted(points, ends), cols), -sizes)
+        # A lifetime wrapping around a cyclic capture's circle (start > end) is live from
+        # step 0 to its end and from its start on: the two entries above leave it out of
+        # [end, start), so one more from step 0 puts it in the rest.
+        wraps = ends <= starts
+        np.add.at(delta[0], cols[wraps], sizes[wraps])
     return points.tolist(), np.cumsum(delta, axis=0)[:-1]
 
 

@@ -21,6 +21,12 @@ Both come from one sweep over the steps where something starts or ends
 (``tilefit.bounds.columns``), which also gives every overloaded step and window
 (``tilefit.bounds.overload``): the bound names the worst step, the windows
 name all of them.
+
+In a cyclic capture where some lifetime wraps, every step-by-step count runs
+over the circle cut open at step 0 (``tilefit.model.arcs.cut_open``: exact
+step by step), and one more bound joins them: the heaviest set of requests
+whose lifetimes pairwise meet (``tilefit.bounds.meeting``), which on a circle
+can exceed every step's load.
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ import numpy as np
 
 from tilefit.bounds.aligned import AlignedBound, aligned_bound
 from tilefit.bounds.columns import MAX_EXHAUSTIVE_SETS, UnionTable, live_by, union_table
+from tilefit.bounds.meeting import Meeting, heaviest_meeting
 from tilefit.bounds.overload import Window, overloaded_windows
 from tilefit.bounds.pieces import PiecesShort, pieces_short
+from tilefit.model.arcs import cut_open
 from tilefit.model.capture import Capture, Interval
 
 __all__ = [
@@ -41,6 +49,7 @@ __all__ = [
     "BoundReport",
     "Contributor",
     "LiveProfile",
+    "Meeting",
     "Segment",
     "SupportBound",
     "bound",
@@ -85,6 +94,7 @@ class BoundReport:
     windows: tuple[Window, ...]  # every overloaded window, in time order
     aligned: AlignedBound  # the live requests with the padding their alignments force
     pieces: PiecesShort | None = None  # where stretches too short for a request leave it short
+    meeting: Meeting | None = None  # the heaviest pairwise-meeting set, where a lifetime wraps
 
     @property
     def must_leave(self) -> int:
@@ -96,7 +106,13 @@ class BoundReport:
         """Bytes that must leave before any placement can exist, as a headline says it:
         the worst window's, or, where no window is overloaded, the storage the alignment
         padding alone puts over (the aligned deficit)."""
-        return self.must_leave or self.aligned_deficit
+        return self.must_leave or max(self.aligned_deficit, self.meeting_deficit)
+
+    @property
+    def meeting_deficit(self) -> int:
+        """Storage the heaviest set of pairwise-meeting requests needs beyond the
+        available (0 where nothing wraps: it is then a busiest step's load)."""
+        return 0 if self.meeting is None else self.meeting.deficit(self.available)
 
     @property
     def deficit(self) -> int:
@@ -120,7 +136,12 @@ class BoundReport:
     @property
     def proves_deficit(self) -> bool:
         """Does a bound prove that no placement exists?"""
-        return self.deficit > 0 or self.support_deficit > 0 or self.aligned_deficit > 0
+        return (
+            self.deficit > 0
+            or self.support_deficit > 0
+            or self.aligned_deficit > 0
+            or self.meeting_deficit > 0
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +168,8 @@ class LiveProfile:
 
 def bound(capture: Capture) -> BoundReport:
     """Both bounds, the peak step and who is live there."""
+    meeting = heaviest_meeting(capture) if capture.wraps else None
+    capture = cut_open(capture)
     requests = capture.requests
     steps, live = live_by(capture, [0] * len(requests), 1)
     peak_row = int(np.argmax(live[:, 0]))  # the first maximum: the earliest step
@@ -173,11 +196,13 @@ def bound(capture: Capture) -> BoundReport:
         windows=overloaded_windows(capture, table),
         aligned=aligned_bound(capture),
         pieces=pieces_short(capture),
+        meeting=meeting,
     )
 
 
 def live_profile(capture: Capture) -> LiveProfile:
     """Bytes live by class over [0, horizon), for plotting and reports."""
+    capture = cut_open(capture)
     classes = tuple(dict.fromkeys(r.cls for r in capture.requests))
     column = {cls: k for k, cls in enumerate(classes)}
     steps, live = live_by(capture, [column[r.cls] for r in capture.requests], len(classes))
@@ -193,6 +218,7 @@ def live_profile(capture: Capture) -> LiveProfile:
 
 def support_bound(capture: Capture) -> SupportBound:
     """The worst (step, union of allowed sets): most demand over capacity."""
+    capture = cut_open(capture)
     return _support(capture, union_table(capture))
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 from tilefit.bounds.aligned import aligned_bound
 from tilefit.bounds.live import live_peak, request_spans
+from tilefit.bounds.meeting import heaviest_meeting
+from tilefit.model.arcs import cut_open
 from tilefit.model.capture import Capture
 
 
@@ -21,8 +23,8 @@ def top_lower_bound(capture: Capture, unit_tops: Iterable[int] = ()) -> int:
     """The least top no placement can beat: the prefix of the available storage that
     holds the live peak, the aligned bound's top, and each of ``unit_tops`` (a unit's
     lowest possible top, where a caller knows them)."""
-    peak, _ = live_peak(request_spans(capture.requests))
-    need = peak
+    peak, _ = live_peak(request_spans(cut_open(capture).requests))
+    need = max(peak, heaviest_meeting(capture).weight) if capture.wraps else peak
     top = 0
     for span in sorted(capture.memory.ranges, key=lambda s: s.start):
         if need <= 0:

@@ -66,6 +66,7 @@ def bound_lines(report: BoundReport) -> list[str]:
         f"which may use only {union} = {s.capacity} B (ranges {', '.join(s.ranges) or 'none'})"
         + ("" if s.exhaustive else "; not every union of allowed sets was tried")
     )
+    lines += meeting_lines(report)
     lines += window_lines(report.windows, report.available)
     p = report.pieces
     if p is not None:
@@ -90,6 +91,21 @@ def bound_lines(report: BoundReport) -> list[str]:
             + [(c.id, f"{c.size} B", c.cls, c.label or "-") for c in members],
             indent="    ",
         )
+    return lines
+
+
+def meeting_lines(report: BoundReport) -> list[str]:
+    """The heaviest pairwise-meeting set, where a cyclic capture's lifetime wraps."""
+    m = report.meeting
+    if m is None:
+        return []
+    shown = ", ".join(m.ids[:8]) + (f" and {len(m.ids) - 8} more" if len(m.ids) > 8 else "")
+    lines = [
+        f"meeting bound: {m.weight} B in {counted(len(m.ids), 'request')} whose lifetimes "
+        f"meet pairwise on the circle ({shown}): {report.meeting_deficit} B over"
+    ]
+    if m.weight > report.lower_bound:
+        lines.append("  (more than any one step holds: they need not share a step)")
     return lines
 
 

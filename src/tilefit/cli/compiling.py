@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tilefit.engine.uniform import jit_disabled
+    from tilefit.engine.jit import jit_disabled
     from tilefit.search import compiling
     from tilefit.search.kernel import jit
 

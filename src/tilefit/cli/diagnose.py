@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tilefit.cli import common
 from tilefit.cli.bound import window_lines
 from tilefit.model.words import counted
+from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.search.bracket import Bracket
@@ -123,25 +124,15 @@ def diagnosis_lines(d: Diagnosis, output: str | None = None) -> list[str]:
 
 def decided_by(d: Diagnosis) -> str | None:
     """Which bound, strategy or search route decided the verdict (None: undetermined)."""
-    if d.verdict == "fits":
+    if d.verdict == Verdict.FITS:
         return f"the production replay: {d.strategy} places every unit"
-    if d.verdict == "capacity":
-        if d.deficit > 0:
-            return "the live storage lower bound: more bytes live at one step than available"
-        if d.support_deficit > 0:
-            return (
-                "the support-aware bound: more bytes live at one step than the ranges their "
-                "classes may use hold"
-            )
-        return (
-            "the aligned lower bound: the live bytes with the padding their alignments force "
-            "need more than available"
-        )
-    if d.search_route is None:
-        if d.verdict == "fragmentation":
+    if d.capacity is not None:  # the bound the answer names, with its figure
+        return f"{d.capacity.bound.says} ({d.capacity.over_text})"
+    if d.route is None:
+        if d.verdict == Verdict.FRAGMENTATION:
             return f"a strategy other than production's: {d.strategy}, one greedy pass, no search"
         return None
-    return route_text(d.search_route)
+    return route_text(d.route)
 
 
 def route_text(name: str) -> str:
@@ -192,17 +183,16 @@ def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:
 
 
 def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
-    avail = f"{d.lower_bound} B live at step {d.peak_step}, {d.available} B available"
-    a = d.bound.aligned
-    if a.span > d.lower_bound:
-        at = "" if a.step == d.peak_step else f" at step {a.step}"
-        padded = f"{a.span} B{at} with the padding alignment forces"
-        avail = (
-            f"{d.lower_bound} B live at step {d.peak_step} ({padded}), {d.available} B available"
-        )
-    if d.verdict == "fits":
+    report = d.bound
+    live = f"{report.lower_bound} B live at step {report.peak_step}"
+    a = report.aligned
+    if a.span > report.lower_bound:
+        at = "" if a.step == report.peak_step else f" at step {a.step}"
+        live += f" ({a.span} B{at} with the padding alignment forces)"
+    avail = f"{live}, {report.available} B available"
+    if d.verdict == Verdict.FITS:
         return [f"fits with {d.strategy}; {avail}"]
-    if d.verdict == "fragmentation":
+    if d.verdict == Verdict.FRAGMENTATION:
         lines = [
             f"fragmentation: a valid placement exists under the same constraints; "
             f"{d.strategy} finds it (checked by the independent checker)",
@@ -210,10 +200,10 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
         ]
         lines.append(f"  placement written to {output}" if output else "  -o FILE writes it")
         return lines
-    if d.verdict == "capacity":
+    if d.verdict == Verdict.CAPACITY:
         lines = [
             "capacity: no placement can exist, whatever the order or the addresses",
-            f"  {avail}: at least {d.deficit} B over" if d.deficit else f"  {avail}",
+            f"  {avail}: at least {d.bound.deficit} B over" if d.bound.deficit else f"  {avail}",
         ]
         s = d.bound.support
         if s.deficit:
@@ -221,12 +211,25 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 f"  support-aware: {s.demand} B at step {s.step} may use only {s.capacity} B "
                 f"(classes {', '.join(s.classes)}): {s.deficit} B over"
             )
-        if d.aligned_deficit > max(d.deficit, s.deficit):
+        if d.bound.aligned_deficit > max(d.bound.deficit, s.deficit):
             lines.append(
                 f"  aligned: with the padding their alignments force between them, the live "
-                f"requests need {a.need} B of storage: {d.aligned_deficit} B over"
+                f"requests need {a.need} B of storage: {d.bound.aligned_deficit} B over"
+            )
+        m = d.bound.meeting
+        if m is not None and d.bound.meeting_deficit > max(d.bound.deficit, s.deficit):
+            lines.append(
+                f"  meeting: {m.weight} B in {len(m.ids)} requests whose lifetimes meet "
+                f"pairwise on the circle ({', '.join(m.ids)}), no two may share a byte: "
+                f"{d.bound.meeting_deficit} B over"
             )
         windows = d.bound.windows
+        if not windows and d.bound.meeting_deficit > d.bound.aligned_deficit:
+            lines.append(
+                f"  no step's bytes alone exceed what they may use: at least "
+                f"{d.bound.meeting_deficit} B must leave that set (tilefit bound)"
+            )
+            return lines
         if not windows:
             lines.append(
                 "  no step's bytes alone exceed what they may use: the padding makes the "
@@ -238,7 +241,7 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
             w = windows[0]
             where = f"step {w.start}" if w.end == w.start + 1 else f"steps [{w.start}, {w.end})"
             lines.append(
-                f"  at least {d.must_leave} B must leave {where}, the only overloaded window "
+                f"  at least {d.bound.must_leave} B must leave {where}, the only overloaded window "
                 "(the excess plus the alignment padding of the requests there), plus any "
                 "bank-separation margin"
             )
@@ -248,12 +251,12 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
                 "bytes (the excess there plus the alignment padding of the requests there), "
                 "plus any bank-separation margin; trimming only the worst fails at the next"
             )
-        lines += ["  " + line for line in window_lines(windows, d.available)]
+        lines += ["  " + line for line in window_lines(windows, d.bound.available)]
         return lines
-    if d.verdict == "infeasible":
+    if d.verdict == Verdict.INFEASIBLE:
         lines = [
             "infeasible: no placement exists, although no storage bound shows it",
-            f"  proof: {_proof(d.search_route)}",
+            f"  proof: {_proof(d.route)}",
             f"  {avail}",
         ]
         p = d.pieces
@@ -265,11 +268,9 @@ def _verdict_lines(d: Diagnosis, output: str | None) -> list[str]:
             )
         if d.choice is not None:
             lines.append(f"  {d.choice.text}")
-        if d.irreducible_subset:
-            kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
-            lines.append(
-                f"  these cannot be placed together ({kind}): " + ", ".join(d.irreducible_subset)
-            )
+        if d.subset:
+            kind = "an irreducible subset" if d.irreducible else "an infeasible subset"
+            lines.append(f"  these cannot be placed together ({kind}): " + ", ".join(d.subset))
         return lines
     searched = f" (search: {d.search_status})" if d.search_status else ""
     lines = [f"undetermined: no strategy fits and no bound proves a deficit{searched}"]
@@ -312,11 +313,11 @@ def bracket_text(b: Bracket) -> str:
 
 def _peak_lines(d: Diagnosis) -> list[str]:
     lines = [
-        f"at the peak (step {d.peak_step}): {counted(len(d.contributors), 'request')}, "
-        f"{d.lower_bound} B"
+        f"at the peak (step {d.bound.peak_step}): {counted(len(d.bound.contributors), 'request')}, "
+        f"{d.bound.lower_bound} B"
     ]
     for cls, total in d.bound.class_totals:
-        members = [c for c in d.contributors if c.cls == cls]
+        members = [c for c in d.bound.contributors if c.cls == cls]
         lines.append(f"  {cls}: {total} B in {len(members)}")
         rows = [(c.id, f"{c.size} B", c.label or "-") for c in members[:_TOP]]
         lines += common.table(rows, indent="    ")
@@ -325,13 +326,13 @@ def _peak_lines(d: Diagnosis) -> list[str]:
     failed = d.production_failed_id
     if failed is not None:
         named = set(d.production_failed_members)
-        share = sum(c.size for c in d.contributors if c.id in named)
+        share = sum(c.size for c in d.bound.contributors if c.id in named)
         where = (
-            f"live at the peak, {share} B of its {d.lower_bound} B"
+            f"live at the peak, {share} B of its {d.bound.lower_bound} B"
             if share
             else "NOT live at the peak"
         )
-        largest = ", ".join(f"{c.id} ({c.size} B)" for c in d.contributors[:3])
+        largest = ", ".join(f"{c.id} ({c.size} B)" for c in d.bound.contributors[:3])
         # Without an observed failure there may be no production history (a MiniMalloc
         # CSV): the name comes from the replay alone.
         source = "the production error" if d.reproduced is not None else "the replay's failure"

@@ -159,8 +159,8 @@ def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
         f"{counted(row['steps'], 'step')}; "
         f"{chain.plan} {row['heap']:,} B, live lower bound {row['lower_bound']:,} B"
         + (
-            f", aligned lower bound {row['aligned_lower_bound']:,} B"
-            if row["aligned_lower_bound"] > row["lower_bound"]
+            f", aligned lower bound {row['aligned_top']:,} B"
+            if row["aligned_top"] > row["lower_bound"]
             else ""
         ),
         f"  {row['heap_standing']['text']}"

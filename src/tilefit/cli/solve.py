@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         lines = solve_lines(capture, result, args.node_limit is not None, args.output)
         print("\n".join(lines + ([] if stop is None else [stop.text])))
     args.invocation.quick_exit = True  # the whole process is the limit's
-    return common.EXIT_OK if result.status == "solved" else common.EXIT_NO
+    return common.EXIT_OK if result.status == SOLVED else common.EXIT_NO
 
 
 def _exhausted(route: str | None) -> bool:
@@ -121,16 +122,16 @@ def solve_lines(
     status, least = answer.status, answer.least
     head = answer_headline(capture, answer)
     lines = [] if head is None else [f"{capture.name}: {head.title}", *head.lines(output), ""]
-    if status == "solved":
+    if status == SOLVED:
         lines.append(f"solved: every request placed ({len(capture.requests)} requests)")
-    elif status == "infeasible" and _exhausted(answer.route):
+    elif status == INFEASIBLE and _exhausted(answer.route):
         lines.append("infeasible: the search was exhausted, no placement exists")
-    elif status == "infeasible":
+    elif status == INFEASIBLE:
         lines.append("infeasible: no placement exists")
     else:
         lines.append("timeout: no placement found and none proven impossible")
     decided = _decided_by(answer, bare)
-    if decided is not None and status != "timeout":
+    if decided is not None and status != TIMEOUT:
         lines.append(f"  decided by {decided}")
     if least is not None:
         if least.optimal:
@@ -144,7 +145,7 @@ def solve_lines(
         lines.append(f"  cut short by the time limit: {'; '.join(answer.cut)}")
     if answer.heap is not None:
         lines.append(answer.heap.text)
-    if status == "infeasible":
+    if status == INFEASIBLE:
         lines += subset_lines(capture, answer.irreducible_subset)
     return lines
 

@@ -12,12 +12,18 @@ from typing import TYPE_CHECKING
 
 from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import steps_text, table
+from tilefit.search.routes import SOLVED, TIMEOUT
+from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.batch.row import Row
 
-FITS = frozenset({"fits", "solved"})  # verdicts (or statuses) that mean the tile fits
-STOPPED = frozenset({"undetermined", "timeout"})  # the search's time ran out before an answer
+FITS = frozenset({Verdict.FITS.value, SOLVED})
+"""The words of the ``verdict`` column that mean the tile fits as captured: the diagnose
+mode's verdict, the solve mode's status (the replay and place modes write ``fits`` too)."""
+STOPPED = frozenset({Verdict.UNDETERMINED.value, TIMEOUT})
+"""The words of the ``verdict`` column of a tile whose search ran out of time before an
+answer."""
 
 
 def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
@@ -74,8 +80,6 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
 def _meaning(name: str) -> str:
     """A verdict's few words (``Verdict.meaning``); a batch status (``solve`` and ``place``
     modes) says nothing more than its name."""
-    from tilefit.verdicts.verdict import Verdict
-
     return Verdict(name).meaning if name in Verdict.__members__.values() else ""
 
 

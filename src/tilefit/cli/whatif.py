@@ -8,6 +8,7 @@ from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 from tilefit.cli import common
+from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.bounds.overload import Window
@@ -154,11 +155,15 @@ def whatif_lines(w: WhatIf) -> list[str]:
     lines += common.table(
         [
             ("", "before", "after"),
-            ("available", f"{b.available} B", f"{a.available} B"),
+            ("available", f"{b.bound.available} B", f"{a.bound.available} B"),
             ("live storage lower bound", _peak(b), _peak(a)),
-            ("deficit", f"{b.deficit} B", f"{a.deficit} B"),
-            ("support-aware deficit", f"{b.support_deficit} B", f"{a.support_deficit} B"),
-            ("must leave", f"{b.must_leave} B", f"{a.must_leave} B"),
+            ("deficit", f"{b.bound.deficit} B", f"{a.bound.deficit} B"),
+            (
+                "support-aware deficit",
+                f"{b.bound.support_deficit} B",
+                f"{a.bound.support_deficit} B",
+            ),
+            ("must leave", f"{b.bound.leaving} B", f"{a.bound.leaving} B"),
             ("overloaded windows", str(len(b.bound.windows)), str(len(a.bound.windows))),
             ("verdict", _verdict(b), _verdict(a)),
         ],
@@ -176,7 +181,7 @@ def whatif_lines(w: WhatIf) -> list[str]:
 
 
 def _peak(d: Diagnosis) -> str:
-    return f"{d.lower_bound} B at step {d.peak_step}"
+    return f"{d.bound.lower_bound} B at step {d.bound.peak_step}"
 
 
 def _verdict(d: Diagnosis) -> str:
@@ -185,19 +190,19 @@ def _verdict(d: Diagnosis) -> str:
 
 def _why(d: Diagnosis) -> str | None:
     """What the table cannot say: who cannot be placed together, or how close it came."""
-    if d.verdict == "infeasible" and d.pieces is not None:
+    if d.verdict == Verdict.INFEASIBLE and d.pieces is not None:
         p = d.pieces
         return (
             f"infeasible: at step {p.step}, {p.demand} B live may use only {p.usable} B of "
             f"stretches long enough to hold each request ({p.excess} B short)"
         )
-    if d.verdict == "infeasible" and d.irreducible_subset:
-        kind = "an irreducible subset" if d.subset_irreducible else "an infeasible subset"
+    if d.verdict == Verdict.INFEASIBLE and d.subset:
+        kind = "an irreducible subset" if d.irreducible else "an infeasible subset"
         return (
             f"infeasible although no bound shows it; these cannot be placed together ({kind}): "
-            + ", ".join(d.irreducible_subset)
+            + ", ".join(d.subset)
         )
-    if d.verdict == "undetermined" and d.closest is not None:
+    if d.verdict == Verdict.UNDETERMINED and d.closest is not None:
         return (
             f"undetermined; the closest placement found needs {d.closest.overflow} B more "
             "than available (try a larger --time-limit)"

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilefit.engine.constraints import Constraints
+from tilefit.engine.jit import jit_disabled
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Strategy, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays, jit_disabled
+from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
@@ -92,8 +93,9 @@ class Prepared:
                 constraints=Constraints.of(capture, all_units),
                 bucket_width=width,
                 whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
+                # The compiled loop knows linear lifetimes only.
                 uniform=UniformArrays.of(capture, width)
-                if len(all_units) >= uniform_from
+                if len(all_units) >= uniform_from and not capture.wraps
                 else None,
             )
 

@@ -15,6 +15,11 @@ horizon (sorted by start) and those alive from step 0 (sorted by end).
 A unit alive over the whole horizon (resident data again) must avoid every
 request ever placed; when the capture has such units, the union of all placed
 address intervals is kept up to date, merged, so that they need no sort.
+
+In a cyclic capture a lifetime with ``start >= end`` wraps around the circle
+of ``horizon`` steps (``tilefit.model.arcs``): it is added, and asked about,
+as its two pieces ``[start, horizon)`` and ``[0, end)``, which fall among the
+long-lived kinds above.
 """
 
 from __future__ import annotations
@@ -75,6 +80,10 @@ class Occupancy:
         self.peak = 0  # the highest address occupied so far (exclusive)
 
     def add(self, lo: int, hi: int, start: int, end: int) -> None:
+        if end <= start:  # wraps around the circle: its two pieces
+            self.add(lo, hi, start, self._horizon)
+            self.add(lo, hi, 0, end)
+            return
         if hi > self.peak:
             self.peak = hi
         if self._keep_union:
@@ -100,7 +109,10 @@ class Occupancy:
                 cross[bucket].insert(k, interval)
 
     def alive(self, start: int, end: int) -> list[Interval]:
-        """Address intervals of the requests alive during ``[start, end)``, unsorted."""
+        """Address intervals of the requests alive during ``[start, end)`` (on the circle
+        when it wraps), unsorted."""
+        if end <= start:
+            return self.alive(0, end) + self.alive(start, self._horizon)
         if start == 0 and end == self._horizon and self._keep_union:
             return list(zip(self._anytime_starts, self._anytime_ends, strict=True))
         width = self._width
@@ -179,7 +191,7 @@ def bucket_width(requests: tuple[Request, ...], horizon: int) -> int:
     A bucket holding w steps of starts costs about ``w * rate`` reads, a lifetime
     of d steps about ``d / w`` slices and edge insertions, so ``w ~ sqrt(d / rate)``.
     """
-    spans = [r.end - r.start for r in requests if r.start > 0 and r.end < horizon]
+    spans = [r.end - r.start for r in requests if 0 < r.start < r.end < horizon]
     if not spans:
         return max(1, horizon)
     rate = len(spans) / horizon  # starts per step

@@ -9,7 +9,8 @@ two members that conflict with each other touch no common element.
 A unit's **holes** are the maximal address intervals inside the allowed set
 of every member, clear of every placed request alive at some step of the
 unit's lifetime (the hull of its members' lifetimes), after removing the
-memory elements touched by the placed conflict partners of any member. For a
+memory elements touched by the placed conflict partners of any member (on a
+cyclic capture's circle, a lifetime that wraps counts as its two pieces). For a
 request this is exactly the spec's hole. For a sequence it is the hole of its
 block hull: a conservative view, since a member need not avoid what is placed
 outside its own lifetime.
@@ -125,10 +126,14 @@ class UnitSpace:
         if len(unit.members) == 1:
             return free(self._blocks)
         # The hull: what is alive at any step of the unit's lifetime, plus every
-        # member's own exclusions.
-        hull = (unit.start, unit.end)
-        starts, ends = self._alive.get(hull) or self._occupancy.alive_merged(*hull)
-        blocks = list(zip(starts, ends, strict=True))
+        # member's own exclusions. On a circle, where a member wraps, the members'
+        # own lifetimes stand for the hull (the least and the latest step do not).
+        if any(m.wraps for m in unit.members):
+            blocks = [b for m in unit.members for b in self._occupancy.alive(m.start, m.end)]
+        else:
+            hull = (unit.start, unit.end)
+            starts, ends = self._alive.get(hull) or self._occupancy.alive_merged(*hull)
+            blocks = list(zip(starts, ends, strict=True))
         for _, exclusions in self._members:
             blocks += exclusions
         blocks.sort()

@@ -22,13 +22,13 @@ those requests' addresses.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.engine.jit import jit_disabled as jit_disabled  # its old home, still asked here
 from tilefit.model.capture import Capture
 
 Ints = NDArray[np.int64]
@@ -50,12 +50,6 @@ UNION_WIDTH = 4096
 
 CHUNK = 2048
 """Requests placed per call of the compiled loop: ``stop`` is asked between calls."""
-
-
-def jit_disabled() -> bool:
-    """Whether ``TILEFIT_NO_JIT`` asks for plain Python instead of numba's compiled code:
-    the engine's loop here and the search's kernels (``tilefit.search.kernel.jit``)."""
-    return bool(os.environ.get("TILEFIT_NO_JIT"))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.engine.uniform import jit_disabled
+from tilefit.engine.jit import jit_disabled
 
 Ints = NDArray[np.int64]
 F = TypeVar("F", bound=Callable[..., Any])

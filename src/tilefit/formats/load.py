@@ -46,6 +46,7 @@ _TOP_KEYS = {
     "name",
     "tile",
     "horizon",
+    "period",
     "memory",
     "requests",
     "sequences",
@@ -109,8 +110,13 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
     horizon = as_int(top["horizon"], "horizon")
     if horizon <= 0:
         fail("horizon", "must be > 0")
+    period = None
+    if "period" in top:
+        period = as_int(top["period"], "period")
+        if period != horizon:
+            fail("period", f"must equal horizon ({horizon}): the circle's steps are the capture's")
     memory = _memory(top["memory"])
-    requests = _requests(top["requests"], horizon)
+    requests = _requests(top["requests"], horizon, period is not None)
     ids = {r.id for r in requests}
     sequences = _sequences(top.get("sequences", []), requests, ids)
     seq_members = {s.id: set(s.members) for s in sequences}
@@ -134,6 +140,7 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
         observed_failed=observed,
         tile=tile,
         origin=origin,
+        period=period,
     )
 
 
@@ -216,7 +223,25 @@ def _range(value: object, place: str, size: int) -> Range:
     return Range(start=start, end=end, name=name, classes=classes)
 
 
-def _requests(value: object, horizon: int) -> tuple[Request, ...]:
+def _arc(obj: Mapping[str, object], place: str, period: int) -> tuple[int, int]:
+    """``start`` and ``end`` of a lifetime on a circle of ``period`` steps: ``0 <= start <
+    period``, ``0 < end <= period``, ``start != end`` (``start > end`` wraps)."""
+    start = as_int(obj["start"], f"{place}.start")
+    end = as_int(obj["end"], f"{place}.end")
+    if not 0 <= start < period:
+        fail(f"{place}.start", f"must be in [0, {period}) (the period)")
+    if not 0 < end <= period:
+        fail(f"{place}.end", f"must be in [1, {period}] (the period)")
+    if end == start:
+        fail(
+            f"{place}.end",
+            f"must differ from start ({start}): a request live at every step is start 0, "
+            f"end {period}",
+        )
+    return start, end
+
+
+def _requests(value: object, horizon: int, cyclic: bool = False) -> tuple[Request, ...]:
     raw = as_list(value, "requests")
     out: list[Request] = []
     seen: set[str] = set()
@@ -237,7 +262,10 @@ def _requests(value: object, horizon: int) -> tuple[Request, ...]:
         size = as_int(item["size"], f"{place}.size")
         if size <= 0:
             fail(f"{place}.size", "must be > 0")
-        start, end = _span(item, place, horizon, f"lies beyond the horizon ({horizon})")
+        if cyclic:
+            start, end = _arc(item, place, horizon)
+        else:
+            start, end = _span(item, place, horizon, f"lies beyond the horizon ({horizon})")
         alignment = 1
         if "alignment" in item:
             alignment = as_int(item["alignment"], f"{place}.alignment")

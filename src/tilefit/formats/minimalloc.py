@@ -218,6 +218,13 @@ def capture_to_csv(capture: Capture, placement: Placement | None = None) -> str:
 
 def _what_csv_loses(capture: Capture) -> str:
     memory = capture.memory
+    wrapping = [r.id for r in capture.requests if r.wraps]
+    if wrapping:
+        return (
+            f"its lifetimes that wrap around the period ({', '.join(wrapping[:3])}"
+            + (", ..." if len(wrapping) > 3 else "")
+            + "): the CSV's are linear"
+        )
     if capture.sequences:
         return "its sequences"
     if capture.conflicts:

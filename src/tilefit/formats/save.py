@@ -39,6 +39,8 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
     if capture.tile is not None:
         out["tile"] = capture.tile
     out["horizon"] = capture.horizon
+    if capture.period is not None:
+        out["period"] = capture.period
     out["memory"] = mem
     requests = []
     for q in capture.requests:

@@ -84,7 +84,12 @@ class Memory:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """One allocation request: its bytes are occupied during steps [start, end)."""
+    """One allocation request: its bytes are occupied during steps [start, end).
+
+    In a cyclic capture (``Capture.period`` set) a request with ``start > end`` wraps
+    around the circle: it lives during [start, period) and then [0, end)
+    (``tilefit.model.arcs``). In a linear capture ``start < end`` always holds.
+    """
 
     id: str
     size: int
@@ -102,7 +107,22 @@ class Request:
         """What a memory map writes on its box: its short name, else its id."""
         return self.name or self.id
 
+    @property
+    def wraps(self) -> bool:
+        """Whether its lifetime wraps around a cyclic capture's circle (start > end)."""
+        return self.end <= self.start
+
     def lives_with(self, other: Request) -> bool:
+        """Whether the two lifetimes share a step: on a circle when either wraps.
+
+        A wrapping lifetime holds the circle's last step and its first, so two that
+        wrap always meet; a linear one meets a wrapping one when it reaches past the
+        wrapping one's start or begins before its end. No period is needed.
+        """
+        if self.end <= self.start:
+            return other.end <= other.start or other.end > self.start or other.start < self.end
+        if other.end <= other.start:
+            return self.end > other.start or self.start < other.end
         return self.start < other.end and other.start < self.end
 
 
@@ -151,6 +171,17 @@ class Capture:
     observed_failed: str | None = None
     tile: int | None = None
     origin: Origin | None = None  # set on imports from a compiler (tilefit import)
+    period: int | None = None  # set: steps lie on a circle of this many (= horizon), see arcs
+
+    @property
+    def cyclic(self) -> bool:
+        """Whether the steps lie on a circle (a request may wrap; see ``tilefit.model.arcs``)."""
+        return self.period is not None
+
+    @cached_property
+    def wraps(self) -> bool:
+        """Whether some request wraps around the circle: where a linear view is not exact."""
+        return any(r.end <= r.start for r in self.requests)
 
     @cached_property
     def request_by_id(self) -> dict[str, Request]:

@@ -21,18 +21,21 @@ def _adoption(tool: str) -> str | None:
 
 def diagnosis_headline(d: Diagnosis) -> Headline | None:
     """``diagnose``'s and the report's; None for a capture not imported."""
-    if d.heap is None:
-        return None
-    return headline(d.heap, d.verdict, d.available, d.bound.leaving, _adoption(d.heap.tool))
+    return _headline(d, d.bound.available)
 
 
 def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
-    """``solve``'s; None for a capture not imported. The bytes that must leave come with
-    the heap's standing, from the ladder's own bounds."""
+    """``solve``'s; None for a capture not imported."""
+    return _headline(answer, capture.available)
+
+
+def _headline(answer: Answer, available: int) -> Headline | None:
+    """The bytes that must leave are the capacity answer's (``tilefit.bounds.capacity``)."""
     heap = answer.heap
     if heap is None:
         return None
-    return headline(heap, answer.verdict, capture.available, heap.leaving, _adoption(heap.tool))
+    leaving = 0 if answer.capacity is None else answer.capacity.leaving
+    return headline(heap, answer.verdict, available, leaving, _adoption(heap.tool))
 
 
 def headline_json(h: Headline | None, placement: str | None = None) -> dict[str, Any] | None:
@@ -55,7 +58,7 @@ def headline_json(h: Headline | None, placement: str | None = None) -> dict[str,
             "top": h.top,
             "proven": h.proven,
             "saved": h.saved,
-            "must_leave": h.must_leave,
+            "leaving": h.leaving,
             "adopt": h.adopt,
             "text": h.tilefit_text(placement),
         },

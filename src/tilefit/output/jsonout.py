@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # only the shapes: a command loads the verdicts it runs, no m
     from tilefit.batch.row import Row
     from tilefit.batch.store import Store
     from tilefit.bounds.aligned import AlignedBound
+    from tilefit.bounds.capacity import Capacity
     from tilefit.bounds.deficit import BoundReport, Contributor
     from tilefit.bounds.overload import Window
     from tilefit.bounds.pieces import PiecesShort
@@ -178,7 +179,16 @@ def bound_json(report: BoundReport) -> Json:
         "aligned_lower_bound": report.aligned_lower_bound,
         "aligned_deficit": report.aligned_deficit,
         "aligned": aligned_json(report.aligned),
+        **meeting_json(report),
     }
+
+
+def meeting_json(report: BoundReport) -> Json:
+    """``{"meeting": ...}`` where a cyclic capture's lifetime wraps, else nothing."""
+    m = report.meeting
+    if m is None:
+        return {}
+    return {"meeting": {"weight": m.weight, "ids": list(m.ids), "deficit": report.meeting_deficit}}
 
 
 def aligned_json(a: AlignedBound) -> Json:
@@ -217,7 +227,7 @@ def heap_json(standing: HeapStanding | None) -> Json | None:
         "plan": standing.plan,
         "heap": standing.heap,
         "lower_bound": standing.lower_bound,
-        "aligned_lower_bound": standing.aligned_lower_bound,
+        "aligned_top": standing.aligned_top,
         "best_top": standing.best_top,
         "proven": standing.proven,
         "optimal": standing.optimal,
@@ -267,13 +277,14 @@ def solve_json(result: Answer, capture: Capture | None = None) -> Json:
     from tilefit.output.headline import answer_headline, headline_json
 
     least = result.least
-    subset = result.irreducible_subset
     return {
         "status": result.status,
         "seconds": seconds_json(result.seconds),
         "placement": placement_json(result.placement),
         "nodes": result.nodes,
-        "irreducible_subset": None if subset is None else list(subset),
+        "irreducible_subset": _subset(result.irreducible_subset),
+        "infeasible_subset": _subset(result.subset),
+        "subset_irreducible": result.irreducible,
         "top_lower_bound": None if least is None else least.lower_bound,
         "best_top": None if least is None else least.best_top,
         "optimal": None if least is None else least.optimal,
@@ -290,38 +301,42 @@ def diagnosis_json(d: Diagnosis, output: str | None = None) -> Json:
     placement (named by the headline's command)."""
     from tilefit.output.headline import diagnosis_headline, headline_json
 
+    report = d.bound
     return {
         "verdict": d.verdict,
         "strategy": d.strategy,
-        "deficit": d.deficit,
-        "support_deficit": d.support_deficit,
-        "lower_bound": d.lower_bound,
-        "available": d.available,
+        "deficit": report.deficit,
+        "support_deficit": report.support_deficit,
+        "lower_bound": report.lower_bound,
+        "available": report.available,
         "production_failed_id": d.production_failed_id,
         "capture": d.capture,
         "tile": d.tile,
-        "peak_step": d.peak_step,
-        "must_leave": d.must_leave,
+        "peak_step": report.peak_step,
+        "must_leave": report.must_leave,
         "production_failed_at_peak": d.production_failed_at_peak,
         "reproduced": d.reproduced,
         "production": [attempt_json(a) for a in d.production],
-        "contributors": [contributor_json(c) for c in d.contributors],
-        "class_totals": class_totals_json(d.bound),
+        "contributors": [contributor_json(c) for c in report.contributors],
+        "class_totals": class_totals_json(report),
         "search_status": d.search_status,
-        "irreducible_subset": list(d.irreducible_subset) if d.irreducible_subset else None,
+        "irreducible_subset": _subset(d.irreducible_subset),
         "placement": placement_json(d.placement),
-        "search_route": d.search_route,
-        "subset_irreducible": d.subset_irreducible,
+        "search_route": d.route,
+        "subset_irreducible": d.irreducible,
+        "infeasible_subset": _subset(d.subset),
+        "capacity": capacity_json(d.capacity),
         "closest": closest_json(d.closest),
         "bracket": bracket_json(d.bracket),
-        "overloaded_windows": [window_json(w) for w in d.bound.windows],
+        "overloaded_windows": [window_json(w) for w in report.windows],
         "pieces": pieces_json(d.pieces),
         "choice": choice_json(d.choice),
         "heap_standing": heap_json(d.heap),
-        "aligned_lower_bound": d.aligned_lower_bound,
-        "aligned_deficit": d.aligned_deficit,
-        "aligned": aligned_json(d.bound.aligned),
-        "cut": list(d.answer.cut),
+        "aligned_lower_bound": report.aligned_lower_bound,
+        "aligned_deficit": report.aligned_deficit,
+        "aligned": aligned_json(report.aligned),
+        **meeting_json(report),
+        "cut": list(d.cut),
         "headline": headline_json(diagnosis_headline(d), output),
         "least": _least_json(d.lower),
     }
@@ -339,6 +354,18 @@ def _least_json(lower: Answer | None) -> Json | None:
         "optimal": None if least is None else least.optimal,
         "placement": placement_json(lower.placement),
     }
+
+
+def _subset(ids: tuple[str, ...] | None) -> list[str] | None:
+    """A subset of ids that cannot be placed together, or null (none, or none shown)."""
+    return list(ids) if ids else None
+
+
+def capacity_json(c: Capacity | None) -> Json | None:
+    """The bound that proves a capacity deficit (``tilefit.bounds.capacity``), or null."""
+    if c is None:
+        return None
+    return {"bound": c.bound, "over": c.over, "step": c.step, "leaving": c.leaving}
 
 
 def diff_json(d: CaptureDiff) -> Json:

@@ -27,7 +27,7 @@ def import_json(item: Imported, review: ImportReview) -> Json:
         "heap": None if origin is None else origin.heap,
         "memory": capture.memory.size,
         "lower_bound": review.lower_bound,
-        "aligned_lower_bound": review.aligned_lower_bound,
+        "aligned_top": review.aligned_top,
         "placement_valid": review.check.valid,
         "violations": [violation_json(v) for v in review.check.violations],
         "heap_standing": heap_json(review.standing),

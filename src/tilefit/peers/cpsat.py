@@ -28,6 +28,7 @@ import time
 from itertools import pairwise
 from typing import Any
 
+from tilefit.model.arcs import request_pieces
 from tilefit.model.capture import Capture, Request
 from tilefit.model.placement import Placement
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
@@ -67,12 +68,10 @@ def cpsat_solve(
         return alignment * k
 
     by_id = capture.request_by_id
-    times = [
-        model.new_fixed_size_interval_var(r.start, r.end - r.start, "") for r in capture.requests
-    ]
-    addresses = [
-        model.new_fixed_size_interval_var(offset(r.id), r.size, "") for r in capture.requests
-    ]
+    # A lifetime wrapping around a cyclic capture's circle is two boxes at one offset.
+    boxes = [(r, lo, hi) for r in capture.requests for lo, hi in request_pieces(r, capture.horizon)]
+    times = [model.new_fixed_size_interval_var(lo, hi - lo, "") for _, lo, hi in boxes]
+    addresses = [model.new_fixed_size_interval_var(offset(r.id), r.size, "") for r, _, _ in boxes]
     model.add_no_overlap_2d(times, addresses)
     for seq in capture.sequences:
         for before, after in pairwise(seq.members):

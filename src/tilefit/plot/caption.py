@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tilefit.model.words import counted
 from tilefit.verdicts.diagnose import Diagnosis
+from tilefit.verdicts.verdict import Verdict
 
 
 @dataclass(frozen=True, slots=True)
 class VerdictCaption:
-    verdict: str  # fits, fragmentation, capacity, ...: it picks the colour
+    verdict: Verdict  # it picks the colour
     text: str
 
 
@@ -19,23 +21,19 @@ def verdict_caption(d: Diagnosis) -> VerdictCaption:
 
 
 def _text(d: Diagnosis) -> str:
-    """``CAPACITY: 16,328 B over at step 54, 4 overloaded windows`` and the like: short,
-    since it shares the title's line."""
+    """``CAPACITY: 16,328 B over at step 54 by the live bound, 4 overloaded windows`` and
+    the like: short, since it shares the title's line. A capacity deficit's bound and
+    figure are the ones its answer carries (``tilefit.bounds.capacity``), as every
+    renderer gives them."""
     head = d.verdict.upper()
-    report = d.bound
-    if d.verdict == "capacity":
-        plain = report.deficit >= report.support_deficit
-        over = report.deficit if plain else report.support_deficit
-        step = report.peak_step if plain else report.support.step
-        count = len(report.windows)
-        windows = f"{count} overloaded window{'s' if count != 1 else ''}"
-        if report.aligned_deficit > over:  # only the padding alignment forces shows it
-            return f"{head}: {report.aligned_deficit:,} B over with alignment padding, {windows}"
-        return f"{head}: {over:,} B over at step {step}, {windows}"
-    if d.verdict == "fits":
+    if d.capacity is not None:
+        windows = counted(len(d.bound.windows), "overloaded window")
+        c = d.capacity
+        return f"{head}: {c.over_text} by {c.bound.short}, {windows}"
+    if d.verdict == Verdict.FITS:
         return f"{head}: {d.strategy} places every request"
-    if d.verdict == "fragmentation":
+    if d.verdict == Verdict.FRAGMENTATION:
         return f"{head}: no deficit, {d.strategy} fits"
-    if d.verdict == "infeasible":
+    if d.verdict == Verdict.INFEASIBLE:
         return f"{head}: no deficit, yet no placement exists"
     return f"{head}: no deficit; nothing found in the time given"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tilefit.verdicts.verdict import Verdict
+
 # The classes the format names keep their colour from tile to tile.
 _KNOWN = {
     "resident": "#4e79a7",
@@ -19,10 +21,10 @@ HOLE = "#ffd92f"  # free space over the failed unit's lifetime: yellow, unlike a
 UNAVAILABLE = "#d0d0d0"  # address space outside every range
 PEAK = "#d62728"
 VERDICT = {  # as on the report's verdict badge
-    "fits": "#2ca02c",
-    "fragmentation": "#e08214",
-    "capacity": "#d62728",
-    "infeasible": "#d62728",
+    Verdict.FITS: "#2ca02c",
+    Verdict.FRAGMENTATION: "#e08214",
+    Verdict.CAPACITY: "#d62728",
+    Verdict.INFEASIBLE: "#d62728",
 }
 VERDICT_OTHER = "#555555"
 OVERLOAD = "#a11b1c"  # overloaded windows: darker than the failed unit's red, and hatched

@@ -1,7 +1,8 @@
 """The geometry of a memory map, shared by the matplotlib and the SVG drawings.
 
 Steps run across and addresses up: each placed request is a box spanning its
-lifetime and its bytes. Around the boxes: the address space outside every
+lifetime and its bytes (two boxes where a cyclic capture's lifetime wraps: one
+up to the last step, one from step 0). Around the boxes: the address space outside every
 range (unavailable), ranges open only to some classes (the host aperture),
 memory-element boundaries and the interleaved region. For a failed attempt,
 the failed unit's lifetime band and the holes it met; for a tile over
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 
 from tilefit.bounds.overload import Window
 from tilefit.engine.attempt import Attempt
-from tilefit.model.capture import Capture, Interval, Range
+from tilefit.model.arcs import request_pieces
+from tilefit.model.capture import Capture, Interval, Range, Request
 from tilefit.model.words import counted
 from tilefit.plot.windows import WindowMark, window_marks
 
@@ -62,6 +64,13 @@ class FailedBand:
     member_sizes: tuple[int, ...]
     holes: tuple[Interval, ...]  # largest first
     name: str | None = None  # a request's short name (``Request.name``)
+    pieces: tuple[Interval, ...] = ()  # on a circle, where a member wraps: its runs of steps
+
+    @property
+    def spans(self) -> tuple[Interval, ...]:
+        """The runs of steps the band covers: its lifetime, or on a cyclic capture's
+        circle, where a member wraps, the pieces either side of the cut."""
+        return self.pieces or ((self.start, self.end),)
 
     @property
     def is_sequence(self) -> bool:
@@ -143,6 +152,7 @@ def attempt_map(
             member_sizes=tuple(m.size for m in unit.members),
             holes=failure.holes,
             name=None if unit.is_sequence else unit.members[0].name,
+            pieces=_band_pieces(unit.members, capture.horizon),
         )
     name = attempt.strategy.name
     if title is None:
@@ -162,10 +172,12 @@ def _memory_map(
     windows: Sequence[Window],
 ) -> MemoryMap:
     memory = capture.memory
+    # A lifetime that wraps around a cyclic capture's circle is drawn as its two pieces.
     boxes = tuple(
-        Box(k, r.id, offsets[r.id], r.size, r.start, r.end, r.cls, r.name)
+        Box(k, r.id, offsets[r.id], r.size, lo, hi, r.cls, r.name)
         for k, r in enumerate(capture.requests)
         if r.id in offsets
+        for lo, hi in request_pieces(r, capture.horizon)
     )
     interleaved = memory.interleaved_start
     return MemoryMap(
@@ -182,6 +194,20 @@ def _memory_map(
         peak_address=max((b.top for b in boxes), default=0),
         windows=window_marks(windows),
     )
+
+
+def _band_pieces(members: tuple[Request, ...], horizon: int) -> tuple[Interval, ...]:
+    """The steps of a failed unit one of whose members wraps, as disjoint runs (none
+    where no member wraps: the band is then the unit's lifetime)."""
+    if not any(m.wraps for m in members):
+        return ()
+    runs: list[Interval] = []
+    for lo, hi in sorted(p for m in members for p in request_pieces(m, horizon)):
+        if runs and lo <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(hi, runs[-1][1]))
+        else:
+            runs.append((lo, hi))
+    return tuple(runs)
 
 
 def _index(capture: Capture) -> dict[str, int]:

@@ -152,8 +152,17 @@ def _draw_boxes(ax: Axes, boxes: Sequence[Box], colors: dict[str, str], layout: 
 
 
 def _draw_band(ax: Axes, band: FailedBand, layout: MemoryMap) -> list[Patch]:
-    ax.axvspan(band.start, band.end, facecolor=palette.FAILED, alpha=0.07, zorder=1)
-    for x in (band.start, band.end):
+    for start, end in band.spans:  # two runs where it wraps around a cyclic capture's circle
+        _draw_band_span(ax, band, layout, start, end)
+    return [
+        Patch(facecolor=palette.FAILED, alpha=0.2, label=f"lifetime of {band.id}"),
+        Patch(facecolor=palette.HOLE, alpha=0.45, label="hole"),
+    ]
+
+
+def _draw_band_span(ax: Axes, band: FailedBand, layout: MemoryMap, start: int, end: int) -> None:
+    ax.axvspan(start, end, facecolor=palette.FAILED, alpha=0.07, zorder=1)
+    for x in (start, end):
         ax.axvline(x, color=palette.FAILED, lw=0.8, ls="--", zorder=3)
     width_px, height_px = axes_pixels(ax)
     font_px = _FONT_PT * ax.figure.dpi / 72
@@ -161,25 +170,21 @@ def _draw_band(ax: Axes, band: FailedBand, layout: MemoryMap) -> list[Patch]:
     for k, (lo, hi) in enumerate(band.holes):
         ax.add_patch(
             Rectangle(
-                (band.start, lo), band.end - band.start, max(hi - lo, least),
+                (start, lo), end - start, max(hi - lo, least),
                 facecolor=palette.HOLE, edgecolor="#9a7b00", alpha=0.6, lw=0.6, zorder=3,
             )
         )  # fmt: skip
         text = f"{hi - lo:,} B"
         strip_px = max((hi - lo) / layout.size * height_px, MIN_HOLE_PX)
-        width = (band.end - band.start) / layout.horizon * width_px
+        width = (end - start) / layout.horizon * width_px
         font = label_font(width, strip_px, text, font_px)
         if k < 12 and font is not None:  # the largest holes; the side panel lists the rest
             ax.text(
-                (band.start + band.end) / 2, (lo + hi) / 2, text, ha="center", va="center",
+                (start + end) / 2, (lo + hi) / 2, text, ha="center", va="center",
                 fontsize=_FONT_PT * font / font_px, color="#0b3d0b", fontweight="bold", zorder=5,
                 clip_on=True,
                 bbox={"facecolor": "#ffffff", "alpha": 0.6, "lw": 0, "pad": 0.5},
             )  # fmt: skip
-    return [
-        Patch(facecolor=palette.FAILED, alpha=0.2, label=f"lifetime of {band.id}"),
-        Patch(facecolor=palette.HOLE, alpha=0.45, label="hole"),
-    ]
 
 
 def draw_failed_unit(ax: Axes, band: FailedBand) -> None:

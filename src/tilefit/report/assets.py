@@ -148,7 +148,8 @@ JS = r"""
     if (R.label[k]) lines.push([R.label[k], "l"]);
     lines.push(["size " + bytes(R.size[k]) + ", alignment " + R.align[k]]);
     lines.push(["class " + D.classes[R.cls[k]] + (R.il[k] ? " (interleaved)" : "")]);
-    lines.push(["lifetime: steps [" + R.start[k] + ", " + R.end[k] + ")"]);
+    lines.push(["lifetime: steps [" + R.start[k] + ", " + R.end[k] + ")" +
+      (R.start[k] >= R.end[k] ? ", around the loop's last step to its first" : "")]);
     var off = map ? D.maps[map].offsets[k] : -1;
     lines.push([off >= 0 ? "offset " + off + " .. " + (off + R.size[k]) : "not placed here"]);
     if (k in seqOf) {

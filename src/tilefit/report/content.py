@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.engine.attempt import Attempt, Prepared, run_strategy
+from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
@@ -12,6 +12,7 @@ from tilefit.model.words import counted
 from tilefit.plot.compare import Comparison, comparison, refereed
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
+from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import Diagnosis, diagnose
 
@@ -55,15 +56,15 @@ def gather(
         refereed(capture, given.placement, given.source)
     # On an import, diagnose searches the least below the toolchain's plan: the headline,
     # the banner, the download and the comparison's panel all show that one.
-    diagnosis = diagnose(capture, time_limit=time_limit, lower=True)
+    problem = Problem(capture)  # the ladder's units and bounds serve the matrix and the maps
+    diagnosis = diagnose(problem, time_limit=time_limit, lower=True)
     compare = None
     if given is not None:
         compare = comparison(
             capture, given.placement, given.source, given.name, time_limit, diagnosis.lower
         )
-    prepared = Prepared.of(capture)
     done = {a.strategy.name: a for a in diagnosis.production}  # not run twice
-    matrix = tuple(done.get(s.name) or run_strategy(prepared, s) for s in STRATEGIES)
+    matrix = tuple(done.get(s.name) or run_strategy(problem.prepared, s) for s in STRATEGIES)
     return ReportContent(
         capture=capture,
         diagnosis=diagnosis,

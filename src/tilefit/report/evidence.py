@@ -35,7 +35,7 @@ def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -
         )
         items.append(
             f"{named}, <code>{esc(d.production_failed_id)}</code>, "
-            f"{at_peak} among the requests live at the peak (step {d.peak_step})."
+            f"{at_peak} among the requests live at the peak (step {d.bound.peak_step})."
         )
     if d.bound.windows:
         items.append(_windows_item(d.bound.windows))
@@ -52,8 +52,8 @@ def evidence_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -
         )
     if d.search_status is not None:
         items.append(_search_item(d))
-    if d.irreducible_subset:
-        ids = ", ".join(f"<code>{esc(i)}</code>" for i in d.irreducible_subset)
+    if d.subset:
+        ids = ", ".join(f"<code>{esc(i)}</code>" for i in d.subset)
         items.append(f"These requests alone admit no placement: {ids}.")
     body = "".join(f"<li>{item}</li>" for item in items)
     return f'<section id="evidence"><h2>Evidence</h2><ul>{body}</ul></section>'
@@ -63,8 +63,8 @@ def _search_item(d: Diagnosis) -> str:
     """What the search answered, and by which route (for the choice proof, the steps and
     stretches a reader checks it by)."""
     text = f"Search: {esc(d.search_status or '')}"
-    if d.search_route is not None:
-        text += f" (route <code>{esc(d.search_route)}</code>)"
+    if d.route is not None:
+        text += f" (route <code>{esc(d.route)}</code>)"
     if d.choice is not None:
         text += f": {esc(d.choice.text)}"
     return text + "."
@@ -157,5 +157,14 @@ def _bound_item(report: BoundReport) -> str:
         )
         if report.aligned_deficit > report.deficit:
             text += f": <b>{byte_html(report.aligned_deficit)} over</b>"
+        text += "."
+    m = report.meeting
+    if m is not None and m.weight > report.lower_bound:
+        text += (
+            f" On the circle of steps, {len(m.ids)} requests whose "
+            f"lifetimes meet pairwise need {byte_html(m.weight)}, more than any one step holds"
+        )
+        if report.meeting_deficit:
+            text += f": <b>{byte_html(report.meeting_deficit)} over</b>"
         text += "."
     return text

@@ -37,13 +37,17 @@ def verdict_html(capture: Capture, d: Diagnosis) -> str:
 
 
 def _verdict_text(d: Diagnosis) -> str:
-    if d.verdict == "fits" and d.heap is not None:  # an import: the replay is not the tool's
+    if d.verdict == Verdict.FITS and d.heap is not None:  # an import: the replay is not the tool's
         return (
             f"Fits: tilefit's nearest strategy to {d.heap.tool}'s planner places every request "
             "in this memory."
         )
-    if d.verdict == Verdict.INFEASIBLE and d.search_route is not None:
-        return f"{d.verdict.sentence} Proof ({d.search_route}): {proof_says(d.search_route)}."
+    if d.verdict == Verdict.INFEASIBLE and d.route is not None:
+        return f"{d.verdict.sentence} Proof ({d.route}): {proof_says(d.route)}."
+    c = d.capacity
+    if c is not None:  # the bound the answer names, with its figure, as diagnose says it
+        leave = f"; at least {c.leaving:,} B must leave" if c.leaving else ""
+        return f"{d.verdict.sentence} Decided by {c.bound.says} ({c.over_text}){leave}."
     return d.verdict.sentence
 
 
@@ -111,6 +115,20 @@ def download_name(capture: Capture, d: Diagnosis) -> str:
     return f"{name}.placement.json" if d.heap is None else f"{name}.tilefit.placement.json"
 
 
+def _meeting_rows(report: BoundReport) -> list[tuple[str, str]]:
+    """The heaviest pairwise-meeting set, where a cyclic capture's lifetime wraps."""
+    m = report.meeting
+    if m is None:
+        return []
+    return [
+        (
+            "meeting bound",
+            f"{byte_html(m.weight)} in {len(m.ids)} requests whose lifetimes meet pairwise on "
+            f"the circle ({esc(', '.join(m.ids))}): {byte_html(report.meeting_deficit)} over",
+        )
+    ]
+
+
 def bound_html(report: BoundReport) -> str:
     s = report.support
     union = " ".join(f"[{a:,}, {b:,})" for a, b in s.union) or "(empty)"
@@ -126,6 +144,7 @@ def bound_html(report: BoundReport) -> str:
         ("deficit", byte_html(report.deficit)),
         ("aligned deficit", byte_html(report.aligned_deficit)),
         ("support-aware deficit", byte_html(report.support_deficit)),
+        *_meeting_rows(report),
         (
             "tightest union of allowed sets",
             f"step {s.step}: {byte_html(s.demand)} live of "

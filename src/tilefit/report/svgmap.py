@@ -140,8 +140,13 @@ def _marks(frame: Frame, layout: MemoryMap) -> list[str]:
 
 
 def _band(frame: Frame, band: FailedBand) -> list[str]:
-    """The failed unit's lifetime band and the holes it met, the largest labelled."""
-    x0, x1 = frame.x(band.start), frame.x(band.end)
+    """The failed unit's lifetime band and the holes it met, the largest labelled (once
+    per run of steps: two where it wraps around a cyclic capture's circle)."""
+    return [line for start, end in band.spans for line in _band_span(frame, band, start, end)]
+
+
+def _band_span(frame: Frame, band: FailedBand, start: int, end: int) -> list[str]:
+    x0, x1 = frame.x(start), frame.x(end)
     out = [
         f'<rect class="band" x="{num(x0)}" y="{num(frame.top)}" width="{num(x1 - x0)}" '
         f'height="{num(frame.bottom - frame.top)}"/>',

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from tilefit.model.arcs import request_pieces
 from tilefit.model.capture import Capture, Interval, element_index
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
@@ -187,12 +188,16 @@ def build_model(capture: Capture, top: int | None = None) -> SearchModel:
     blocks: list[Block] = []
     unit_list = units(capture)
     for unit in unit_list:
+        # A lifetime that wraps around a cyclic capture's circle is two pieces at one
+        # offset: such a block is not rigid, so it is pinned (see the module text).
         pieces = tuple(
-            Piece(m.id, o, m.size, m.start, m.end)
+            Piece(m.id, o, m.size, lo, hi)
             for m, o in zip(unit.members, unit.offsets, strict=True)
+            for lo, hi in request_pieces(m, capture.horizon)
         )
         bases: Bases = ((0, limit),)
-        for member, piece in zip(unit.members, pieces, strict=True):
+        for piece in pieces:
+            member = capture.request_by_id[piece.request]
             key = (member.cls, member.interleaved)
             if key not in allowed_of:
                 allowed_of[key] = memory.allowed(*key)
@@ -238,8 +243,8 @@ def _block(unit: Unit, pieces: tuple[Piece, ...], bases: Bases) -> Block:
         index=unit.index,
         pieces=pieces,
         size=unit.size,
-        start=unit.start,
-        end=unit.end,
+        start=min(p.start for p in pieces),  # the unit's, unless a piece wraps
+        end=max(p.end for p in pieces),
         residue=unit.base_residue,
         modulus=unit.base_modulus,
         bases=bases,

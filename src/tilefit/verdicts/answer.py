@@ -2,9 +2,10 @@
 
 ``diagnose``, ``solve`` (and ``--minimize``), the importers' standing of a toolchain's
 own plan, ``batch``, ``whatif`` and the report all read an ``Answer``: the verdict,
-the placement that decides it (refereed at the ladder's one exit), what proved it and
-by which route, the least top when minimising, the closest placement and the bracket
-when nothing decided, and the seconds and nodes spent.
+the placement that decides it (refereed at the ladder's one exit), what proved it (the
+bound that proves a capacity deficit, ``capacity``, or the route), the least top when
+minimising, the closest placement and the bracket when nothing decided, and the seconds
+and nodes spent. ``diagnose``'s ``Diagnosis`` is an ``Answer`` with its evidence.
 """
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tilefit.model.placement import Placement
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
+    from tilefit.bounds.capacity import Capacity
     from tilefit.search.bracket import Bracket
     from tilefit.search.closest import Closest
     from tilefit.search.proofs.choice import ChoiceWhere
     from tilefit.verdicts.heap import HeapStanding
-
-SOLVED, INFEASIBLE, TIMEOUT = "solved", "infeasible", "timeout"
-"""``solve``'s statuses (``tilefit.search.routes.STATUSES``, without loading the search)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,8 @@ class Answer:
     strategy: str | None = None  # what made the placement: a strategy or a search's name
     placement: Placement | None = None  # within the memory; refereed at the ladder's exit
     route: str | None = None  # the route that decided (``tilefit.search.routes``), if any
-    search_status: str | None = None  # the search's own answer, when it ran
+    search_status: Status | None = None  # the search's own answer, when it ran
+    capacity: Capacity | None = None  # a bound proves no placement: which, and what must leave
     subset: tuple[str, ...] | None = None  # proven: ids that cannot be placed together
     irreducible: bool = False  # dropping any one id of ``subset`` makes the rest placeable
     closest: Closest | None = None  # undecided: the best placement in more memory
@@ -57,7 +58,7 @@ class Answer:
     cut: tuple[str, ...] = ()  # stages the deadline cut short, each with what it had done
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """``solve``'s word for it: ``solved``, ``infeasible`` or ``timeout``."""
         if self.placement is not None:
             return SOLVED

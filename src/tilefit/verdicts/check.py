@@ -79,7 +79,10 @@ def check(
         _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
     ]
     by_id = {p.request.id: p for p in placed}
-    overlaps, not_listed = _overlaps(placed, max_overlaps)
+    if capture.wraps:
+        overlaps, not_listed = _overlaps_on_circle(placed, max_overlaps, capture.horizon)
+    else:
+        overlaps, not_listed = _overlaps(placed, max_overlaps)
     found = [
         *_missing(capture, offsets),
         *_unknown(capture, offsets),
@@ -95,9 +98,9 @@ def check(
 def referee(capture: Capture, placement: Placement, source: str) -> Placement:
     """``placement``, which the checker must find valid: one tilefit made, so a violation
     is tilefit's bug (RuntimeError naming ``source``), never the user's input."""
-    verdict = check(capture, placement)
-    if not verdict.valid:
-        first = verdict.violations[0]
+    checked = check(capture, placement)
+    if not checked.valid:
+        first = checked.violations[0]
         raise RuntimeError(
             f"internal error: the placement from {source} fails the checker "
             f"({first.kind}: {', '.join(first.ids)}); please report it with the capture"
@@ -237,6 +240,56 @@ def _overlap(a: _Placed, b: _Placed) -> Violation:
         f"{rb.id} at {_fmt(b.offset, b.end)} steps {_fmt(rb.start, rb.end)} share addresses "
         f"{_fmt(max(a.offset, b.offset), min(a.end, b.end))} during steps "
         f"{_fmt(max(ra.start, rb.start), min(ra.end, rb.end))}"
+    )
+    return Violation("overlap", (ra.id, rb.id), detail)
+
+
+def _steps(start: int, end: int, period: int) -> list[Span]:
+    """A lifetime's steps on a circle of ``period``: ``start > end`` wraps past the last."""
+    return [(start, end)] if start < end else [(0, end), (start, period)]
+
+
+def _overlaps_on_circle(
+    placed: list[_Placed], cap: int, period: int
+) -> tuple[list[Violation], int]:
+    """As ``_overlaps``, where some lifetime wraps around the circle: each lifetime taken as
+    its one or two linear runs of steps, swept by start; two requests whose runs meet
+    more than once (both wrap, say) are one pair. Pairs are enumerated, which a cyclic
+    capture (a loop's tensors) affords."""
+    runs = sorted((lo, hi, n) for n, p in enumerate(placed) for lo, hi in _steps(*_life(p), period))
+    live: list[tuple[int, int]] = []  # (run end, placed position)
+    pairs: set[tuple[int, int]] = set()
+    for lo, hi, n in runs:
+        live = [(end, m) for end, m in live if end > lo]
+        p = placed[n]
+        for _, m in live:
+            q = placed[m]
+            if m != n and q.offset < p.end and p.offset < q.end:
+                pairs.add((min(m, n), max(m, n)))
+        live.append((hi, n))
+    ordered = sorted(pairs, key=lambda mn: (placed[mn[0]].index, placed[mn[1]].index))
+    listed = [_overlap_on_circle(placed[m], placed[n], period) for m, n in ordered[:cap]]
+    return listed, len(pairs) - len(listed)
+
+
+def _life(p: _Placed) -> Span:
+    return p.request.start, p.request.end
+
+
+def _overlap_on_circle(a: _Placed, b: _Placed, period: int) -> Violation:
+    ra, rb = a.request, b.request
+    shared = [
+        _fmt(max(x0, y0), min(x1, y1))
+        for x0, x1 in _steps(ra.start, ra.end, period)
+        for y0, y1 in _steps(rb.start, rb.end, period)
+        if max(x0, y0) < min(x1, y1)
+    ]
+    detail = (
+        f"{ra.id} at {_fmt(a.offset, a.end)} steps {_fmt(ra.start, ra.end)} and "
+        f"{rb.id} at {_fmt(b.offset, b.end)} steps {_fmt(rb.start, rb.end)} share addresses "
+        f"{_fmt(max(a.offset, b.offset), min(a.end, b.end))} during steps "
+        + " and ".join(shared)
+        + f" (period {period})"
     )
     return Violation("overlap", (ra.id, rb.id), detail)
 

@@ -15,10 +15,9 @@ reported has passed the independent referee at its one exit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields
 
-from tilefit.bounds.deficit import BoundReport, Contributor
+from tilefit.bounds.deficit import BoundReport
 from tilefit.bounds.pieces import PiecesShort
 from tilefit.engine.attempt import Attempt
 from tilefit.engine.strategy import Strategy
@@ -30,34 +29,54 @@ from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb, Entry
-from tilefit.verdicts.ladder import decide, engine_ready
+from tilefit.verdicts.ladder import climb_ladder, engine_ready
 from tilefit.verdicts.lower import look_lower
 from tilefit.verdicts.replay import replay
 from tilefit.verdicts.retry import DEFAULT_FALLBACKS
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch
 
-if TYPE_CHECKING:
-    from tilefit.search.bracket import Bracket
-    from tilefit.search.closest import Closest
-    from tilefit.search.proofs.choice import ChoiceWhere
-    from tilefit.verdicts.heap import HeapStanding
-
 VERDICTS = tuple(Verdict)
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnosis:
-    """The ladder's answer for one capture, with diagnose's own evidence: the bounds and
-    the production replay."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnosis(Answer):
+    """The ladder's answer for one capture (every field of ``Answer``: the verdict, the
+    placement, what proved it), with diagnose's own evidence: the bounds and the
+    production replay."""
 
     capture: str
     tile: int | None
     bound: BoundReport
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
-    answer: Answer
     lower: Answer | None = None  # an import: the least below its toolchain's plan (lower.py)
+
+    @classmethod
+    def of(
+        cls,
+        answer: Answer,
+        capture: Capture,
+        bound: BoundReport,
+        production: tuple[Attempt, ...],
+        reproduced: bool | None,
+        lower: Answer | None = None,
+    ) -> Diagnosis:
+        """``answer`` with the evidence diagnose gathered on ``capture``. On an import, the
+        heap's standing is the one beside the least searched for below the toolchain's plan
+        where that search found a plan (``lower``), else the one beside the verdict's."""
+        given = {f.name: getattr(answer, f.name) for f in fields(Answer)}
+        if lower is not None and lower.placement is not None:
+            given["heap"] = lower.heap
+        return cls(
+            **given,
+            capture=capture.name,
+            tile=capture.tile,
+            bound=bound,
+            production=production,
+            reproduced=reproduced,
+            lower=lower,
+        )
 
     @property
     def offered(self) -> Placement | None:
@@ -68,108 +87,9 @@ class Diagnosis:
         return self.placement
 
     @property
-    def verdict(self) -> Verdict:
-        return self.answer.verdict
-
-    @property
-    def strategy(self) -> str | None:
-        """What fits: a strategy name, a search's (``exact-search``, ``search:ROUTE``), or
-        None."""
-        return self.answer.strategy
-
-    @property
-    def placement(self) -> Placement | None:
-        """Refereed, when one was found."""
-        return self.answer.placement
-
-    @property
-    def search_status(self) -> str | None:
-        return self.answer.search_status
-
-    @property
-    def search_route(self) -> str | None:
-        """The route that decided (one of ``tilefit.search.routes.names()``)."""
-        return self.answer.route
-
-    @property
-    def irreducible_subset(self) -> tuple[str, ...] | None:
-        """For ``infeasible``: ids that cannot be placed together."""
-        return self.answer.subset
-
-    @property
-    def subset_irreducible(self) -> bool:
-        """Dropping any one id of the subset makes it placeable."""
-        return self.answer.irreducible
-
-    @property
-    def closest(self) -> Closest | None:
-        return self.answer.closest
-
-    @property
-    def bracket(self) -> Bracket | None:
-        return self.answer.bracket
-
-    @property
-    def choice(self) -> ChoiceWhere | None:
-        return self.answer.choice
-
-    @property
-    def heap(self) -> HeapStanding | None:
-        """An import's standing, beside the least searched for where that search found a
-        plan (``lower``), else beside the verdict's."""
-        low = self.lower
-        return low.heap if low is not None and low.placement is not None else self.answer.heap
-
-    @property
-    def seconds(self) -> float:
-        return self.answer.seconds
-
-    @property
-    def cut(self) -> tuple[str, ...]:
-        """The stages the time limit cut short (each answered nothing)."""
-        return self.answer.cut
-
-    @property
-    def must_leave(self) -> int:
-        """Bytes that must leave the worst overloaded window (0: none)."""
-        return self.bound.must_leave
-
-    @property
     def pieces(self) -> PiecesShort | None:
         """For "infeasible" by the pieces bound: where and by how much it is short."""
-        return self.bound.pieces if self.search_route == PIECES else None
-
-    @property
-    def lower_bound(self) -> int:
-        return self.bound.lower_bound
-
-    @property
-    def available(self) -> int:
-        return self.bound.available
-
-    @property
-    def deficit(self) -> int:
-        return self.bound.deficit
-
-    @property
-    def support_deficit(self) -> int:
-        return self.bound.support_deficit
-
-    @property
-    def aligned_lower_bound(self) -> int:
-        return self.bound.aligned_lower_bound
-
-    @property
-    def aligned_deficit(self) -> int:
-        return self.bound.aligned_deficit
-
-    @property
-    def peak_step(self) -> int:
-        return self.bound.peak_step
-
-    @property
-    def contributors(self) -> tuple[Contributor, ...]:
-        return self.bound.contributors
+        return self.bound.pieces if self.route == PIECES else None
 
     @property
     def production_failed_id(self) -> str | None:
@@ -187,12 +107,12 @@ class Diagnosis:
     @property
     def production_failed_at_peak(self) -> bool:
         """Is the request named in the production error among those live at the peak?"""
-        at_peak = {c.id for c in self.contributors}
+        at_peak = {c.id for c in self.bound.contributors}
         return any(m in at_peak for m in self.production_failed_members)
 
 
 def diagnose(
-    capture: Capture,
+    capture: Capture | Problem,
     *,
     time_limit: float = 10.0,
     search: bool = True,
@@ -217,10 +137,13 @@ def diagnose(
     switches search routes and prunings off, for an ablation, and tunes the search
     (``tilefit.search.params.SearchParams``).
     ``watch`` hears the search's stages and their deadlines (``tilefit.verdicts.watch``).
+    Given a ``Problem``, its prepared units and bounds serve, and whoever gave it reads
+    them afterwards instead of building them again.
     ``lower``: on an import whose verdict places it, the least below the toolchain's plan is
     searched in the time left (``Diagnosis.lower``; ``tilefit.verdicts.lower``).
     """
-    problem = Problem(capture)
+    problem = capture if isinstance(capture, Problem) else Problem(capture)
+    capture = problem.capture
     deadline = engine_ready(problem, Deadline.start(time_limit), watch)
     watch.stage("the lower bounds", deadline.at)
     report = problem.bound  # first: cheap, and a deficit they prove needs no more time
@@ -228,16 +151,8 @@ def diagnose(
     watch.stage("the production replay", deadline.at)
     replayed = replay(problem.prepared, stop=deadline.passed)
     climb = Climb(Entry.REPLAY, search, fallbacks=fallbacks, workers=workers, params=params)
-    answer = decide(problem, deadline, climb, replayed, watch)
+    answer = climb_ladder(problem, deadline, climb, replayed, watch)
     least = None
     if lower and search:
         least = look_lower(problem, answer, deadline, workers=workers, params=params, watch=watch)
-    return Diagnosis(
-        capture=capture.name,
-        tile=capture.tile,
-        bound=report,
-        production=replayed.attempts,
-        reproduced=replayed.reproduced,
-        answer=answer,
-        lower=least,
-    )
+    return Diagnosis.of(answer, capture, report, replayed.attempts, replayed.reproduced, least)

@@ -25,7 +25,7 @@ class Headline:
     verdict: Verdict  # tilefit's
     top: int | None  # the top of tilefit's placement (None: none within the memory)
     proven: bool  # ``top`` is proven the least
-    must_leave: int  # capacity: bytes that must leave the worst overloaded window
+    leaving: int  # capacity: bytes that must leave before any plan fits (Capacity.leaving)
     adopt: str | None  # the command that puts tilefit's plan into the toolchain (None: none)
     looked: bool = True  # ``top`` is the least searched for (else one placement's)
 
@@ -66,7 +66,7 @@ class Headline:
         if self.verdict.places and self.top is not None:
             return self._fits_text(self.top, placement)
         if self.verdict == Verdict.CAPACITY:
-            leave = f": at least {self.must_leave:,} B must leave" if self.must_leave else ""
+            leave = f": at least {self.leaving:,} B must leave" if self.leaving else ""
             return f"tilefit: no plan can fit{leave} (capacity, below)"
         if self.verdict == Verdict.INFEASIBLE:
             return "tilefit: no plan can fit (infeasible: the search proves it, below)"
@@ -106,7 +106,7 @@ def headline(
     standing: HeapStanding | None,
     verdict: Verdict,
     available: int,
-    must_leave: int,
+    leaving: int,
     adopt: str | None,
 ) -> Headline | None:
     """The two-part answer of an imported capture; None for a capture not imported."""
@@ -121,7 +121,7 @@ def headline(
         verdict,
         top,
         standing.proven and top is not None,
-        must_leave,
+        leaving,
         adopt,
         standing.looked,
     )

@@ -24,15 +24,14 @@ class HeapStanding:
     lower_bound: int  # the live lower bound
     best_top: int | None  # the lowest top of a placement tilefit found (None: none found)
     proven: bool  # best_top is proven the lowest possible
-    aligned_lower_bound: int = 0  # no placement has a lower top: the aligned bound's top
+    aligned_top: int = 0  # no placement has a lower top: the aligned bound's (AlignedBound.top)
     plan: str = "heap"  # what the tool calls it (Origin.plan)
-    leaving: int = 0  # bytes that must leave the memory before any plan fits (BoundReport's)
     looked: bool = True  # the least top was searched for (else best_top is one placement's)
 
     @property
     def floor(self) -> int:
         """No placement has a lower top than this, by the bounds."""
-        return max(self.lower_bound, self.aligned_lower_bound)
+        return max(self.lower_bound, self.aligned_top)
 
     @property
     def optimal(self) -> bool:
@@ -94,14 +93,13 @@ def heap_standing(
     best_top: int | None,
     proven: bool = False,
     aligned: int | None = None,
-    leaving: int = 0,
     looked: bool = True,
 ) -> HeapStanding | None:
     """The standing of ``capture``'s origin heap; None for a capture not imported.
 
     ``aligned`` is the aligned bound's lowest top (``AlignedBound.top``), worked out from
-    the capture when not given; ``leaving``: the bound report's bytes that must leave;
-    ``looked``: ``best_top`` is the least top searched for, not one placement's."""
+    the capture when not given; ``looked``: ``best_top`` is the least top searched for, not
+    one placement's."""
     if capture.origin is None:
         return None
     if aligned is None:
@@ -117,6 +115,5 @@ def heap_standing(
         proven,
         aligned,
         origin.plan,
-        leaving,
         looked,
     )

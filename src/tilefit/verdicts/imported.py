@@ -21,7 +21,7 @@ from tilefit.verdicts.heap import HeapStanding, heap_standing
 class ImportReview:
     check: CheckResult  # the toolchain's placement, refereed at its own heap
     lower_bound: int  # the live lower bound of the requests
-    aligned_lower_bound: int  # no placement has a lower top: the aligned bound's
+    aligned_top: int  # no placement has a lower top: the aligned bound's (AlignedBound.top)
     standing: HeapStanding | None
 
 

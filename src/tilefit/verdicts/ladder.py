@@ -1,10 +1,12 @@
-"""The decision ladder: one function that decides a capture, for every command.
+"""The decision ladder: one function that decides a capture, for every command
+(``climb_ladder``; the portfolio's ``decide`` is one of its rungs).
 
 The rungs, cheapest first, each tried only where those below it decided nothing:
 
 1. **production**: the production replay places every unit (``fits``);
-2. **bounds**: live storage, a union of allowed sets, alignment padding (``capacity``)
-   or the pieces bound (``infeasible``, route ``pieces``);
+2. **bounds**: live storage, a union of allowed sets, alignment padding (``capacity``,
+   with the bound that proves it: ``tilefit.bounds.capacity``) or the pieces bound
+   (``infeasible``, route ``pieces``);
 3. **strategies**: the retry chain's fallbacks, then every other strategy: one greedy
    pass each (``fragmentation``; minimising, a pass at the aligned bound is the least);
 4. **search**: the search kernels are compiled if no cache holds them (time given back
@@ -30,6 +32,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tilefit.bounds.capacity import capacity_of
 from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.stacking import NAME as STACKING
 from tilefit.engine.stacking import stack
@@ -58,7 +61,7 @@ REFEREE_PER_REQUEST = 15e-6
 the 2-core development machine under a load of 4 (``tilefit.verdicts.check``)."""
 
 
-def decide(
+def climb_ladder(
     problem: Problem,
     deadline: Deadline,
     climb: Climb = DIAGNOSE,
@@ -136,8 +139,9 @@ def _production(replayed: ReplayResult) -> Answer | None:
 def _bounds(problem: Problem) -> Answer | None:
     """Rung 2: a bound proves that no placement exists."""
     report = problem.bound
-    if report.proves_deficit:  # live bytes, a union of allowed sets, or with padding
-        return Answer(Verdict.CAPACITY)
+    capacity = capacity_of(report)  # live bytes, a union of allowed sets, or with padding
+    if capacity is not None:
+        return Answer(Verdict.CAPACITY, capacity=capacity)
     if (short := report.pieces) is not None:
         return Answer(Verdict.INFEASIBLE, subset=short.requests, route=PIECES)
     return None
@@ -317,7 +321,8 @@ def _fits_after_all(problem: Problem, searched: Answer, found: Closest) -> Answe
 
 def _refereed(problem: Problem, answer: Answer) -> Answer:
     """The ladder's one exit: every placement refereed (a rejected one is tilefit's bug,
-    named by the route or strategy that made it), and an imported capture's standing."""
+    named by the route or strategy that made it), an imported capture's standing, and the
+    bound that proves a capacity deficit, if one does."""
     capture = problem.capture
     if answer.placement is not None:
         referee(capture, answer.placement, _maker(answer.route, answer.strategy))
@@ -339,10 +344,10 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
         best,
         proven,
         report.aligned.top,
-        report.leaving,
         looked=least is not None,
     )
-    return replace(answer, heap=heap)
+    # A climb that skipped the bounds' rung (solve's) still says what a bound proves.
+    return replace(answer, heap=heap, capacity=answer.capacity or capacity_of(report))
 
 
 def _maker(route: str | None, strategy: str | None) -> str:

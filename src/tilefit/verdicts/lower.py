@@ -14,7 +14,7 @@ from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb, Entry
-from tilefit.verdicts.ladder import decide
+from tilefit.verdicts.ladder import climb_ladder
 from tilefit.verdicts.watch import QUIET, Watch
 
 
@@ -42,4 +42,4 @@ def look_lower(
     assert answer.heap is not None
     watch.stage(f"the least below {answer.heap.tool}'s {answer.heap.plan}", deadline.at)
     climb = Climb(Entry.STRATEGIES, True, True, None, (), workers=workers, params=params)
-    return decide(problem, deadline, climb, None, watch)
+    return climb_ladder(problem, deadline, climb, None, watch)

@@ -32,12 +32,12 @@ from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb, Entry
-from tilefit.verdicts.ladder import decide, engine_ready
+from tilefit.verdicts.ladder import climb_ladder, engine_ready
 from tilefit.verdicts.watch import QUIET, Watch
 
 
 def solve(
-    capture: Capture,
+    capture: Capture | Problem,
     time_limit: float = 10.0,
     node_limit: int | None = None,
     *,
@@ -56,11 +56,16 @@ def solve(
     ``watch`` hears the stages, their deadlines and the bracket of the least top.
     """
     # Minimising always searches, so numba is loaded anyway: the engine's loop pays sooner.
-    problem = Problem(capture, SEARCHING_FROM if minimize else UNIFORM_FROM)
+    # Given a Problem, its bounds serve the caller too (the batch's row).
+    problem = (
+        capture
+        if isinstance(capture, Problem)
+        else Problem(capture, SEARCHING_FROM if minimize else UNIFORM_FROM)
+    )
     deadline = engine_ready(problem, Deadline.start(time_limit), watch)
     entry = Entry.STRATEGIES if node_limit is None else Entry.SEARCH
     climb = Climb(entry, True, minimize, node_limit, (), workers=workers, params=params)
-    return decide(problem, deadline, climb, None, watch)
+    return climb_ladder(problem, deadline, climb, None, watch)
 
 
 def minimize(capture: Capture, time_limit: float = 10.0, node_limit: int | None = None) -> Answer:

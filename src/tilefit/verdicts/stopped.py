@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilefit.verdicts.answer import TIMEOUT, Answer
+from tilefit.search.routes import TIMEOUT
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.lower import worth_looking
 
 if TYPE_CHECKING:
@@ -50,11 +51,11 @@ def diagnosis_stopped(d: Diagnosis, searched: bool = True) -> Stopped | None:
     """How ``diagnose`` stopped short, if it did: no verdict (where it ``searched``), or on
     an import whose least it looks for (``Diagnosis.lower``), that least not proven or
     not searched for at all, the time gone before it began."""
-    if searched and d.answer.status == TIMEOUT:
+    if searched and d.status == TIMEOUT:
         return Stopped("a verdict")
     if d.lower is not None and d.lower.placement is not None:
         return stopped(d.lower, minimize=True)
     heap = d.heap
-    if searched and heap is not None and not heap.looked and worth_looking(d.answer):
+    if searched and heap is not None and not heap.looked and worth_looking(d):
         return Stopped(f"a search below {heap.tool}'s {heap.plan}")
     return None

@@ -160,7 +160,7 @@ def _verdict(
         )
         for w in told.bound.windows
     )
-    return replace(verdict, verdict=told.verdict, must_leave=told.must_leave, spills=spills)
+    return replace(verdict, verdict=told.verdict, must_leave=told.bound.must_leave, spills=spills)
 
 
 def _name(names: Sequence[str], index: int) -> str:
