@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from cyclic_captures import cyclic_captures
 from hypothesis import strategies as st
 from search_brute import brute_force
 from search_captures import count_answers, tiny_captures
@@ -70,6 +71,23 @@ def test_the_bound_never_exceeds_the_least_top_brute_force_finds() -> None:
     )
     assert ran == EXAMPLES
     assert compared >= ran * 3 // 4
+
+
+def test_on_a_circle_the_bound_never_exceeds_the_least_top_brute_force_finds() -> None:
+    """A wrapping request's two runs are cut to a window apart: still never too high."""
+    compared, ran = count_answers(
+        st.tuples(cyclic_captures(max_requests=4)), EXAMPLES, _never_above_the_least_top
+    )
+    assert ran == EXAMPLES
+    assert compared >= ran * 3 // 4
+
+
+def test_a_wrapping_request_lives_in_two_runs_a_window_cuts_apart() -> None:
+    wrapping = Request("w", 3, 3, 1)  # steps 3 and 0 of a circle of 4
+    capture = Capture("arc", 4, Memory(8, (Range(0, 8),)), (wrapping,), period=4)
+    assert window_of(capture, 0, 4).transients == (Request("w#0", 3, 3, 4), Request("w#1", 3, 0, 1))
+    assert window_of(capture, 3, 4).held == 3
+    assert window_of(capture, 1, 3).transients == ()
 
 
 @st.composite
