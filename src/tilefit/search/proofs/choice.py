@@ -40,12 +40,6 @@ from typing import Any
 
 import numpy as np
 
-# Imported with the module, not when a proof first needs it: the portfolio imports this
-# before its clock starts (scipy.optimize takes about 0.5 s), so that a forked member
-# does not pay it again out of its own time.
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
-
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
 from tilefit.search.decision import Decision
@@ -274,6 +268,10 @@ def program(
         values.append(sub[who, when])
         limits.append(room[tight])
         count += len(tight)
+    # scipy only where a program is built (0.5 s to import, in the member that proves, not
+    # in the process that loads the portfolio: issue 48)
+    from scipy.sparse import coo_array
+
     limit = np.concatenate(limits)
     empty = np.zeros(0, dtype=np.int64)
     table = coo_array(
@@ -324,6 +322,9 @@ def solve_program(
     least one of its choices not taken. Block -> stretch when HiGHS finds a choice (True
     when nothing chooses), False when it proves none exists, None at its node limit or
     the deadline."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_array
+
     seconds = deadline.at - time.monotonic()
     if seconds <= 0:
         return None

@@ -39,10 +39,16 @@ from tilefit.search.proof import Proof
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
 from tilefit.search.sat.model import build
 
-try:  # loaded with the portfolio, before any clock starts (0.4 s)
-    from ortools.sat.python import cp_model
-except ImportError:  # pragma: no cover - depends on the environment
-    cp_model = None  # type: ignore[assignment]
+
+def _cp_model() -> Any:
+    """OR-Tools' CP-SAT module, imported where the route first runs (0.6 s with the pandas it
+    loads: in the member that proves, not in the process that loads the portfolio, issue
+    48), or None without OR-Tools."""
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return cp_model
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,7 @@ def sat_search(
     ``tuned.block_limit`` blocks), with the bases of its best solution above the top when
     it has one."""
     search, hint = model, None
+    cp_model = _cp_model()
     if cp_model is None or len(model.blocks) > tuned.block_limit:
         return TIMEOUT, None, search
     if tuned.hint:
@@ -140,7 +147,7 @@ def sat_search(
     sat = build(search, capacity, hint, tuned.area)
     if sat is None:  # a block without a valid base: the other routes say so
         return TIMEOUT, None, search
-    solver = _solver(tuned, max(0.001, deadline.left()))
+    solver = _solver(cp_model, tuned, max(0.001, deadline.left()))
     # The objective's least value is its value at a placement: one found is optimal, and
     # ends the solve.
     status = solve_interruptibly(solver, sat.model)
@@ -221,7 +228,7 @@ def _settle(before: int | None, patience: float = 2.0) -> None:
         time.sleep(0.01)
 
 
-def _solver(tuned: CpsatParams, seconds: float) -> Any:
+def _solver(cp_model: Any, tuned: CpsatParams, seconds: float) -> Any:
     solver = cp_model.CpSolver()
     parameters = solver.parameters
     parameters.max_time_in_seconds = seconds

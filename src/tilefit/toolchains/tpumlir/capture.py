@@ -1,0 +1,85 @@
+"""One allocation attempt of TPU-MLIR as a cyclic tilefit capture.
+
+The chip's LMEM (one lane's) is the memory, its banks the memory elements; the attempt's
+T timesteps are the capture's period. Each tensor is a request: its arc ``[start, end]``
+(both ends inclusive, on the circle) the lifetime ``[start, end + 1)`` (wrapping when
+TPU-MLIR's does; a held tensor, or one whose arc covers the circle, ``[0, T)``), its
+bytes rounded up to the EU bytes and aligned to them (TPU-MLIR keeps every tensor's end
+aligned up when it takes it out of the others' free lists, so each starts aligned).
+The classes say what each tensor is (``activation``, ``weight``, ``scratch``).
+
+Banks, as TPU-MLIR uses them, are a preference: it keeps a tensor out of the banks of
+one the NPU and the GDMA use with it in one timestep when it can, and takes a conflict
+rather than fail. The capture leaves them out by default (it decides what TPU-MLIR's
+allocator decides); ``banks=True`` makes each such pair a conflict edge (the two touch
+no common bank), for the question whether a plan keeping every one exists.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range, Request
+from tilefit.model.placement import Placement
+from tilefit.toolchains.tpumlir.attempt import Attempt, TensorLine
+from tilefit.toolchains.tpumlir.banks import shares_bank_time
+from tilefit.toolchains.tpumlir.freelist import align_up
+from tilefit.toolchains.tpumlir.problem import Problem
+
+_CLASSES = {"LMEM_ACTIVATION": "activation", "LMEM_WEIGHT": "weight", "LMEM_OPERATION": "scratch"}
+
+
+def capture_of(attempt: Attempt, problem: Problem, name: str, banks: bool = False) -> Capture:
+    """The attempt as a cyclic capture named ``name`` (its slices added); a failed
+    attempt's observed failure is the tensor TPU-MLIR found no block for."""
+    chip = attempt.chip
+    period = problem.period
+    requests = tuple(_request(t, period, chip.eu_bytes) for t in attempt.tensors)
+    failed = attempt.rounds[-1][-1].name if not attempt.success and attempt.rounds else None
+    origin = None
+    if attempt.success:
+        origin = Origin("TPU-MLIR", attempt.lmem_used, f"slices {attempt.slices}", plan="LMEM")
+    return Capture(
+        name=f"{name} slices {attempt.slices}",
+        horizon=period,
+        memory=Memory(
+            size=chip.lmem_bytes,
+            ranges=(Range(0, chip.lmem_bytes),),
+            elements=tuple(range(0, chip.lmem_bytes, chip.bank_bytes)),
+        ),
+        requests=requests,
+        conflicts=bank_conflicts(problem) if banks else (),
+        observed_failed=failed,
+        origin=origin,
+        period=period,
+    )
+
+
+def placement_of(attempt: Attempt, capture: Capture) -> Placement | None:
+    """TPU-MLIR's own plan of a successful attempt; None for a failed one."""
+    if not attempt.success:
+        return None
+    return Placement(capture.name, {t.name: t.addr for t in attempt.placed})
+
+
+def bank_conflicts(problem: Problem) -> tuple[Conflict, ...]:
+    """Every pair TPU-MLIR would keep in different banks, whichever it placed first."""
+    return tuple(
+        Conflict(a.name, b.name)
+        for a, b in combinations(problem.buffers, 2)
+        if shares_bank_time(problem, a, b) or shares_bank_time(problem, b, a)
+    )
+
+
+def _request(tensor: TensorLine, period: int, eu_bytes: int) -> Request:
+    arc = tensor.arc
+    start, end = (0, period) if arc.held or arc.span >= period else (arc.start, arc.end + 1)
+    return Request(
+        id=tensor.name,
+        size=align_up(tensor.size, eu_bytes),
+        start=start,
+        end=end,
+        alignment=eu_bytes,
+        cls=_CLASSES.get(tensor.kind, "activation"),
+        name=tensor.name,
+    )
