@@ -248,6 +248,18 @@ class LeastParams(Tuned):
     """Of the time left, what those passes may take; the exact search's probes have the rest."""
     seed: int = ruled(1, "count")
     """Seed of the random orders (the same capture and time: the same passes)."""
+    windows: bool = ruled(True, "switch")
+    """Raise the lower bound by windows of steps around the busiest ones, each refuted by
+    the exact search on its transients (``tilefit.search.proofs.least``)."""
+    windows_share: float = ruled(0.1, "share")
+    """Of the time left once the probe at the bound has not closed the bracket, what the
+    windows may take."""
+    transients_most: int = ruled(48, "count")
+    """The most transients of a window the exact search is asked about."""
+    centres: int = ruled(6, "count")
+    """The busiest steps the windows grow from."""
+    window_probe_share: float = ruled(0.5, "share")
+    """Of the windows' time left, the most one exact probe of a window may take."""
 
 
 @dataclass(frozen=True)

@@ -105,11 +105,19 @@ def least_rung(
     )
     if at_bound.optimal:
         return _minimized(at_bound, Exact.name, 0)
+    placed = _windowed(problem, deadline, placed, at_bound.lower_bound, watch, params)
     placed = _reordered(problem, deadline, placed, watch, params)
     start = placed.placement
     if start is None or placed.least is None or placed.least.optimal:
         return placed
-    lowest = minimize(problem, deadline, first=start, on_probe=probing, bound_first=False)
+    lowest = minimize(
+        problem,
+        deadline,
+        first=start,
+        on_probe=probing,
+        bound_first=False,
+        lower=placed.least.lower_bound,
+    )
     nodes = at_bound.nodes + lowest.nodes
     lower = max(at_bound.lower_bound, lowest.lower_bound)  # the bound proven empty, if it was
     if lowest.placement is None or lowest.best_top == placed.least.best_top:
@@ -117,6 +125,29 @@ def least_rung(
         return replace(placed, least=least, nodes=nodes)
     found = _minimized(replace(lowest, lower_bound=lower), Exact.name, 0)
     return replace(found, nodes=nodes)
+
+
+def _windowed(
+    problem: Problem,
+    deadline: Deadline,
+    placed: Answer,
+    lower: int,
+    watch: Watch,
+    params: SearchParams,
+) -> Answer:
+    """``placed`` with its least top's lower end raised from ``lower`` by windows of steps
+    around the busiest ones, each refuted by the exact search on its transients
+    (``tilefit.search.proofs.least``), within ``LeastParams.windows_share`` of the time left."""
+    from tilefit.search.proofs.least import window_bound
+
+    least = placed.least
+    if not params.least.windows or least is None or least.best_top is None:
+        return placed
+    lower = max(lower, least.lower_bound)
+    stop_at = time.monotonic() + params.least.windows_share * deadline.left()
+    watch.stage("least top: windows around the busiest steps", stop_at)
+    raised = window_bound(problem.capture, lower, least.best_top, stop_at, params=params)
+    return replace(placed, least=Least(raised.lower, least.best_top))
 
 
 def _reordered(

@@ -53,6 +53,7 @@ def minimize(
     probes: int | None = None,
     bound_first: bool = True,
     bound_share: float = 1 / 3,
+    lower: int = 0,
 ) -> MinimizeResult:
     """The lowest top by ``deadline`` (and within ``node_limit`` nodes over all probes).
 
@@ -64,13 +65,14 @@ def minimize(
     many probes; ``bound_first``: the first probe at the lower bound, for ``bound_share`` of
     the time left (real programs' lifetimes mostly admit a placement at their live bound,
     MiniMalloc probes there first too, and one found there ends the search, proven); else
-    the bisection from the start, for a caller that probed there already.
+    the bisection from the start, for a caller that probed there already. ``lower``: a
+    lower bound the caller proved (``tilefit.search.proofs.least``), if above the capture's.
     """
     started = time.monotonic()
     capture = problem.capture
     began = time.monotonic()
     model = problem.model
-    lower = top_lower_bound(capture, model.lowest_tops())
+    lower = max(lower, top_lower_bound(capture, model.lowest_tops()))
     nodes = 0
     # A probe's model and the kernel's tables are built before its search can stop: a
     # probe starts only when its share of the time left exceeds what that took the last

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilefit.formats.save import write_text_atomic
 from tilefit.toolchains.tpumlir.tools import Venv, run
 
 DEBUG_TYPES = ("lmem_assign", "timestep_assign_result", "lg_info")
@@ -94,7 +95,7 @@ def trace(venv: Venv, deployed: Deployed) -> Path:
     settings["type"] = "DEBUGGER_DUMP_ALL"
     settings["conditional_debug_types"] = list(DEBUG_TYPES)
     debugger = deployed.folder / f"{deployed.stem}.trace_debugger.json"
-    debugger.write_text(json.dumps(settings, indent=2))
+    write_text_atomic(debugger, json.dumps(settings, indent=2))
     run(
         venv,
         ["tpuc-opt", deployed.tpu_opt.name, "--dev-parallel", "--weight-reorder",

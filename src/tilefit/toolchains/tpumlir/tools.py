@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilefit.formats.save import atomic_path
 from tilefit.model.errors import InputError
 
 VENV_VARIABLE = "TILEFIT_TPUMLIR_VENV"
@@ -82,7 +83,8 @@ def run(
         )
         said = done.stdout + done.stderr
     else:
-        with log.open("w") as out:
+        # the trace is written whole or not at all: a run cut short leaves no trace to misread
+        with atomic_path(log) as temp, temp.open("w") as out:
             done = subprocess.run(
                 [program, *command[1:]],
                 cwd=folder,
