@@ -4,7 +4,7 @@
 # speed, so it must pass on a loaded machine.
 #
 #   bash benchmarks/busy_suite.sh            # after bash .ci/run (it uses .venv)
-#   BUSY_LOOPS=2 bash benchmarks/busy_suite.sh tests/test_cli_progress.py
+#   BUSY_LOOPS=2 bash benchmarks/busy_suite.sh tests/cli/test_cli_progress.py
 #
 # BUSY_LOOPS busy loops (default: one more than the cores, niced the same as the suite)
 # run for as long as the suite does; the suite's own summary line and the wall time are

@@ -10,7 +10,9 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence, sequence_base
+from tilefit.verdicts.experiment import experiment
 
 
 @st.composite
@@ -194,3 +196,10 @@ def stretched_captures(draw: st.DrawFn) -> Capture:
         requests=tuple(requests),
         sequences=sequences,
     )
+
+
+def hard_small_tile() -> Capture:
+    """42 requests at 90% that none of the 16 strategies places (the search does, fast)."""
+    capture, _ = planted_tile(PlantedRecipe(requests=40, density=0.9, seed=11, horizon=12))
+    assert not any(row.fits for row in experiment(capture))
+    return capture

@@ -30,7 +30,7 @@ polynomial time, from two observations.
    a sweep over c with, per level of g, the best weight so far: ``O(n)``
    levels per step of the sweep, ``O(n^2)`` per q.
 
-``tests/test_cyclic_bounds.py`` checks it against every subset of small
+``tests/bounds/test_cyclic_bounds.py`` checks it against every subset of small
 captures.
 """
 

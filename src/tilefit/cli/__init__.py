@@ -13,7 +13,7 @@ from time import monotonic
 from tilefit import __version__
 from tilefit.model.errors import InputError, answered_interrupt, by_interrupt
 
-# Only what ``--version`` and ``--help`` need is loaded above (tests/test_startup.py).
+# Only what ``--version`` and ``--help`` need is loaded above (tests/cli/test_startup.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # In the order a user meets them: replay and explain one tile, then see it,
 # then whole models, then tools. Each command's name and the module that holds it
-# (the module's NAME says the same; tests/test_cli_usage.py checks it): a command
+# (the module's NAME says the same; tests/cli/test_cli_usage.py checks it): a command
 # imports only its own module, so what it does not use is never loaded.
 COMMANDS = {
     "diagnose": "diagnose",

@@ -4,7 +4,7 @@ A capture is **uniform** when every request is its own unit (no sequences), no
 conflict edge exists, and every request has the same allowed set, one
 interval: a fit then needs only lifetimes, sizes and alignments, which go to
 the compiled loop as arrays, with the same result as the one-by-one engine
-(``tests/test_uniform.py``) and 20-200 times quicker (``benchmarks/engine_speed.py``).
+(``tests/engine/test_uniform.py``) and 20-200 times quicker (``benchmarks/engine_speed.py``).
 
 Time is cut into buckets. Each bucket lists the placed requests whose lifetime
 touches it, in placement order; a request sits under its buckets when it

@@ -43,7 +43,7 @@ def cpsat_solve(
 
     A placement returned is the solver's assignment read back, not checked here: the
     callers referee it with ``tilefit.verdicts.check.check`` (``benchmarks/hard_tiles.py``
-    and ``benchmarks/hard_regimes.py`` count an invalid one as wrong, ``tests/test_cpsat.py``
+    and ``benchmarks/hard_regimes.py`` count an invalid one as wrong, ``tests/peers/test_cpsat.py``
     asserts it valid). The seconds include building the model.
     """
     try:

@@ -24,7 +24,7 @@ from tilefit.report.svgprofile import columns, profile_frame, profile_svg
 
 # Box labels: dark, or light on a dark or mid fill ("lt"). Light ones turn dark while
 # boxes are faded (a class highlighted, a box selected); on the class colours that take
-# light text (resident's), dark text still reaches 4.5:1 (tests/test_report_svg.py).
+# light text (resident's), dark text still reaches 4.5:1 (tests/report/test_report_svg.py).
 LABEL_CSS = (
     f".bl{{fill:{DARK_TEXT}}}.bl.lt{{fill:{LIGHT_TEXT}}}"
     f"body[data-hl] svg.map .bl.lt,body.sel svg.map .bl.lt{{fill:{DARK_TEXT}}}"

@@ -87,7 +87,7 @@ class Tuned:
 @dataclass(frozen=True)
 class Prunings(Tuned):
     """The exact kernel's prunings that can be switched off (each is sound alone and in
-    any combination: ``tests/test_search_prunings.py`` runs every one against brute
+    any combination: ``tests/search/test_search_prunings.py`` runs every one against brute
     force). Where each acts: ``tilefit.search.kernel.branch``'s module text."""
 
     dominance: bool = ruled(True, "switch")

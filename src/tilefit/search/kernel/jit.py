@@ -48,7 +48,7 @@ KERNEL_MODULES = (
 )
 """The modules of ``tilefit.search`` (paths below it) whose text the compiled kernels hold:
 those with ``@jit`` functions, what they import from this package, and this decorator
-itself (``tests/test_search_jit.py`` checks that the list is closed under those imports)."""
+itself (``tests/search/test_search_jit.py`` checks that the list is closed under those imports)."""
 
 
 @cache
@@ -131,7 +131,20 @@ def _kernel_dispatcher() -> type:
         named = {k: unliteral(v) for k, v in kws.items()}
         return CPUDispatcher.get_call_template(self, plain, named)
 
-    return type("KernelDispatcher", (CPUDispatcher,), {"get_call_template": get_call_template})
+    def call(self: Any, *args: Any, **kws: Any) -> Any:
+        # Without its wrapper, a kernel called from Python would crash the interpreter.
+        if self.targetoptions.get("no_cpython_wrapper"):
+            raise TypeError(
+                f"{self.py_func.__qualname__} is compiled for other kernels only: call it "
+                "from a kernel, or through tilefit.search.kernel.jit.from_python"
+            )
+        return CPUDispatcher.__call__(self, *args, **kws)
+
+    return type(
+        "KernelDispatcher",
+        (CPUDispatcher,),
+        {"get_call_template": get_call_template, "__call__": call},
+    )
 
 
 def _choose() -> tuple[Callable[[Any, bool], Any], bool]:

@@ -24,7 +24,7 @@ the capture's own), and the conflicts are relaxed only for sides above it, so th
 solutions with a top at the capacity are exactly the placements of the capture; a
 lower bound on the objective above its least says that there is none. Above it the model
 asks less than the extended capture, so a closest placement is always a solution.
-``tests/test_search_sat.py`` checks both sides against brute force.
+``tests/search/test_search_sat.py`` checks both sides against brute force.
 """
 
 from __future__ import annotations
