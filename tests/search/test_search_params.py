@@ -84,13 +84,15 @@ def test_boundaries_of_the_rules_hold() -> None:
 SEARCH = Path(params.__file__).resolve().parent
 # Module constants that are not tuning values: vocabularies, array layouts, the kernel's
 # compiled mask, a rule of the extended capture, the compilation's measured quiet time,
-# the problem's measured cost of building the search model.
+# the problem's measured cost of building the search model, numba's options for a kernel
+# without wrappers.
 KEPT = re.compile(
     r"^(STATUSES|PIECES|MEMBERS|ALL"
     r"|EXACT_SEARCH|SEARCH_PARTIAL|SEARCH_DESCENT|LEARNED|KEY_LETTERS|DEFAULT|KEYS|INF"
     r"|RUNNING|FOUND|EXHAUSTED|GROW"
     r"|[FCT]_\w+|N[FCP]|CLOCK_EVERY|OVERFLOW_RANGE|OVERFLOW_ELEMENTS|MODULUS|QUIET_SECONDS"
     r"|SEARCH_DIR|KERNEL_MODULES|COMPILED|FIXED_ORDERS|MODEL_PER_PREPARED|DEFAULT_CHOICE"
+    r"|WRAPPERS_OFF"
     r"|[FTG])$"  # F, T, G: type variables
 )
 
