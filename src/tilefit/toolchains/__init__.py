@@ -24,6 +24,7 @@ _WHERE = {
     "executorch": "tilefit.toolchains.executorch",
     "iree": "tilefit.toolchains.iree",
     "tflm": "tilefit.toolchains.tflm",
+    "tpumlir": "tilefit.toolchains.tpumlir",
     "xla": "tilefit.toolchains.xla",
 }
 NAMES: tuple[str, ...] = tuple(sorted(_WHERE))

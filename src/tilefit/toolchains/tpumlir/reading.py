@@ -1,0 +1,110 @@
+"""A model's allocator trace imported: every attempt, failed ones included, a cyclic
+capture; TPU-MLIR's own plan (where the attempt succeeded) as its placement.
+
+A path is a trace (``*.lmem_assign.log``) or a folder searched for them; who reads what
+comes from the ``*_tpu_opt.mlir`` beside the trace (named ``NAME_tpu_opt.mlir`` for
+``NAME.lmem_assign.log``), which the bank question needs. Without it the attempts are
+still imported and a note says banks could not be asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from tilefit.model.capture import Origin, Range
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
+from tilefit.model.words import counted
+from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped, files_named
+from tilefit.toolchains.tpumlir.attempt import Attempt
+from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, placement_of
+from tilefit.toolchains.tpumlir.graph import Graph, read_graph
+from tilefit.toolchains.tpumlir.problem import Problem, problem_of
+from tilefit.toolchains.tpumlir.trace import read_trace
+
+TRACE = ".lmem_assign.log"
+
+
+def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
+    """Every attempt of every trace the paths name, one capture each."""
+    if options.alignment is not None:
+        raise InputError("--alignment", "TPU-MLIR's trace gives the chip's EU bytes: drop it")
+    imported: list[Imported] = []
+    skipped: list[Skipped] = []
+    for path in files_named(paths, TRACE):
+        found = read_trace(path)
+        if not found:
+            skipped.append(Skipped(str(path), "no assignLmemAddr attempt in this trace"))
+        graph = _graph_beside(path)
+        name = path.name.removesuffix(TRACE)
+        imported += [_imported(a, graph, name, str(path), options) for a in found]
+    return Reading(imported, skipped)
+
+
+def _graph_beside(trace: Path) -> Graph | None:
+    opt = trace.with_name(trace.name.removesuffix(TRACE) + "_tpu_opt.mlir")
+    return read_graph(opt) if opt.is_file() else None
+
+
+def _imported(
+    attempt: Attempt, graph: Graph | None, model: str, source: str, options: ImportOptions
+) -> Imported:
+    problem = problem_of(attempt, graph if graph is not None else Graph({}))
+    if problem is None:
+        raise InputError(
+            source, f"attempt at line {attempt.line} has no timestep table: a trace cut short?"
+        )
+    capture = capture_of(attempt, problem, f"{model} attempt {attempt.index}")
+    if options.capacity is not None:
+        size = options.capacity
+        capture = replace(
+            capture, memory=replace(capture.memory, size=size, ranges=(Range(0, size),))
+        )
+    own = placement_of(attempt, capture)
+    if own is None:  # failed: what it placed before it found no block, the rest missing
+        own = Placement(capture.name, {t.name: t.addr for t in attempt.placed})
+        source_line = "its allocator failed"
+        capture = replace(
+            capture, origin=Origin("TPU-MLIR", attempt.lmem_used, source_line, "LMEM")
+        )
+    placement = own
+    notes = [_outcome(attempt)]
+    notes.append(_banks(attempt, problem, graph))
+    return Imported(capture, placement, source, len(attempt.tensors), tuple(notes))
+
+
+def _outcome(attempt: Attempt) -> str:
+    group = f"group of {counted(len(attempt.group.ops), 'op')}" if attempt.group else "group"
+    if attempt.success:
+        return f"{group}, slices {attempt.slices}: TPU-MLIR placed it, {attempt.lmem_used:,} B used"
+    lost = attempt.rounds[-1][-1].name if attempt.rounds else "?"
+    return (
+        f"{group}, slices {attempt.slices}: TPU-MLIR's allocator FAILED "
+        f"(no block for {lost}; {counted(len(attempt.failed), 'tensor')} left unplaced); "
+        "tilefit diagnose says fragmentation or capacity"
+    )
+
+
+def _banks(attempt: Attempt, problem: Problem, graph: Graph | None) -> str:
+    if graph is None:
+        return "banks not asked about: no *_tpu_opt.mlir beside the trace (who reads what)"
+    pairs = bank_conflicts(problem)
+    if not attempt.success:
+        return f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart"
+    plan = {t.name: (t.addr, t.addr + t.size) for t in attempt.placed}
+    bank = attempt.chip.bank_bytes
+    broken = sum(
+        1 for c in pairs if c.a in plan and c.b in plan and _share_bank(plan[c.a], plan[c.b], bank)
+    )
+    keeps = "keeps them all" if broken == 0 else f"breaks {broken}"
+    return (
+        f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart; "
+        f"its plan {keeps}"
+    )
+
+
+def _share_bank(a: tuple[int, int], b: tuple[int, int], bank: int) -> bool:
+    first = set(range(a[0] // bank, (a[1] - 1) // bank + 1))
+    return any(k in first for k in range(b[0] // bank, (b[1] - 1) // bank + 1))

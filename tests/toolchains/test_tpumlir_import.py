@@ -1,0 +1,44 @@
+"""tilefit import tpumlir: every attempt of a recorded trace a cyclic capture, failed ones
+included; TPU-MLIR's own plans pass the referee; banks said; a trace cut short refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from checkout import ROOT
+
+from tilefit.cli import main
+from tilefit.model.errors import InputError
+from tilefit.toolchains import read
+from tilefit.verdicts.check import check
+
+RECORDED = ROOT / "examples" / "tpumlir"
+
+
+def test_every_attempt_of_a_folder_is_a_cyclic_capture() -> None:
+    reading = read("tpumlir", [str(RECORDED)])
+    failed = [i for i in reading.imported if "FAILED" in i.notes[0]]
+    placed = [i for i in reading.imported if "FAILED" not in i.notes[0]]
+    assert failed and placed
+    for item in reading.imported:
+        assert item.capture.period == item.capture.horizon
+        assert any(n.startswith("banks, a preference") for n in item.notes)
+    for item in placed:
+        assert check(item.capture, item.placement).valid
+        assert "its plan keeps them all" in item.notes[1] or "its plan breaks" in item.notes[1]
+    for item in failed:
+        assert not check(item.capture, item.placement).valid  # its unplaced tensors
+
+
+def test_a_trace_cut_short_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = RECORDED / "conv_c16_s128_bm1684x.lmem_assign.log"
+    lines = trace.read_text().splitlines()
+    finish = next(i for i, line in enumerate(lines) if "assignLmemAddr_finish" in line)
+    cut = tmp_path / "cut.lmem_assign.log"
+    cut.write_text("\n".join(lines[:finish]) + "\n")  # inside the first attempt
+    with pytest.raises(InputError, match="cut short"):
+        read("tpumlir", [str(cut)])
+    assert main(["import", "tpumlir", str(cut)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cut short" in err, err
