@@ -42,3 +42,14 @@ def test_a_trace_cut_short_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["import", "tpumlir", str(cut)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "cut short" in err, err
+
+
+def test_a_model_file_stands_for_the_trace_beside_it(tmp_path: Path) -> None:
+    name = "conv_c16_s128_bm1684x"
+    by_trace = read("tpumlir", [str(RECORDED / f"{name}.lmem_assign.log")])
+    by_final = read("tpumlir", [str(RECORDED / f"{name}_final.mlir")])
+    assert [i.capture for i in by_final.imported] == [i.capture for i in by_trace.imported]
+    alone = tmp_path / f"{name}_final.mlir"
+    alone.write_text((RECORDED / f"{name}_final.mlir").read_text())
+    with pytest.raises(InputError, match=r"lmem_assign\.log beside it"):
+        read("tpumlir", [str(alone)])

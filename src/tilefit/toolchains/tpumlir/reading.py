@@ -25,6 +25,7 @@ from tilefit.toolchains.tpumlir.problem import Problem, problem_of
 from tilefit.toolchains.tpumlir.trace import read_trace
 
 TRACE = ".lmem_assign.log"
+_MODEL_FILES = ("_final.mlir", "_tpu_opt.mlir")
 
 
 def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
@@ -33,7 +34,7 @@ def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
         raise InputError("--alignment", "TPU-MLIR's trace gives the chip's EU bytes: drop it")
     imported: list[Imported] = []
     skipped: list[Skipped] = []
-    for path in files_named(paths, TRACE):
+    for path in _traces(paths):
         found = read_trace(path)
         if not found:
             skipped.append(Skipped(str(path), "no assignLmemAddr attempt in this trace"))
@@ -41,6 +42,25 @@ def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
         name = path.name.removesuffix(TRACE)
         imported += [_imported(a, graph, name, str(path), options) for a in found]
     return Reading(imported, skipped)
+
+
+def _traces(paths: Sequence[str]) -> list[Path]:
+    """The traces: as given or found in folders; a model's other file named stands for
+    the trace beside it (``NAME_final.mlir``, ``NAME_tpu_opt.mlir``: ``NAME.lmem_assign.log``)."""
+    found: dict[Path, Path] = {}
+    for path in files_named(paths, TRACE):
+        trace = path
+        for suffix in _MODEL_FILES:
+            if path.name.endswith(suffix):
+                trace = path.with_name(path.name.removesuffix(suffix) + TRACE)
+                if not trace.is_file():
+                    raise InputError(
+                        str(path),
+                        f"no {trace.name} beside it: the allocator's trace is what "
+                        "import reads (docs/tpumlir.md says how TPU-MLIR writes it)",
+                    )
+        found.setdefault(trace.resolve(), trace)
+    return list(found.values())
 
 
 def _graph_beside(trace: Path) -> Graph | None:
