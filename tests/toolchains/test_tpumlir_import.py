@@ -29,6 +29,8 @@ def test_every_attempt_of_a_folder_is_a_cyclic_capture() -> None:
         assert "its plan keeps them all" in item.notes[1] or "its plan breaks" in item.notes[1]
     for item in failed:
         assert not check(item.capture, item.placement).valid  # its unplaced tensors
+        origin = item.capture.origin
+        assert origin is not None and origin.heap > item.capture.memory.size  # did not fit
 
 
 def test_a_trace_cut_short_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -85,10 +85,12 @@ def _imported(
     own = placement_of(attempt, capture)
     if own is None:  # failed: what it placed before it found no block, the rest missing
         own = Placement(capture.name, {t.name: t.addr for t in attempt.placed})
-        source_line = "its allocator failed"
-        capture = replace(
-            capture, origin=Origin("TPU-MLIR", attempt.lmem_used, source_line, "LMEM")
-        )
+        # Its LMEM is then the chip's and the unplaced tensors' bytes above it: the
+        # two-part answer says TPU-MLIR's own plan did not fit, and by how much at least.
+        left = sum(r.size for r in capture.requests if r.id not in own.offsets)
+        heap = max(attempt.lmem_used, attempt.chip.lmem_bytes) + left
+        source_line = f"its allocator failed, {counted(len(attempt.failed), 'tensor')} unplaced"
+        capture = replace(capture, origin=Origin("TPU-MLIR", heap, source_line, "LMEM"))
     placement = own
     notes = [_outcome(attempt)]
     notes.append(_banks(attempt, problem, graph))
