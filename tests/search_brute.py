@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from tilefit.model.capture import Capture, Request
+from tilefit.model.deadline import Deadline
+from tilefit.search import SOLVED, TIMEOUT, exact_search
+from tilefit.search.problem import Problem
+from tilefit.verdicts.check import check
 
 
 def _elements(capture: Capture, lo: int, hi: int) -> set[int]:
@@ -100,3 +104,19 @@ def brute_force(capture: Capture, fixed: dict[str, int] | None = None) -> dict[s
         return False
 
     return dict(offsets) if place(0) else None
+
+
+def same_verdict_as_brute_force(capture: Capture) -> bool:
+    """The bare exact search answers as brute force does (its placement valid by the
+    referee and by brute force's own rules); whether it placed the capture."""
+    expected = brute_force(capture)
+    result = exact_search(Problem(capture), Deadline.start(60), node_limit=200_000)
+    assert result.status != TIMEOUT
+    assert (result.status == SOLVED) == (expected is not None)
+    if result.status == SOLVED:
+        assert result.placement is not None
+        assert check(capture, result.placement).valid
+        assert valid(capture, dict(result.placement.offsets))
+    else:
+        assert result.placement is None
+    return result.status == SOLVED
