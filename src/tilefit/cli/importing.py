@@ -19,7 +19,7 @@ NAME = "import"
 FOLDERS = ("output",)  # -o DIR, made with its parents
 HELP = (
     "import a compiler's or runtime's memory plan (XLA's buffer assignment, TFLM's arena, "
-    "ExecuTorch's arenas, IREE's transient slabs) as "
+    "ExecuTorch's arenas, IREE's transient slabs, TPU-MLIR's LMEM attempts) as "
     "captures, with its own placement refereed (exit 0 every placement valid, 1 one is not, "
     "2 bad input)"
 )
@@ -32,13 +32,15 @@ EXAMPLE = """example:
   tilefit import executorch examples/executorch/kws_dscnn.default.executorch.json
   tilefit import iree model.mlir -o captures       # needs IREE's compiler and your program
   tilefit import iree model.mlir --flag=--iree-hal-target-device=local   # needs the same
+  tilefit import tpumlir examples/tpumlir/conv_c16_s128_bm1684x.lmem_assign.log
 
 Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
 head) becomes one capture, named after the module or model, and the
 toolchain's own offsets become NAME.placement.json beside it (tilefit check
 referees it again). docs/xla.md and docs/tflm.md say which values become
 which requests, and why; docs/executorch.md how ExecuTorch's planner
-writes NAME.executorch.json; docs/iree.md which IREE packs are imported.
+writes NAME.executorch.json; docs/iree.md which IREE packs are imported; docs/tpumlir.md how TPU-MLIR's
+allocator trace is made.
 """
 
 
