@@ -32,15 +32,15 @@ EXAMPLE = """example:
   tilefit import executorch examples/executorch/kws_dscnn.default.executorch.json
   tilefit import iree model.mlir -o captures       # needs IREE's compiler and your program
   tilefit import iree model.mlir --flag=--iree-hal-target-device=local   # needs the same
-  tilefit import tpumlir examples/tpumlir/conv_c16_s128_bm1684x.lmem_assign.log
+  tilefit import tpumlir examples/tpumlir/dw_c64_s112_bm1688_final.mlir   # failed attempts: exit 1
 
 Each plan (an XLA module's preallocated temp allocation, a TFLM model's arena
 head) becomes one capture, named after the module or model, and the
 toolchain's own offsets become NAME.placement.json beside it (tilefit check
 referees it again). docs/xla.md and docs/tflm.md say which values become
 which requests, and why; docs/executorch.md how ExecuTorch's planner
-writes NAME.executorch.json; docs/iree.md which IREE packs are imported; docs/tpumlir.md how TPU-MLIR's
-allocator trace is made.
+writes NAME.executorch.json; docs/iree.md which IREE packs are imported;
+docs/tpumlir.md how TPU-MLIR's allocator trace is made.
 """
 
 
