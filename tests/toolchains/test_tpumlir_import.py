@@ -3,6 +3,7 @@ included; TPU-MLIR's own plans pass the referee; banks said; a trace cut short r
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,14 @@ def test_a_model_file_stands_for_the_trace_beside_it(tmp_path: Path) -> None:
     alone.write_text((RECORDED / f"{name}_final.mlir").read_text())
     with pytest.raises(InputError, match=r"lmem_assign\.log beside it"):
         read("tpumlir", [str(alone)])
+
+
+def test_batch_over_a_folder_decides_every_failed_attempt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failed = sum("FAILED" in i.notes[0] for i in read("tpumlir", [str(RECORDED)]).imported)
+    main(["batch", str(RECORDED), "--db", str(tmp_path / "rows.db")])
+    out = capsys.readouterr().out
+    # every attempt TPU-MLIR failed is decided; on these recorded runs each a capacity deficit
+    assert re.search(rf"^capacity\s+{failed}$", out, re.MULTILINE), out
+    assert "undetermined" not in out and "fragmentation" not in out.split("over capacity")[0]
