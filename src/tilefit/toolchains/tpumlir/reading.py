@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from tilefit.model.capture import Origin, Range
+from tilefit.model.capture import Capture, Origin, Range
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
@@ -23,6 +23,7 @@ from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, place
 from tilefit.toolchains.tpumlir.graph import Graph, read_graph
 from tilefit.toolchains.tpumlir.problem import Problem, problem_of
 from tilefit.toolchains.tpumlir.trace import read_trace
+from tilefit.verdicts.check import check
 
 TRACE = ".lmem_assign.log"
 _MODEL_FILES = ("_final.mlir", "_tpu_opt.mlir")
@@ -93,7 +94,10 @@ def _imported(
         capture = replace(capture, origin=Origin("TPU-MLIR", heap, source_line, "LMEM"))
     placement = own
     notes = [_outcome(attempt)]
-    notes.append(_banks(attempt, problem, graph))
+    if graph is None:
+        notes.append("banks not asked about: no *_tpu_opt.mlir beside the trace (who reads what)")
+    else:
+        notes.append(_banks(capture, placement, problem, attempt.success))
     return Imported(capture, placement, source, len(attempt.tensors), tuple(notes))
 
 
@@ -109,24 +113,13 @@ def _outcome(attempt: Attempt) -> str:
     )
 
 
-def _banks(attempt: Attempt, problem: Problem, graph: Graph | None) -> str:
-    if graph is None:
-        return "banks not asked about: no *_tpu_opt.mlir beside the trace (who reads what)"
+def _banks(capture: Capture, placement: Placement, problem: Problem, success: bool) -> str:
+    """The bank pairs TPU-MLIR keeps apart and, for its plan, how many it breaks: the
+    referee's conflict violations with those pairs as conflict edges."""
     pairs = bank_conflicts(problem)
-    if not attempt.success:
-        return f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart"
-    plan = {t.name: (t.addr, t.addr + t.size) for t in attempt.placed}
-    bank = attempt.chip.bank_bytes
-    broken = sum(
-        1 for c in pairs if c.a in plan and c.b in plan and _share_bank(plan[c.a], plan[c.b], bank)
-    )
-    keeps = "keeps them all" if broken == 0 else f"breaks {broken}"
-    return (
-        f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart; "
-        f"its plan {keeps}"
-    )
-
-
-def _share_bank(a: tuple[int, int], b: tuple[int, int], bank: int) -> bool:
-    first = set(range(a[0] // bank, (a[1] - 1) // bank + 1))
-    return any(k in first for k in range(b[0] // bank, (b[1] - 1) // bank + 1))
+    said = f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart"
+    if not success:
+        return said
+    banked = replace(capture, conflicts=pairs)
+    broken = sum(v.kind == "conflict" for v in check(banked, placement).violations)
+    return f"{said}; its plan " + ("keeps them all" if broken == 0 else f"breaks {broken}")
