@@ -12,6 +12,7 @@ from checkout import ROOT
 from tilefit.cli import main
 from tilefit.model.errors import InputError
 from tilefit.toolchains import read
+from tilefit.toolchains.base import ImportOptions
 from tilefit.verdicts.check import check
 
 RECORDED = ROOT / "examples" / "tpumlir"
@@ -69,3 +70,11 @@ def test_batch_over_a_folder_decides_every_failed_attempt(
     # every attempt TPU-MLIR failed is decided; on these recorded runs each a capacity deficit
     assert re.search(rf"^capacity\s+{failed}$", out, re.MULTILINE), out
     assert "undetermined" not in out and "fragmentation" not in out.split("over capacity")[0]
+
+
+def test_capacity_asks_about_another_lmem() -> None:
+    trace = str(RECORDED / "conv_c16_s128_bm1684x.lmem_assign.log")
+    reading = read("tpumlir", [trace], ImportOptions(capacity=400_000))
+    assert {i.capture.memory.size for i in reading.imported} == {400_000}
+    with pytest.raises(InputError, match="EU bytes"):
+        read("tpumlir", [trace], ImportOptions(alignment=32))

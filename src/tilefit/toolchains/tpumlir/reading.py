@@ -17,7 +17,7 @@ from tilefit.model.capture import Capture, Origin, Range
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
-from tilefit.toolchains.base import Imported, ImportOptions, Reading, Skipped, files_named
+from tilefit.toolchains.base import Imported, ImportOptions, Reading, files_named
 from tilefit.toolchains.tpumlir.attempt import Attempt
 from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, placement_of
 from tilefit.toolchains.tpumlir.graph import Graph, read_graph
@@ -34,15 +34,12 @@ def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
     if options.alignment is not None:
         raise InputError("--alignment", "TPU-MLIR's trace gives the chip's EU bytes: drop it")
     imported: list[Imported] = []
-    skipped: list[Skipped] = []
     for path in _traces(paths):
-        found = read_trace(path)
-        if not found:
-            skipped.append(Skipped(str(path), "no assignLmemAddr attempt in this trace"))
+        found = read_trace(path)  # a trace without an attempt is bad input, said there
         graph = _graph_beside(path)
         name = path.name.removesuffix(TRACE)
         imported += [_imported(a, graph, name, str(path), options) for a in found]
-    return Reading(imported, skipped)
+    return Reading(imported)
 
 
 def _traces(paths: Sequence[str]) -> list[Path]:
