@@ -105,8 +105,9 @@ class BoundReport:
     def leaving(self) -> int:
         """Bytes that must leave before any placement can exist, as a headline says it:
         the worst window's, or, where no window is overloaded, the storage the alignment
-        padding alone puts over (the aligned deficit)."""
-        return self.must_leave or max(self.aligned_deficit, self.meeting_deficit)
+        padding alone puts over (the aligned deficit); on a circle at least what the
+        heaviest pairwise-meeting set is over, which no one window need show."""
+        return max(self.must_leave or self.aligned_deficit, self.meeting_deficit)
 
     @property
     def meeting_deficit(self) -> int:

@@ -40,7 +40,7 @@ def capture_of(attempt: Attempt, problem: Problem, name: str, banks: bool = Fals
     if attempt.success:
         origin = Origin("TPU-MLIR", attempt.lmem_used, f"slices {attempt.slices}", plan="LMEM")
     return Capture(
-        name=f"{name} slices {attempt.slices}",
+        name=f"{name}.slices{attempt.slices.tag}",
         horizon=period,
         memory=Memory(
             size=chip.lmem_bytes,

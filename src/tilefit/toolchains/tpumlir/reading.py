@@ -74,7 +74,7 @@ def _imported(
         raise InputError(
             source, f"attempt at line {attempt.line} has no timestep table: a trace cut short?"
         )
-    capture = capture_of(attempt, problem, f"{model} attempt {attempt.index}")
+    capture = capture_of(attempt, problem, f"{model}.attempt{attempt.index}")
     if options.capacity is not None:
         size = options.capacity
         capture = replace(

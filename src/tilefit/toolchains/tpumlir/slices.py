@@ -29,6 +29,11 @@ class Slices:
     def __str__(self) -> str:
         return f"{self.n},{self.c},{self.d},{self.h},{self.w}"
 
+    @property
+    def tag(self) -> str:
+        """``1x1x1x2x1``: the slices in a name that is also a file's (no space, no comma)."""
+        return f"{self.n}x{self.c}x{self.d}x{self.h}x{self.w}"
+
     @staticmethod
     def parse(text: str, place: str) -> Slices:
         """``n,c,d,h,w`` as TPU-MLIR's trace prints ``shape_secs``."""
