@@ -112,6 +112,12 @@ class Request:
         """Whether its lifetime wraps around a cyclic capture's circle (start > end)."""
         return self.end <= self.start
 
+    def lives_at(self, step: int) -> bool:
+        """Whether it is live at ``step``: on a circle when it wraps."""
+        if self.end <= self.start:
+            return step >= self.start or step < self.end
+        return self.start <= step < self.end
+
     def lives_with(self, other: Request) -> bool:
         """Whether the two lifetimes share a step: on a circle when either wraps.
 

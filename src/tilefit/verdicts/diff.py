@@ -292,7 +292,8 @@ def _profile(base: Capture, other: Capture) -> tuple[ProfileRun, ...]:
 
 
 def _totals(capture: Capture) -> tuple[NDArray[Any], NDArray[Any]]:
-    """``live_by``'s steps, and the bytes live from each until the next (0 from the horizon)."""
+    """``live_by``'s steps, and the bytes live from each until the next (0 from the horizon;
+    ``live_by`` counts a wrapping lifetime at both ends of the circle)."""
     steps, live = live_by(capture, [0] * len(capture.requests), 1)
     return np.array(steps, dtype=np.int64), np.append(live[:, 0], 0)
 
@@ -310,9 +311,9 @@ def _causes(
     causes: list[Cause] = []
     for c in changes:
         o, b = c.other, c.base
-        if o is None or not o.start <= t < o.end:
+        if o is None or not o.lives_at(t):
             continue
-        adds = o.size if b is None or not b.start <= t < b.end else o.size - b.size
+        adds = o.size if b is None or not b.lives_at(t) else o.size - b.size
         if adds > 0:
             causes.append(Cause(o.id, c.kinds, adds))
     causes.sort(key=lambda c: -c.adds)  # stable: OTHER's order on ties

@@ -67,7 +67,7 @@ class Features:
     def _keys(self) -> Sequence[tuple[str, Sequence[float]]]:
         h = max(self.horizon, 1)
         units = self.units
-        area = [u.size * (u.end - u.start) / h for u in units]
+        area = [u.size * _held(u, h) / h for u in units]
         tight = [u.size / max(r, 1) for u, r in zip(units, self.room, strict=True)]
         extra = [
             1.0 + 0.5 * p + (1.0 if k in self.pinned else 0.0) + (1.0 if u.end == h else 0.0)
@@ -79,3 +79,9 @@ class Features:
             ("contention", [a * e for a, e in zip(area, extra, strict=True)]),
             ("tight", [t * e for t, e in zip(tight, extra, strict=True)]),
         )
+
+
+def _held(unit: Unit, horizon: int) -> int:
+    """The steps a unit is live: on a circle a wrapping one holds ``[start, horizon)`` and
+    ``[0, end)``."""
+    return unit.end - unit.start if unit.start < unit.end else horizon - unit.start + unit.end
