@@ -353,7 +353,7 @@ BAD_FILES: list[tuple[object, str]] = [
     (file_doc({"resize": "x", "by": -(2**62)}), "edits[0].by: must be below 2^62"),
     (file_doc({"lifetime": "x", "start": 1}), "edits[0].end: required key is missing"),
     (file_doc({"lifetime": "x", "start": -1, "end": 3}), "edits[0].start: must be >= 0"),
-    (file_doc({"lifetime": "x", "start": 3, "end": 3}), "edits[0].end: must be > start (3)"),
+    (file_doc({"lifetime": "x", "start": 3, "end": 3}), "edits[0].end: must differ from start (3)"),
     (file_doc({"drop": "a"}, {"capacity_add": 0}), "edits[1].capacity_add: must not be 0"),
     (file_doc({"capacity_add": "8"}), "edits[0].capacity_add: must be an integer, got a string"),
 ]
@@ -469,7 +469,7 @@ BAD_OPTIONS = [
     ("--lifetime", "x:3:4", "--lifetime x:3:4: must be ID=START:END"),
     ("--lifetime", "x=3:", "--lifetime x=3:: '' is not"),
     ("--lifetime", "x=-1:3", "--lifetime x=-1:3: START must be >= 0"),
-    ("--lifetime", "x=4:4", "--lifetime x=4:4: END must be > START"),
+    ("--lifetime", "x=4:4", "--lifetime x=4:4: END must differ from START"),
     ("--capacity-add", "0", "--capacity-add 0: must not be 0"),
     ("--capacity-add", "+8", "ok"),
     ("--capacity-add", "1.5", "--capacity-add 1.5: '1.5' is not"),

@@ -312,7 +312,7 @@ BAD: list[tuple[list[str], str]] = [
     (["--resize", "b=-45"], "tilefit: --resize b=-45: b would be 0 B"),
     (["--resize", "b"], "tilefit: --resize b: must be ID=BYTES"),
     (["--lifetime", "b=0:11"], "tilefit: --lifetime b=0:11: the lifetime [0, 11) must satisfy"),
-    (["--lifetime", "b=4:2"], "tilefit: --lifetime b=4:2: END must be > START"),
+    (["--lifetime", "b=4:2"], "tilefit: --lifetime b=4:2: the lifetime [4, 2) must satisfy 0 <="),
     (["--capacity-add", "0"], "tilefit: --capacity-add 0: must not be 0"),
     (["--capacity-add", "-100"], "tilefit: --capacity-add -100: removes 100 B of the 100 B"),
     (["--capacity-add", str(2**62)], "tilefit: --capacity-add 4611686018427387904: must be below"),

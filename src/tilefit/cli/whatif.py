@@ -32,7 +32,8 @@ shell-style pattern such as 'm*.staging'; a sequence id stands for its members):
   --drop ID                remove the requests (a sequence closes up around them;
                            conflicts naming a removed id go too)
   --resize ID=BYTES        set the size; ID=+BYTES or ID=-BYTES changes it
-  --lifetime ID=START:END  live during steps [START, END)
+  --lifetime ID=START:END  live during steps [START, END) (on a circle START > END
+                           wraps: [START, period) then [0, END))
   --capacity-add BYTES     more memory at the top, open to every class; -BYTES
                            removes that much available storage, the highest first
   --edits FILE             the edits of an edits file (docs/edits.md)
@@ -52,7 +53,10 @@ can no longer be aligned).
 _EDIT_HELP = {
     "--drop": ("ID", "remove the requests ID names"),
     "--resize": ("ID=BYTES", "set the size of ID's requests (+BYTES/-BYTES: change it)"),
-    "--lifetime": ("ID=START:END", "let ID's requests live during steps [START, END)"),
+    "--lifetime": (
+        "ID=START:END",
+        "let ID's requests live during steps [START, END) (START > END wraps on a circle)",
+    ),
     "--capacity-add": (
         "BYTES",
         "add BYTES of memory at the top, open to every class (-BYTES: remove the top BYTES)",

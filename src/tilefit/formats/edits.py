@@ -108,8 +108,9 @@ def _edit(value: object, place: str) -> Edit:
     end = as_int(obj["end"], f"{place}.end")
     if start < 0:
         fail(f"{place}.start", "must be >= 0")
-    if end <= start:
-        fail(f"{place}.end", f"must be > start ({start})")
+    if end == start:
+        # start > end is left to the capture: on a circle it wraps, on a line it is refused
+        fail(f"{place}.end", f"must differ from start ({start}): a lifetime holds a step")
     return Lifetime(pattern, start, end, place)
 
 
@@ -190,13 +191,17 @@ def edit_from_option(option: str, text: str) -> Edit:
     if option == "--lifetime":
         start_text, colon, end_text = value.partition(":")
         if not equals or not colon:
-            fail(place, "must be ID=START:END (the steps [START, END) it lives in)")
+            fail(
+                place,
+                "must be ID=START:END (the steps [START, END) it lives in; on a circle START > END "
+                "wraps)",
+            )
         start = _option_int(start_text, place, positive=False)
         end = _option_int(end_text, place, positive=False)
         if start < 0:
             fail(place, f"START must be >= 0, got {start}")
-        if end <= start:
-            fail(place, f"END must be > START, got [{start}, {end})")
+        if end == start:
+            fail(place, f"END must differ from START, got [{start}, {end})")
         return Lifetime(_option_pattern(pattern, place), start, end, place)
     raise ValueError(f"not an edit option: {option}")
 

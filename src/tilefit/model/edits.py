@@ -142,13 +142,7 @@ class _Draft:
             for k in ids:
                 self.requests[k] = _resized(self.requests[k], edit)
         else:
-            horizon = self.base.horizon
-            if not 0 <= edit.start < edit.end <= horizon:
-                raise InputError(
-                    edit.place,
-                    f"the lifetime [{edit.start}, {edit.end}) must satisfy "
-                    f"0 <= start < end <= horizon ({horizon})",
-                )
+            _check_lifetime(edit, self.base)
             for k in ids:
                 self.requests[k] = replace(self.requests[k], start=edit.start, end=edit.end)
         self._check_sequences(
@@ -274,3 +268,21 @@ def _ending_at(memory: Memory, ranges: tuple[Range, ...], end: int) -> Memory:
         elements=tuple(e for e in memory.elements if e < end),
         interleaved_offset=offset if kept else None,
     )
+
+
+def _check_lifetime(edit: Lifetime, capture: Capture) -> None:
+    """A new lifetime as the capture's format allows it: on a line ``0 <= start < end <=
+    horizon``; on a circle of ``period`` steps an arc that may wrap (``start > end``)."""
+    start, end, period = edit.start, edit.end, capture.period
+    if period is None and not 0 <= start < end <= capture.horizon:
+        raise InputError(
+            edit.place,
+            f"the lifetime [{start}, {end}) must satisfy "
+            f"0 <= start < end <= horizon ({capture.horizon})",
+        )
+    if period is not None and not (0 <= start < period and 0 < end <= period and start != end):
+        raise InputError(
+            edit.place,
+            f"the lifetime [{start}, {end}) must satisfy 0 <= start < period ({period}), "
+            f"0 < end <= period, start != end (start > end wraps)",
+        )
