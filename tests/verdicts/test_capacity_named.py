@@ -12,9 +12,10 @@ import pytest
 
 from tilefit.bounds.capacity import Bound, Capacity, capacity_of
 from tilefit.bounds.deficit import bound
+from tilefit.cli.bound import bound_lines
 from tilefit.cli.diagnose import diagnosis_lines
 from tilefit.model.capture import Capture, Memory, Range, Request
-from tilefit.output.jsonout import diagnosis_json
+from tilefit.output.jsonout import bound_json, diagnosis_json
 from tilefit.output.schema import output_schema
 from tilefit.plot.caption import verdict_caption
 from tilefit.report.sections import verdict_html
@@ -111,3 +112,24 @@ def test_a_deficit_only_the_meeting_bound_proves_is_named_alike_by_every_rendere
     figure = "5 B over in requests whose lifetimes meet pairwise"
     assert figure in line and figure in text
     assert diagnosis_json(d)["capacity"]["bound"] == "meeting"
+
+
+@pytest.mark.parametrize("tile", [two_deficits, arcs_that_meet])
+def test_bound_names_the_capacity_diagnose_names(tile: object) -> None:
+    """``tilefit bound`` says the same bound, figure and bytes leaving as ``diagnose``."""
+    assert callable(tile)
+    capture = tile()
+    d = diagnose(capture, search=False)
+    assert d.capacity is not None
+    out = bound_json(bound(capture))
+    jsonschema.validate(out, output_schema("bound"))
+    assert out["capacity"] == diagnosis_json(d)["capacity"]
+    [line] = [line for line in bound_lines(bound(capture)) if line.startswith("capacity: ")]
+    assert f"by {d.capacity.bound.short} ({d.capacity.over_text})" in line
+
+
+def test_bound_says_no_capacity_where_every_bound_fits() -> None:
+    roomy = replace(two_deficits(), memory=Memory(400, (Range(0, 400),)))
+    out = bound_json(bound(roomy))
+    assert out["capacity"] is None
+    assert not [line for line in bound_lines(bound(roomy)) if line.startswith("capacity: ")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tilefit.bounds.capacity import capacity_of
 from tilefit.cli import common
 from tilefit.model.words import counted
 
@@ -67,6 +68,12 @@ def bound_lines(report: BoundReport) -> list[str]:
         + ("" if s.exhaustive else "; not every union of allowed sets was tried")
     )
     lines += meeting_lines(report)
+    capacity = capacity_of(report)
+    if capacity is not None:
+        lines.append(
+            f"capacity: no placement can exist, by {capacity.bound.short} ({capacity.over_text}); "
+            f"at least {capacity.leaving:,} B must leave"
+        )
     lines += window_lines(report.windows, report.available)
     p = report.pieces
     if p is not None:

@@ -155,6 +155,8 @@ def pieces_json(p: PiecesShort | None) -> Json | None:
 
 
 def bound_json(report: BoundReport) -> Json:
+    from tilefit.bounds.capacity import capacity_of
+
     s = report.support
     return {
         "available": report.available,
@@ -180,6 +182,7 @@ def bound_json(report: BoundReport) -> Json:
         "aligned_deficit": report.aligned_deficit,
         "aligned": aligned_json(report.aligned),
         **meeting_json(report),
+        "capacity": capacity_json(capacity_of(report)),
     }
 
 
