@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tilefit.cli import common
 from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
+from tilefit.model.words import counted
 
 if TYPE_CHECKING:
     from tilefit.toolchains.base import Exported, RuntimeCheck, Toolchain
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
 NAME = "export"
 HELP = (
     "write a placement into a model as its memory plan (TFLM: the offline plan; IREE: each "
-    "pack's offsets), only after the referee accepts it on the model's own capture; run both "
-    "models and compare their "
+    "pack's offsets; TPU-MLIR: each layer group's LMEM addresses), only after the referee "
+    "accepts it on the model's own capture; run both models and compare their "
     "outputs (exit 0 written, 1 the runtime disagrees, nothing written, 2 bad input)"
 )
 EXAMPLE = """example:
@@ -34,6 +35,11 @@ around them. docs/tflm.md walks through it.
 
 IREE: one placement per pack to change (the others keep IREE's layout), the
 module compiled to a .vmfb; docs/iree.md walks through it.
+
+TPU-MLIR: the model's NAME_final.mlir (model_deploy --debug keeps it) and one
+placement per layer group to change (NAME.groupK); both bmodels are made by
+TPU-MLIR's codegen and run on its chip simulator (--tpumlir-venv);
+docs/tpumlir.md walks through it.
 """
 
 
@@ -74,8 +80,14 @@ def add_toolchain_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--inputs",
         metavar="ARGS.npz",
-        help="the inputs both modules run on (IREE: numpy's .npz, one array per argument in "
-        "order; default: seeded random inputs)",
+        help="the inputs both modules run on (numpy's .npz; IREE: one array per argument in "
+        "order; TPU-MLIR: one per model input, by name; default: seeded random inputs)",
+    )
+    parser.add_argument(
+        "--tpumlir-venv",
+        metavar="DIR",
+        help="TPU-MLIR's venv, whose tools compile and run the bmodels (default: "
+        "$TILEFIT_TPUMLIR_VENV; bash .ci/tpumlir makes one)",
     )
 
 
@@ -92,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with watching(args) as watch:  # a progress line on a terminal's stderr
             watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
-            options = ExportOptions(not args.no_run, tuple(args.flag), args.inputs, watch)
+            options = ExportOptions(
+                not args.no_run, tuple(args.flag), args.inputs, watch, args.tpumlir_venv
+            )
             exported = chain.export(Path(args.model), placements, options)
     except InputError as error:
         # a rule of the placement names its file; one of an option or the model stands as is
@@ -111,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _lines(chain: Toolchain, e: Exported, out: dict[str, Any]) -> list[str]:
-    lines = [f"  {p.name}: {chain.plan} {p.before:,} -> {p.after:,} B" for p in e.parts]
+    lines = part_lines(chain, e)
     lines[:0] = [
         f"{chain.tool}'s own plan: {chain.plan} {e.before:,} B; this placement: {e.after:,} B "
         f"({out['saved']:,} B, {out['saved_percent']:.1f}% less)"
@@ -129,6 +143,20 @@ def _lines(chain: Toolchain, e: Exported, out: dict[str, Any]) -> list[str]:
     return lines
 
 
+def part_lines(chain: Toolchain, e: Exported) -> list[str]:
+    """Each plan of the file, its top before and after (and the bank pairs each breaks)."""
+    lines = []
+    for p in e.parts:
+        line = f"  {p.name}: {chain.plan} {p.before:,} -> {p.after:,} B"
+        if p.banks is not None:
+            line += (
+                f"; bank pairs broken {p.banks.before} -> {p.banks.after} "
+                f"(of {p.banks.pairs} {chain.tool} keeps apart where it can)"
+            )
+        lines.append(line)
+    return lines
+
+
 def runtime_lines(chain: Toolchain, r: RuntimeCheck) -> list[str]:
     """The toolchain's runtime on both plans: what it needed, and the outputs compared."""
     same = "identical, bit for bit" if r.identical else "DIFFERENT"
@@ -140,5 +168,5 @@ def runtime_lines(chain: Toolchain, r: RuntimeCheck) -> list[str]:
     )
     return [
         f"  {chain.tool}'s runtime: {chain.plan} {r.plan.before:,} -> {r.plan.after:,} B{whole}",
-        f"  outputs over {r.invocations} invocations: {same}{vary}",
+        f"  outputs over {counted(r.invocations, 'invocation')}: {same}{vary}",
     ]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tilefit.cli import common
-from tilefit.cli.export import add_toolchain_arguments, runtime_lines
+from tilefit.cli.export import add_toolchain_arguments, part_lines, runtime_lines
 from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
 
@@ -24,11 +24,14 @@ HELP = (
 EXAMPLE = """example:
   tilefit replan tflm examples/tflm/streaming.tflite -o streaming.planned.tflite
   tilefit replan iree model.mlir -o model.vmfb   # needs IREE's compiler and your program
+  tilefit replan tpumlir NAME_bm1684x_f32_final.mlir -o NAME.bmodel  # needs TPU-MLIR's venv
 
 The three commands it runs (tilefit import, tilefit solve --minimize, tilefit
 export) stay the contract; replan writes the model only when it needs less
 memory than the toolchain's own plan and the runtime agrees. A program with
-several plans (IREE's packs) has each searched, for --time-limit seconds each.
+several plans (IREE's packs, TPU-MLIR's layer groups) has each searched, for
+--time-limit seconds each; a TPU-MLIR group first for a plan keeping the bank
+pairs TPU-MLIR keeps apart, then for any.
 """
 
 READS = ("model",)
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.output.toolchain import export_json
     from tilefit.toolchains import read, toolchain
     from tilefit.toolchains.base import ExportOptions, ImportOptions
-    from tilefit.toolchains.replan import replan
+    from tilefit.toolchains.replan import replan, replan_preferring
     from tilefit.verdicts.stopped import Stopped, stopped
 
     common.check_seconds(args.time_limit, "--time-limit")
@@ -72,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     stops: list[Stopped] = []  # the plans whose search the time limit stopped short
     with watching(args) as watch:  # a progress line on a terminal's stderr
         watch.stage(f"{chain.tool}: reading {Path(args.model).name}")
-        reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
+        if chain.plans is not None:  # the plans export writes, where not import's
+            reading = chain.plans(Path(args.model))
+        else:
+            reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
         imported = reading.imported
         if not imported:
             raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
@@ -81,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
                 "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
             )
         for item in imported:
-            found = replan(item.capture, item.placement, args.time_limit, watch=watch)
+            if item.preferred is None:
+                found = replan(item.capture, item.placement, args.time_limit, watch=watch)
+            else:  # a plan keeping the toolchain's preferences first (TPU-MLIR's banks)
+                found = replan_preferring(
+                    item.preferred, item.capture, item.placement, args.time_limit, watch
+                )
             best.append(item.placement if found.placement is None else found.placement)
             proven = proven and found.proven
             searched = found.answer  # None: the bounds proved the toolchain's plan the least
@@ -93,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             known = known and found.lower_bound is not None
             lower += found.lower_bound or 0
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
-        options = ExportOptions(True, flags, args.inputs, watch)
+        options = ExportOptions(True, flags, args.inputs, watch, args.tpumlir_venv)
         exported = chain.export(Path(args.model), best, options)
     better = exported.after < exported.before
     agreed = exported.runtime is None or exported.runtime.identical
@@ -141,7 +152,7 @@ def _lines(chain: Toolchain, exported: Exported, out: dict[str, Any], better: bo
             f"{tool}'s {plan}: {before:,} B -> {after:,} B, {out['saved']:,} B "
             f"({out['saved_percent']:.1f}%) less, {proof}"
         ]
-    lines += [f"  {p.name}: {plan} {p.before:,} -> {p.after:,} B" for p in exported.parts]
+    lines += part_lines(chain, exported)
     if exported.runtime is not None:
         lines += runtime_lines(chain, exported.runtime)
     if out["output"]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tilefit.output.jsonout import heap_json, violation_json
 
 if TYPE_CHECKING:
-    from tilefit.toolchains.base import Exported, Imported
+    from tilefit.toolchains.base import Exported, Imported, Part
     from tilefit.verdicts.imported import ImportReview
 
 Json = dict[str, Any]
@@ -61,8 +61,16 @@ def export_json(toolchain: str, e: Exported, written: str | None) -> Json:
             "outputs_vary": runtime.varies,
         },
         "output": written,
-        "packs": [
-            {"name": p.name, "requests": p.requests, "before": p.before, "after": p.after}
-            for p in e.parts
-        ],
+        "packs": [_part_json(p) for p in e.parts],
     }
+
+
+def _part_json(p: Part) -> Json:
+    found: Json = {"name": p.name, "requests": p.requests, "before": p.before, "after": p.after}
+    if p.banks is not None:  # TPU-MLIR's groups: the bank pairs each plan breaks
+        found["banks"] = {
+            "pairs": p.banks.pairs,
+            "broken_before": p.banks.before,
+            "broken_after": p.banks.after,
+        }
+    return found

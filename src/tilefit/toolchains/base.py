@@ -96,6 +96,9 @@ class Imported:
     source: str  # the file it came from
     values: int  # the toolchain's buffers behind the requests (more where several share one)
     notes: tuple[str, ...] = ()  # what the import could not see or confirm, one line each
+    # the capture with rules the toolchain keeps where it can (TPU-MLIR's banks): replan
+    # looks there first for a plan lower than the toolchain's own
+    preferred: Capture | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +138,25 @@ class RuntimeCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class Banks:
+    """The bank pairs a toolchain keeps apart where it can (TPU-MLIR's), and how many of
+    them its own plan and the exported one put in a common bank."""
+
+    pairs: int
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
 class Part:
-    """One plan of several in a file (an IREE pack): its top before and after."""
+    """One plan of several in a file (an IREE pack, a TPU-MLIR group): its top before and
+    after."""
 
     name: str  # its capture's name
     requests: int
     before: int
     after: int
+    banks: Banks | None = None  # where the toolchain prefers some pairs in different banks
 
 
 @dataclass(frozen=True)
@@ -162,6 +177,7 @@ class ExportOptions:
     flags: tuple[str, ...] = ()  # passed through to the toolchain's compiler (IREE's)
     inputs: str | None = None  # the inputs to run on (IREE: an .npz of arrays); None: seeded
     watch: Watch = QUIET  # hears each step that takes a while (a progress line, on a terminal)
+    venv: str | None = None  # the toolchain's own venv, where it names one (TPU-MLIR's)
 
 
 # (the toolchain's input file, the placements, the options) -> what to write
@@ -184,6 +200,9 @@ class Toolchain:
     adopt: str | None = None
     unit: str = "request"  # what the toolchain plans, in a refusal: "tensor", "slice"
     whole: str = "file"  # what its file holds, in a refusal: "model", "program"
+    # the plans export writes into its file, where not what import reads (TPU-MLIR:
+    # a final.mlir's groups as built, where import reads every attempt of the trace)
+    plans: Callable[[Path], Reading] | None = None
 
     def accept(self, capture: Capture, placement: Placement, shown: str) -> None:
         """Nothing when ``placement`` may go back into the toolchain's file: every offset

@@ -21,7 +21,7 @@ from tilefit.search.problem import Problem
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import CheckResult
 from tilefit.verdicts.heap import HeapStanding, heap_standing
-from tilefit.verdicts.imported import review
+from tilefit.verdicts.imported import referee, review
 from tilefit.verdicts.watch import QUIET, Watch
 
 
@@ -78,3 +78,18 @@ def replan(
         )
     proven = own is not None and searched.optimal
     return Replanned(own, own_top, False, proven, lower, searched, answer=answer)
+
+
+def replan_preferring(
+    preferred: Capture, capture: Capture, own: Placement, time_limit: float, watch: Watch = QUIET
+) -> Replanned:
+    """``capture``'s least plan, looked for first among those keeping ``preferred``'s
+    extra rules (the pairs a toolchain keeps in different banks where it can): a plan
+    keeping them is taken when it ends below the toolchain's own, else the least of
+    ``capture`` found (never worse than ``own``)."""
+    keeps = referee(preferred, own).valid  # the own plan is a start only where it keeps them
+    kept = replan(preferred, own if keeps else None, time_limit, watch=watch)
+    own_top = placement_top(capture, own.offsets)
+    if kept.tilefit and kept.top is not None and kept.top < own_top:
+        return kept
+    return replan(capture, own, time_limit, watch=watch)

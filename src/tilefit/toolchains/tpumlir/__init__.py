@@ -11,19 +11,36 @@ In the toolchain registry as ``tpumlir`` (``reading``: its import). What is here
 - ``problem``, ``freelist``, ``banks``, ``replay``, ``agreement``: ``assignLmemAddr``
   replayed round by round and compared with the trace; ``live``: the bytes live at each
   timestep of an attempt; ``capture``: an attempt as a cyclic capture (a tensor's
-  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement.
+  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement;
+- ``plans``, ``rewrite``, ``simulate``, ``export``: each group of a ``*_final.mlir`` as
+  built, a cyclic capture; a placement written back into it, finished by codegen and
+  run on the chip's simulator beside TPU-MLIR's own plan.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from tilefit.toolchains.base import Toolchain
+from tilefit.model.placement import Placement
+from tilefit.toolchains.base import Exported, ExportOptions, Reading, Toolchain
 from tilefit.toolchains.tpumlir.reading import TRACE, read_traces
 
 
 def _claims(path: Path) -> bool:
     return path.name.endswith(TRACE)
+
+
+def _export(final: Path, placements: Sequence[Placement], options: ExportOptions) -> Exported:
+    from tilefit.toolchains.tpumlir.export import export_plans  # numpy, only when used
+
+    return export_plans(final, placements, options)
+
+
+def _groups(final: Path) -> Reading:
+    from tilefit.toolchains.tpumlir.plans import read_groups
+
+    return read_groups(final)
 
 
 TOOLCHAIN = Toolchain(
@@ -34,8 +51,10 @@ TOOLCHAIN = Toolchain(
     plan="LMEM",
     read=read_traces,
     claims=_claims,
+    export=_export,
     unit="tensor",
     whole="model",
+    plans=_groups,
 )
 
 __all__ = ["TOOLCHAIN", "read_traces"]

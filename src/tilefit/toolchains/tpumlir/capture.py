@@ -21,6 +21,7 @@ from itertools import combinations
 
 from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range, Request
 from tilefit.model.placement import Placement
+from tilefit.toolchains.tpumlir.arcs import Arc
 from tilefit.toolchains.tpumlir.attempt import Attempt, TensorLine
 from tilefit.toolchains.tpumlir.banks import shares_bank_time
 from tilefit.toolchains.tpumlir.freelist import align_up
@@ -72,14 +73,20 @@ def bank_conflicts(problem: Problem) -> tuple[Conflict, ...]:
 
 
 def _request(tensor: TensorLine, period: int, eu_bytes: int) -> Request:
-    arc = tensor.arc
+    cls = _CLASSES.get(tensor.kind, "activation")
+    return request_of(tensor.name, tensor.size, tensor.arc, cls, period, eu_bytes)
+
+
+def request_of(name: str, size: int, arc: Arc, cls: str, period: int, eu_bytes: int) -> Request:
+    """One tensor as a request: its arc the lifetime (``[0, T)`` when held or covering the
+    circle of ``period`` timesteps), its bytes rounded up to the EU bytes and aligned to them."""
     start, end = (0, period) if arc.held or arc.span >= period else (arc.start, arc.end + 1)
     return Request(
-        id=tensor.name,
-        size=align_up(tensor.size, eu_bytes),
+        id=name,
+        size=align_up(size, eu_bytes),
         start=start,
         end=end,
         alignment=eu_bytes,
-        cls=_CLASSES.get(tensor.kind, "activation"),
-        name=tensor.name,
+        cls=cls,
+        name=name,
     )

@@ -1,0 +1,174 @@
+"""Each layer group of a ``*_final.mlir`` as TPU-MLIR built it: a cyclic capture, its
+plan the placement (refereed), the bank pairs it keeps apart. What ``export`` writes
+into and ``replan`` searches.
+
+The chip's LMEM comes from ``module.chip`` (measured on each chip's cmodel, as the
+allocator's trace prints it: ``lmem_spec``). Each tensor of the group
+(``final.Group.tensors``: each op's output, each op's scratch buffer) is a request on
+the circle of the group's timesteps, as an attempt of the trace is
+(``capture.request_of``); who reads what is the group's own ops (a Load's tensor named
+after what it loads, as the timestep table names it), which is all the bank question
+asks (``capture.bank_conflicts``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range
+from tilefit.model.errors import InputError
+from tilefit.model.placement import Placement
+from tilefit.model.words import counted
+from tilefit.toolchains.base import Imported, Reading
+from tilefit.toolchains.tpumlir.attempt import Chip
+from tilefit.toolchains.tpumlir.capture import bank_conflicts, request_of
+from tilefit.toolchains.tpumlir.final import Group, groups
+from tilefit.toolchains.tpumlir.graph import Graph, Node
+from tilefit.toolchains.tpumlir.mlir import ops
+from tilefit.toolchains.tpumlir.problem import Buffer, Problem
+from tilefit.verdicts.check import check
+
+FINAL = "_final.mlir"
+# one lane's LMEM, its banks, the EU bytes every end is aligned to, the lanes (lmem_spec)
+CHIPS = {
+    "bm1684x": Chip(lmem_bytes=262_144, banks=16, bank_bytes=16_384, eu_bytes=64, lanes=64),
+    "bm1688": Chip(lmem_bytes=131_072, banks=16, bank_bytes=8_192, eu_bytes=16, lanes=32),
+    "bm1684x2": Chip(lmem_bytes=262_144, banks=16, bank_bytes=16_384, eu_bytes=32, lanes=16),
+}
+_CHIP = re.compile(r'\bmodule\.chip = "([^"]+)"')
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """One group: its capture and TPU-MLIR's plan of it, the bank pairs it keeps apart."""
+
+    group: Group
+    imported: Imported  # the capture (banks left out) and TPU-MLIR's placement
+    pairs: tuple[Conflict, ...]  # the tensor pairs TPU-MLIR keeps in different banks
+    writers: dict[str, tuple[int, bool]]  # request id -> (the op writing it, a scratch buffer)
+
+    @property
+    def capture(self) -> Capture:
+        return self.imported.capture
+
+    @property
+    def own(self) -> Placement:
+        return self.imported.placement
+
+    def banked(self) -> Capture:
+        """The capture with each bank pair a conflict edge: a plan keeping them all."""
+        return self.imported.preferred or replace(self.capture, conflicts=self.pairs)
+
+    def broken(self, placement: Placement) -> int:
+        """The bank pairs ``placement`` puts in a common bank."""
+        return sum(v.kind == "conflict" for v in check(self.banked(), placement).violations)
+
+
+@dataclass(frozen=True)
+class ModelPlans:
+    """A ``*_final.mlir``: its chip and every group's plan."""
+
+    stem: str  # the file's name without ``_final.mlir``
+    chip: Chip
+    groups: tuple[GroupPlan, ...]
+
+
+def read_groups(path: Path) -> Reading:
+    """Every group of a ``*_final.mlir``, as ``replan`` searches them."""
+    return Reading([g.imported for g in read_plans(path).groups])
+
+
+def read_plans(path: Path) -> ModelPlans:
+    """Every group of the ``*_final.mlir`` at ``path``; bad input names the line and rule."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError("", f"cannot read: {error}", str(path)) from None
+    stem = path.name.removesuffix(FINAL).removesuffix(".mlir")
+    try:
+        return plans_of(text, stem, str(path))
+    except InputError as error:
+        raise (error if error.source else error.located(str(path))) from None
+
+
+def plans_of(text: str, stem: str, source: str) -> ModelPlans:
+    chip = chip_of(text)
+    found = groups(text)
+    if not found:
+        raise InputError("", "no tpu.Group in it: no LMEM plan to read (is it a *_final.mlir?)")
+    weights = frozenset(op.name for op in ops(text) if op.kind == "top.Weight")
+    return ModelPlans(stem, chip, tuple(_plan(g, chip, stem, source, weights) for g in found))
+
+
+def chip_of(text: str) -> Chip:
+    match = _CHIP.search(text)
+    if match is None:
+        raise InputError("module.chip", "missing: not a module TPU-MLIR deployed for a chip")
+    chip = CHIPS.get(match.group(1))
+    if chip is None:
+        raise InputError(
+            "module.chip",
+            f"{match.group(1)}: its LMEM is not known to tilefit (known: {', '.join(CHIPS)})",
+        )
+    return chip
+
+
+def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[str]) -> GroupPlan:
+    tensors = group.tensors()
+    names = [t.name for t in tensors]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"line {group.line}", f"the group writes {twice[0]} twice")
+    period = group.period
+    requests = tuple(
+        request_of(t.name, t.size, t.arc, _class(t.scratch, t.name, weights), period, chip.eu_bytes)
+        for t in tensors
+    )
+    heap = max((t.addr + t.size for t in tensors), default=0)
+    name = f"{stem}.group{group.index}"
+    capture = Capture(
+        name=name,
+        horizon=period,
+        memory=Memory(
+            size=chip.lmem_bytes,
+            ranges=(Range(0, chip.lmem_bytes, "LMEM"),),
+            elements=tuple(range(0, chip.lmem_bytes, chip.bank_bytes)),
+        ),
+        requests=requests,
+        origin=Origin("TPU-MLIR", heap, f"group {group.index}, slices {group.slices}", "LMEM"),
+        period=period,
+    )
+    own = Placement(name, {t.name: t.addr for t in tensors})
+    pairs = bank_conflicts(_problem(group, chip))
+    notes = (
+        f"group {group.index} of {counted(len(group.ops), 'op')}, slices {group.slices}, "
+        f"{counted(period, 'timestep')}: TPU-MLIR's plan uses {heap:,} B",
+    )
+    banked = replace(capture, conflicts=pairs)
+    imported = Imported(capture, own, source, len(tensors), notes, preferred=banked)
+    writers = {t.name: (t.writer, t.scratch) for t in tensors}
+    return GroupPlan(group, imported, pairs, writers)
+
+
+def _class(scratch: bool, name: str, weights: frozenset[str]) -> str:
+    if scratch:
+        return "scratch"
+    return "weight" if name in weights else "activation"
+
+
+def _problem(group: Group, chip: Chip) -> Problem:
+    """The group as the bank question's input: its tensors, its table, its ops' reads."""
+    buffers = tuple(
+        Buffer(t.name, t.size, t.arc, i, t.scratch) for i, t in enumerate(group.tensors())
+    )
+    by_value = {op.value: op for op in group.ops if op.value is not None}
+    nodes = {
+        op.name: Node(
+            op.kind, op.name, tuple(by_value[v].name for v in op.operands if v in by_value)
+        )
+        for op in group.ops
+        if op.kind != "tpu.Load" and not op.is_store
+    }
+    return Problem(chip, buffers, group.table(), Graph(nodes), allow_bank_conflict=False)
