@@ -13,7 +13,6 @@ from checkout import ROOT
 
 from tilefit.cli import main
 from tilefit.formats.save import write_placement
-from tilefit.model.capture import Request
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import ExportOptions
@@ -38,18 +37,13 @@ def mirrored(plan: GroupPlan) -> Placement:
 
 
 def overlapping(plan: GroupPlan) -> Placement:
-    """TPU-MLIR's plan with its largest tensor moved onto one it lives with."""
-    capture = plan.capture
-    largest = max(capture.requests, key=lambda r: r.size)
-    other = next(
-        r for r in capture.requests if r.id != largest.id and _meet(capture.period, largest, r)
-    )
-    return Placement(capture.name, {**plan.own.offsets, largest.id: plan.own.offsets[other.id]})
-
-
-def _meet(period: int | None, a: Request, b: Request) -> bool:
-    assert period is not None
-    return any(a.lives_at(s) and b.lives_at(s) for s in range(period))
+    """TPU-MLIR's plan with the output of its first op that computes (a Conv2D) written
+    over that op's first input: the two meet, and the chip then reads what it overwrites."""
+    by_value = {op.value: op for op in plan.group.ops if op.value is not None}
+    op = next(o for o in plan.group.ops if o.kind == "tpu.Conv2D")
+    source = by_value[op.operands[0]]
+    offsets = plan.own.offsets
+    return Placement(plan.capture.name, {**offsets, op.name: offsets[source.name]})
 
 
 @pytest.mark.parametrize("final", FINALS, ids=lambda p: p.name)
