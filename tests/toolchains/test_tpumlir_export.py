@@ -168,3 +168,15 @@ def test_no_venv_is_one_line(
     with pytest.raises(InputError, match="not a TPU-MLIR venv"):
         assert TOOLCHAIN.export is not None
         TOOLCHAIN.export(final, [mirrored(model.groups[0])], ExportOptions(venv=str(tmp_path)))
+
+
+def test_replan_without_a_venv_is_one_line_before_any_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv(VENV_VARIABLE, raising=False)
+    final, _ = _model(tmp_path)
+    argv = ["replan", "tpumlir", str(final), "-o", str(tmp_path / "out.bmodel")]
+    assert main([*argv, "--tpumlir-venv", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not a TPU-MLIR venv" in err, err
+    assert not (tmp_path / "out.bmodel").exists()

@@ -12,7 +12,7 @@ from tilefit.cli.progress import watching
 from tilefit.model.errors import InputError
 
 if TYPE_CHECKING:
-    from tilefit.toolchains.base import Exported, Toolchain
+    from tilefit.toolchains.base import Exported, ExportOptions, Imported, Toolchain
     from tilefit.verdicts.stopped import Stopped
 
 NAME = "replan"
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.model.placement import Placement
     from tilefit.output.stopped import stopped_json
     from tilefit.output.toolchain import export_json
-    from tilefit.toolchains import read, toolchain
-    from tilefit.toolchains.base import ExportOptions, ImportOptions
+    from tilefit.toolchains import toolchain
+    from tilefit.toolchains.base import ExportOptions
     from tilefit.toolchains.replan import replan, replan_preferring
     from tilefit.verdicts.stopped import Stopped, stopped
 
@@ -75,17 +75,8 @@ def run(args: argparse.Namespace) -> int:
     stops: list[Stopped] = []  # the plans whose search the time limit stopped short
     with watching(args) as watch:  # a progress line on a terminal's stderr
         watch.stage(f"{chain.tool}: reading {Path(args.model).name}")
-        if chain.plans is not None:  # the plans export writes, where not import's
-            reading = chain.plans(Path(args.model))
-        else:
-            reading = read(args.toolchain, [args.model], ImportOptions(flags=flags))
-        imported = reading.imported
-        if not imported:
-            raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
-        if args.placement and len(imported) != 1:
-            raise InputError(
-                "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
-            )
+        options = ExportOptions(True, flags, args.inputs, watch, args.tpumlir_venv)
+        imported = _plans(chain, args, options)
         for item in imported:
             if item.preferred is None:
                 found = replan(item.capture, item.placement, args.time_limit, watch=watch)
@@ -104,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
             known = known and found.lower_bound is not None
             lower += found.lower_bound or 0
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
-        options = ExportOptions(True, flags, args.inputs, watch, args.tpumlir_venv)
         exported = chain.export(Path(args.model), best, options)
     better = exported.after < exported.before
     agreed = exported.runtime is None or exported.runtime.identical
@@ -125,6 +115,26 @@ def run(args: argparse.Namespace) -> int:
         lines = _lines(chain, exported, out, better)
         print("\n".join(lines[:1] + ([] if stop is None else [f"  {stop.text}"]) + lines[1:]))
     return common.EXIT_OK if written else common.EXIT_NO
+
+
+def _plans(chain: Toolchain, args: argparse.Namespace, options: ExportOptions) -> list[Imported]:
+    """The model's plans, as export writes them; what export needs checked first."""
+    from tilefit.toolchains import read
+    from tilefit.toolchains.base import ImportOptions
+
+    if chain.ready is not None:  # what export needs (TPU-MLIR's venv), before searching
+        chain.ready(options)
+    if chain.plans is not None:  # the plans export writes, where not import's
+        imported = chain.plans(Path(args.model)).imported
+    else:
+        imported = read(chain.name, [args.model], ImportOptions(flags=options.flags)).imported
+    if not imported:
+        raise InputError("", f"no {chain.tool} plan in it: nothing to replan", args.model)
+    if args.placement and len(imported) != 1:
+        raise InputError(
+            "--placement", f"{len(imported)} plans in it: use tilefit import and solve for each"
+        )
+    return imported
 
 
 def _several(stops: list[Stopped], plans: int) -> Stopped | None:

@@ -203,6 +203,9 @@ class Toolchain:
     # the plans export writes into its file, where not what import reads (TPU-MLIR:
     # a final.mlir's groups as built, where import reads every attempt of the trace)
     plans: Callable[[Path], Reading] | None = None
+    # checks what export needs beyond the plan (TPU-MLIR's venv), before replan searches:
+    # InputError when it is missing
+    ready: Callable[[ExportOptions], None] | None = None
 
     def accept(self, capture: Capture, placement: Placement, shown: str) -> None:
         """Nothing when ``placement`` may go back into the toolchain's file: every offset

@@ -37,6 +37,12 @@ def _export(final: Path, placements: Sequence[Placement], options: ExportOptions
     return export_plans(final, placements, options)
 
 
+def _ready(options: ExportOptions) -> None:
+    from tilefit.toolchains.tpumlir.export import ready
+
+    ready(options)
+
+
 def _groups(final: Path) -> Reading:
     from tilefit.toolchains.tpumlir.plans import read_groups
 
@@ -55,6 +61,7 @@ TOOLCHAIN = Toolchain(
     unit="tensor",
     whole="model",
     plans=_groups,
+    ready=_ready,
 )
 
 __all__ = ["TOOLCHAIN", "read_traces"]

@@ -130,6 +130,11 @@ def _tops(model: ModelPlans, given: dict[int, Placement]) -> int:
     )
 
 
+def ready(options: ExportOptions) -> None:
+    """Nothing when TPU-MLIR's venv is there to export with; one line naming it otherwise."""
+    _venv(options.venv)
+
+
 def _venv(given: str | None) -> Venv:
     """TPU-MLIR's venv; a missing or broken one is one line naming it, never relocated to
     the placement's file."""
