@@ -53,12 +53,21 @@ def test_a_trace_cut_short_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_model_file_stands_for_the_trace_beside_it(tmp_path: Path) -> None:
     name = "conv_c16_s128_bm1684x"
     by_trace = read("tpumlir", [str(RECORDED / f"{name}.lmem_assign.log")])
+    by_opt = read("tpumlir", [str(RECORDED / f"{name}_tpu_opt.mlir")])
     by_final = read("tpumlir", [str(RECORDED / f"{name}_final.mlir")])
-    assert [i.capture for i in by_final.imported] == [i.capture for i in by_trace.imported]
+    attempts = [i.capture for i in by_trace.imported]
+    assert [i.capture for i in by_opt.imported] == attempts
+    # the plan named gives its groups as built too, after the trace's attempts
+    groups = [i.capture.name for i in by_final.imported[len(attempts) :]]
+    assert [i.capture for i in by_final.imported[: len(attempts)]] == attempts
+    assert groups == [f"{name}.group0"]
     alone = tmp_path / f"{name}_final.mlir"
     alone.write_text((RECORDED / f"{name}_final.mlir").read_text())
+    assert [i.capture.name for i in read("tpumlir", [str(alone)]).imported] == groups
+    opt = tmp_path / f"{name}_tpu_opt.mlir"
+    opt.write_text((RECORDED / opt.name).read_text())
     with pytest.raises(InputError, match=r"lmem_assign\.log beside it"):
-        read("tpumlir", [str(alone)])
+        read("tpumlir", [str(opt)])
 
 
 def test_batch_over_a_folder_decides_every_failed_attempt(

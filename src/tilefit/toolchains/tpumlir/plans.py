@@ -142,11 +142,15 @@ def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[s
     )
     own = Placement(name, {t.name: t.addr for t in tensors})
     pairs = bank_conflicts(_problem(group, chip))
-    notes = (
-        f"group {group.index} of {counted(len(group.ops), 'op')}, slices {group.slices}, "
-        f"{counted(period, 'timestep')}: TPU-MLIR's plan uses {heap:,} B",
-    )
     banked = replace(capture, conflicts=pairs)
+    broken = sum(v.kind == "conflict" for v in check(banked, own).violations)
+    notes = (
+        f"group {group.index} of {counted(len(group.ops), 'op')} as built, slices "
+        f"{group.slices}, {counted(period, 'timestep')}: TPU-MLIR's plan uses {heap:,} B "
+        "(tilefit export tpumlir writes a plan of it back)",
+        f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart; "
+        "its plan " + ("keeps them all" if broken == 0 else f"breaks {broken}"),
+    )
     imported = Imported(capture, own, source, len(tensors), notes, preferred=banked)
     writers = {t.name: (t.writer, t.scratch) for t in tensors}
     return GroupPlan(group, imported, pairs, writers)

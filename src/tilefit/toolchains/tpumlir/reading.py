@@ -4,7 +4,9 @@ capture; TPU-MLIR's own plan (where the attempt succeeded) as its placement.
 A path is a trace (``*.lmem_assign.log``) or a folder searched for them; who reads what
 comes from the ``*_tpu_opt.mlir`` beside the trace (named ``NAME_tpu_opt.mlir`` for
 ``NAME.lmem_assign.log``), which the bank question needs. Without it the attempts are
-still imported and a note says banks could not be asked about.
+still imported and a note says banks could not be asked about. A ``*_final.mlir``
+named gives its groups as built too (``plans``: what ``export`` writes back), after
+its trace's attempts where the trace is beside it.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from tilefit.toolchains.base import Imported, ImportOptions, Reading, files_name
 from tilefit.toolchains.tpumlir.attempt import Attempt
 from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, placement_of
 from tilefit.toolchains.tpumlir.graph import Graph, read_graph
+from tilefit.toolchains.tpumlir.plans import FINAL, read_groups
 from tilefit.toolchains.tpumlir.problem import Problem, problem_of
 from tilefit.toolchains.tpumlir.trace import read_trace
 from tilefit.verdicts.check import check
 
 TRACE = ".lmem_assign.log"
-_MODEL_FILES = ("_final.mlir", "_tpu_opt.mlir")
+_MODEL_FILES = (FINAL, "_tpu_opt.mlir")
 
 
 def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
@@ -34,30 +37,39 @@ def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
     if options.alignment is not None:
         raise InputError("--alignment", "TPU-MLIR's trace gives the chip's EU bytes: drop it")
     imported: list[Imported] = []
-    for path in _traces(paths):
+    named = files_named(paths, TRACE)
+    for path in _traces(named):
         found = read_trace(path)  # a trace without an attempt is bad input, said there
         graph = _graph_beside(path)
         name = path.name.removesuffix(TRACE)
         imported += [_imported(a, graph, name, str(path), options) for a in found]
+    for path in named:  # a plan named: its groups as built, what export writes into
+        if path.name.endswith(FINAL):
+            groups = read_groups(path).imported
+            imported += [replace(g, capture=_asked(g.capture, options)) for g in groups]
     return Reading(imported)
 
 
-def _traces(paths: Sequence[str]) -> list[Path]:
+def _traces(named: list[Path]) -> list[Path]:
     """The traces: as given or found in folders; a model's other file named stands for
-    the trace beside it (``NAME_final.mlir``, ``NAME_tpu_opt.mlir``: ``NAME.lmem_assign.log``)."""
+    the trace beside it (``NAME_final.mlir``, ``NAME_tpu_opt.mlir``: ``NAME.lmem_assign.log``;
+    a final.mlir without one gives its groups alone)."""
     found: dict[Path, Path] = {}
-    for path in files_named(paths, TRACE):
+    for path in named:
         trace = path
         for suffix in _MODEL_FILES:
             if path.name.endswith(suffix):
                 trace = path.with_name(path.name.removesuffix(suffix) + TRACE)
+                if not trace.is_file() and suffix == FINAL:
+                    break
                 if not trace.is_file():
                     raise InputError(
                         str(path),
                         f"no {trace.name} beside it: the allocator's trace is what "
                         "import reads (docs/tpumlir.md says how TPU-MLIR writes it)",
                     )
-        found.setdefault(trace.resolve(), trace)
+        if trace.is_file():
+            found.setdefault(trace.resolve(), trace)
     return list(found.values())
 
 
@@ -74,12 +86,7 @@ def _imported(
         raise InputError(
             source, f"attempt at line {attempt.line} has no timestep table: a trace cut short?"
         )
-    capture = capture_of(attempt, problem, f"{model}.attempt{attempt.index}")
-    if options.capacity is not None:
-        size = options.capacity
-        capture = replace(
-            capture, memory=replace(capture.memory, size=size, ranges=(Range(0, size),))
-        )
+    capture = _asked(capture_of(attempt, problem, f"{model}.attempt{attempt.index}"), options)
     own = placement_of(attempt, capture)
     if own is None:  # failed: what it placed before it found no block, the rest missing
         own = Placement(capture.name, {t.name: t.addr for t in attempt.placed})
@@ -96,6 +103,14 @@ def _imported(
     else:
         notes.append(_banks(capture, placement, problem, attempt.success))
     return Imported(capture, placement, source, len(attempt.tensors), tuple(notes))
+
+
+def _asked(capture: Capture, options: ImportOptions) -> Capture:
+    """The capture in the LMEM ``--capacity`` asks about, where it does."""
+    size = options.capacity
+    if size is None:
+        return capture
+    return replace(capture, memory=replace(capture.memory, size=size, ranges=(Range(0, size),)))
 
 
 def _outcome(attempt: Attempt) -> str:
