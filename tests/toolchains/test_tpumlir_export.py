@@ -16,6 +16,7 @@ from tilefit.formats.save import write_placement
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import ExportOptions
+from tilefit.toolchains.replan import replan, replan_preferring
 from tilefit.toolchains.tpumlir import TOOLCHAIN
 from tilefit.toolchains.tpumlir.final import read_final
 from tilefit.toolchains.tpumlir.plans import GroupPlan, ModelPlans, read_plans
@@ -180,3 +181,35 @@ def test_replan_without_a_venv_is_one_line_before_any_search(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not a TPU-MLIR venv" in err, err
     assert not (tmp_path / "out.bmodel").exists()
+
+
+def test_replan_keeps_the_bank_pairs_tpu_mlir_s_plan_keeps_where_that_goes_lower() -> None:
+    plan = read_plans(RECORDED / f"{MODEL}_final.mlir").groups[1]
+    assert plan.imported.preferred is not None
+    preferring = replan_preferring(plan.imported.preferred, plan.capture, plan.own, 5)
+    plain = replan(plan.capture, plan.own, 5)
+    assert preferring.placement is not None and plain.placement is not None
+    assert check(plan.capture, preferring.placement).valid
+    assert preferring.top is not None and preferring.top < plan.heap
+    assert plan.broken(preferring.placement) <= plan.broken(plan.own)
+    # the least of every plan breaks more: the preference chose, at some LMEM's cost
+    assert plan.broken(plain.placement) > plan.broken(plan.own)
+    assert plain.top is not None and plain.top < preferring.top
+    assert not preferring.proven  # the least keeping the pairs, not of every plan
+
+
+def test_a_sliced_group_holds_its_weights_all_round_the_circle() -> None:
+    """TPU-MLIR loads a weight once where a group runs several slices (hold_coeff): a
+    plan putting another tensor on it between its uses computes wrong numbers on the
+    chip (seen on dw_c64_s112 for bm1684x before this rule)."""
+    sliced = read_plans(RECORDED / "dw_c64_s112_bm1688_final.mlir").groups[0]
+    assert sliced.group.slices.total > 1
+    weights = [r for r in sliced.capture.requests if r.cls == "weight"]
+    assert weights and all((r.start, r.end) == (0, sliced.capture.period) for r in weights)
+    whole = read_plans(RECORDED / "conv_c16_s128_bm1684x_final.mlir").groups[0]
+    assert whole.group.slices.total == 1  # one slice: each weight lives its own arc
+    assert any(
+        (r.start, r.end) != (0, whole.capture.period)
+        for r in whole.capture.requests
+        if r.cls == "weight"
+    )

@@ -96,8 +96,8 @@ class Imported:
     source: str  # the file it came from
     values: int  # the toolchain's buffers behind the requests (more where several share one)
     notes: tuple[str, ...] = ()  # what the import could not see or confirm, one line each
-    # the capture with rules the toolchain keeps where it can (TPU-MLIR's banks): replan
-    # looks there first for a plan lower than the toolchain's own
+    # the capture with rules the toolchain's own plan keeps, which it prefers kept (the
+    # bank pairs TPU-MLIR's plan keeps apart): replan looks there first for a lower plan
     preferred: Capture | None = None
 
 

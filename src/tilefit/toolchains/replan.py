@@ -12,7 +12,7 @@ worked out again here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tilefit.engine.attempt import SEARCHING_FROM
 from tilefit.model.capture import Capture
@@ -84,12 +84,15 @@ def replan_preferring(
     preferred: Capture, capture: Capture, own: Placement, time_limit: float, watch: Watch = QUIET
 ) -> Replanned:
     """``capture``'s least plan, looked for first among those keeping ``preferred``'s
-    extra rules (the pairs a toolchain keeps in different banks where it can): a plan
+    extra rules (the pairs the toolchain's own plan keeps in different banks): a plan
     keeping them is taken when it ends below the toolchain's own, else the least of
     ``capture`` found (never worse than ``own``)."""
     keeps = referee(preferred, own).valid  # the own plan is a start only where it keeps them
     kept = replan(preferred, own if keeps else None, time_limit, watch=watch)
-    own_top = placement_top(capture, own.offsets)
-    if kept.tilefit and kept.top is not None and kept.top < own_top:
-        return kept
+    if kept.tilefit and kept.top is not None and kept.top < placement_top(capture, own.offsets):
+        # proven the least of those keeping the rules, not of every plan: its bounds are
+        # the plain capture's
+        from tilefit.bounds.deficit import bound
+
+        return replace(kept, proven=False, lower_bound=bound(capture).lower_bound)
     return replan(capture, own, time_limit, watch=watch)

@@ -58,6 +58,8 @@ TOOLCHAIN = Toolchain(
     read=read_traces,
     claims=_claims,
     export=_export,
+    adopt="export it (a layer group's plan, NAME.groupK): "
+    "tilefit export tpumlir NAME_final.mlir {placement} -o NAME.bmodel",
     unit="tensor",
     whole="model",
     plans=_groups,

@@ -20,7 +20,7 @@ from pathlib import Path
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import Banks, Exported, ExportOptions, Part, RuntimeCheck, Sizes
-from tilefit.toolchains.tpumlir.plans import ModelPlans, read_plans
+from tilefit.toolchains.tpumlir.plans import GroupPlan, ModelPlans, read_plans
 from tilefit.toolchains.tpumlir.rewrite import with_addresses, written_addresses
 from tilefit.toolchains.tpumlir.simulate import codegen, seeded_inputs, simulate, weights_of
 from tilefit.toolchains.tpumlir.tools import Venv, find_venv
@@ -118,16 +118,21 @@ def write_checked(text: str, model: ModelPlans, given: dict[int, Placement], whe
 def _part(model: ModelPlans, index: int, placement: Placement | None) -> Part:
     plan = model.groups[index]
     new = plan.own if placement is None else placement
-    before = placement_top(plan.capture, plan.own.offsets)
-    after = placement_top(plan.capture, new.offsets)
+    before, after = _top(plan, None), _top(plan, placement)
     banks = Banks(len(plan.pairs), plan.broken(plan.own), plan.broken(new))
     return Part(plan.capture.name, len(plan.capture.requests), before, after, banks)
 
 
+def _top(plan: GroupPlan, placement: Placement | None) -> int:
+    """The LMEM a group's plan uses: TPU-MLIR's as it counts it (its highest end, as the
+    import says), tilefit's the placement's top."""
+    if placement is None or dict(placement.offsets) == dict(plan.own.offsets):
+        return plan.heap
+    return placement_top(plan.capture, placement.offsets)
+
+
 def _tops(model: ModelPlans, given: dict[int, Placement]) -> int:
-    return sum(
-        placement_top(g.capture, given.get(i, g.own).offsets) for i, g in enumerate(model.groups)
-    )
+    return sum(_top(g, given.get(i)) for i, g in enumerate(model.groups))
 
 
 def ready(options: ExportOptions) -> None:

@@ -10,7 +10,9 @@ negative ``-k`` opens timestep k - 1, the ids after it run in that timestep),
 
 Lifetimes: an op of stage s in timestep t runs at step s * T + t; a tensor lives from
 its writer's step to its last reader's (the Store included), an arc on the circle of
-T timesteps (``arcs.Arc``), live throughout when that span reaches T steps.
+T timesteps (``arcs.Arc``), live throughout when that span reaches T steps, or when it
+is a weight the group holds (loaded once: TPU-MLIR's ``hold_coeff``, every top.Weight
+without ``allow_split`` in a group of more than one slice).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class GroupOp:
     stage: int
     timestep: int
     line: int
+    # a Load of a weight the group keeps in LMEM throughout (TPU-MLIR's hold_coeff: a
+    # top.Weight without allow_split, in a group of more than one slice): loaded once
+    held: bool = False
 
     @property
     def is_store(self) -> bool:
@@ -121,7 +126,8 @@ class Group:
                 (r.stage * period + r.timestep for r in readers.get(op.id, [])), default=step
             )
             span = last - step
-            arc = Arc(op.timestep, (op.timestep + span) % period, period, held=span >= period)
+            held = span >= period or op.held
+            arc = Arc(op.timestep, (op.timestep + span) % period, period, held=held)
             found.append(Tensor(op.name, op.id, op.out_addr, op.out_size, arc))
             if op.buffer_size > 0:
                 own = Arc(op.timestep, op.timestep, period)
@@ -146,6 +152,12 @@ def groups(text: str) -> tuple[Group, ...]:
     lines = text.splitlines()
     all_ops = ops(text)
     names = value_names(text)
+    # the weights a group may hold: every top.Weight but those TPU-MLIR may split
+    weights = frozenset(
+        (op.scope, op.result)
+        for op in all_ops
+        if op.kind == "top.Weight" and op.result and op.attribute("allow_split") is None
+    )
     found: list[Group] = []
     inside: list[Op] | None = None
     opened = 0
@@ -156,7 +168,8 @@ def groups(text: str) -> tuple[Group, ...]:
         if inside is not None:
             if op.kind == "tpu.Yield":
                 close = _closing_line(lines, op.line)
-                found.append(_group(len(found), opened, inside, lines[close - 1], close, names))
+                closing = lines[close - 1]
+                found.append(_group(len(found), opened, inside, closing, close, names, weights))
                 inside = None
             else:
                 inside.append(op)
@@ -179,11 +192,13 @@ def _group(
     close: str,
     close_line: int,
     names: dict[tuple[int, str], str],
+    weights: frozenset[tuple[int, str | None]],
 ) -> Group:
     place = f"line {close_line}"
     flow = _attribute(close, "flow", place)
     timesteps = _timesteps(flow, place)
     stamp = {op_id: t for t, ids in enumerate(timesteps) for op_id in ids}
+    slices = Slices(*(int(_attribute(close, f"{d}secs", place).split(":")[0]) for d in "ncdhw"))
     members = []
     for op in body:
         info = _ginfo(op)
@@ -207,10 +222,12 @@ def _group(
                 stage=info["stage"],
                 timestep=stamp[info["id"]],
                 line=op.line,
+                held=slices.total > 1
+                and op.kind == "tpu.Load"
+                and (op.scope, op.operands[0] if op.operands else None) in weights,
             )
         )
     _check_stores(members)
-    slices = Slices(*(int(_attribute(close, f"{d}secs", place).split(":")[0]) for d in "ncdhw"))
     stages = int(_attribute(close, "swpipl_stage_num", place).split(":")[0])
     return Group(index, opened, tuple(members), timesteps, stages, slices)
 

@@ -57,9 +57,16 @@ class GroupPlan:
     def own(self) -> Placement:
         return self.imported.placement
 
+    @property
+    def heap(self) -> int:
+        """The LMEM TPU-MLIR's plan uses: its highest end (``lmem_used``)."""
+        origin = self.capture.origin
+        assert origin is not None  # every group's capture is made with TPU-MLIR's
+        return origin.heap
+
     def banked(self) -> Capture:
         """The capture with each bank pair a conflict edge: a plan keeping them all."""
-        return self.imported.preferred or replace(self.capture, conflicts=self.pairs)
+        return replace(self.capture, conflicts=self.pairs)
 
     def broken(self, placement: Placement) -> int:
         """The bank pairs ``placement`` puts in a common bank."""
@@ -142,8 +149,14 @@ def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[s
     )
     own = Placement(name, {t.name: t.addr for t in tensors})
     pairs = bank_conflicts(_problem(group, chip))
-    banked = replace(capture, conflicts=pairs)
-    broken = sum(v.kind == "conflict" for v in check(banked, own).violations)
+    broken_by = {
+        frozenset(v.ids)
+        for v in check(replace(capture, conflicts=pairs), own).violations
+        if v.kind == "conflict"
+    }
+    broken = len(broken_by)
+    # what replan keeps first: the pairs TPU-MLIR's own plan keeps apart (its plan passes)
+    kept = tuple(p for p in pairs if frozenset((p.a, p.b)) not in broken_by)
     notes = (
         f"group {group.index} of {counted(len(group.ops), 'op')} as built, slices "
         f"{group.slices}, {counted(period, 'timestep')}: TPU-MLIR's plan uses {heap:,} B "
@@ -151,7 +164,8 @@ def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[s
         f"banks, a preference: {counted(len(pairs), 'tensor pair')} TPU-MLIR keeps apart; "
         "its plan " + ("keeps them all" if broken == 0 else f"breaks {broken}"),
     )
-    imported = Imported(capture, own, source, len(tensors), notes, preferred=banked)
+    preferred = replace(capture, conflicts=kept)
+    imported = Imported(capture, own, source, len(tensors), notes, preferred=preferred)
     writers = {t.name: (t.writer, t.scratch) for t in tensors}
     return GroupPlan(group, imported, pairs, writers)
 
