@@ -18,6 +18,7 @@ from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import ExportOptions
 from tilefit.toolchains.replan import replan, replan_preferring
 from tilefit.toolchains.tpumlir import TOOLCHAIN
+from tilefit.toolchains.tpumlir.export import reconciled
 from tilefit.toolchains.tpumlir.final import read_final
 from tilefit.toolchains.tpumlir.plans import GroupPlan, ModelPlans, read_plans
 from tilefit.toolchains.tpumlir.rewrite import with_addresses
@@ -213,3 +214,36 @@ def test_a_sliced_group_holds_its_weights_all_round_the_circle() -> None:
         for r in whole.capture.requests
         if r.cls == "weight"
     )
+
+
+def _overlapped(folder: Path) -> tuple[Path, ModelPlans]:
+    """The two-group model with its second group's first weight Load moved up into the
+    first group's timestep 2, as TPU-MLIR overlaps groups (conv_c16_s128 on bm1688)."""
+    final, _ = _model(folder)
+    lines = final.read_text().splitlines(keepends=True)
+    closing = [i for i, line in enumerate(lines) if "other_up_overlap_op = []" in line]
+    first, second = closing
+    lines[first] = lines[first].replace("other_up_overlap_op = []", "other_up_overlap_op = [-3, 1]")
+    lines[second] = lines[second].replace("self_up_overlap_op = []", "self_up_overlap_op = [1]")
+    final.write_text("".join(lines))
+    return final, read_plans(final)
+
+
+def test_a_tensor_loaded_while_the_previous_group_runs_may_not_share_its_bytes(
+    stand_in: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    final, model = _overlapped(stand_in)
+    second = model.groups[1]
+    w10 = second.capture.request_by_id["w10"]
+    assert (w10.start, w10.end) == (0, second.capture.period)  # there before its timestep
+    # where TPU-MLIR put it (51,072), the first group's relu4 holds the bytes at timestep 2
+    assert any("w10" in c and "relu4_Relu" in c for c in model.clashes({}))
+    moved = Placement(second.capture.name, {**second.own.offsets, "w10": 125_184})
+    assert check(second.capture, moved).valid and model.clashes({1: moved}) == []
+    assert reconciled(final, [model.groups[0].own, moved]) == [model.groups[0].own, moved]
+    assert _export(final, second.own, stand_in) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "TPU-MLIR overlaps the two groups" in err, err
+    assert not (stand_in / "ran").exists()
+    assert _export(final, moved, stand_in) == 2  # accepted: the stand-in tool then fails
+    assert (stand_in / "ran").read_text().split() == ["tpuc-opt"]

@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
                 )
             known = known and found.lower_bound is not None
             lower += found.lower_bound or 0
+        if chain.reconcile is not None:  # plans tied to each other (TPU-MLIR's groups)
+            kept = chain.reconcile(Path(args.model), best)
+            proven = proven and kept == best
+            best = kept
         watch.stage(f"{chain.tool}: writing the plan into {Path(args.model).name}")
         exported = chain.export(Path(args.model), best, options)
     better = exported.after < exported.before

@@ -206,6 +206,9 @@ class Toolchain:
     # checks what export needs beyond the plan (TPU-MLIR's venv), before replan searches:
     # InputError when it is missing
     ready: Callable[[ExportOptions], None] | None = None
+    # the plans of one file made to agree where the toolchain ties them to each other
+    # (TPU-MLIR's overlapping groups): replan's plans, one per plan of the file, in order
+    reconcile: Callable[[Path, Sequence[Placement]], list[Placement]] | None = None
 
     def accept(self, capture: Capture, placement: Placement, shown: str) -> None:
         """Nothing when ``placement`` may go back into the toolchain's file: every offset

@@ -43,6 +43,12 @@ def _ready(options: ExportOptions) -> None:
     ready(options)
 
 
+def _reconcile(final: Path, placements: Sequence[Placement]) -> list[Placement]:
+    from tilefit.toolchains.tpumlir.export import reconciled
+
+    return reconciled(final, placements)
+
+
 def _groups(final: Path) -> Reading:
     from tilefit.toolchains.tpumlir.plans import read_groups
 
@@ -64,6 +70,7 @@ TOOLCHAIN = Toolchain(
     whole="model",
     plans=_groups,
     ready=_ready,
+    reconcile=_reconcile,
 )
 
 __all__ = ["TOOLCHAIN", "read_traces"]

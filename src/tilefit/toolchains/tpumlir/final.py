@@ -69,6 +69,18 @@ class Tensor:
 
 
 @dataclass(frozen=True, slots=True)
+class Overlap:
+    """Ops TPU-MLIR runs while a neighbouring group runs (``disable_group_overlap=false``):
+    a next group's Loads moved up into this group's timesteps, a previous group's Stores
+    moved down into them."""
+
+    up: tuple[int, ...] = ()  # this group's ops run during the previous group
+    down: tuple[int, ...] = ()  # this group's ops run during the next group
+    next_up: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (timestep, the next group's ids)
+    previous_down: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (timestep, the previous's)
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """One ``tpu.Group``: its ops, its timestep table (ids per timestep), its plan."""
 
@@ -78,6 +90,7 @@ class Group:
     timesteps: tuple[tuple[int, ...], ...]
     stages: int  # swpipl_stage_num
     slices: Slices
+    overlap: Overlap = Overlap()
 
     @property
     def period(self) -> int:
@@ -229,7 +242,33 @@ def _group(
         )
     _check_stores(members)
     stages = int(_attribute(close, "swpipl_stage_num", place).split(":")[0])
-    return Group(index, opened, tuple(members), timesteps, stages, slices)
+    return Group(index, opened, tuple(members), timesteps, stages, slices, _overlap(close, place))
+
+
+def _overlap(close: str, place: str) -> Overlap:
+    """The group's overlap lists (absent ones empty)."""
+
+    def ids(key: str) -> list[int]:
+        match = re.search(rf"\b{key} = \[([^\]]*)\]", close)
+        return [] if match is None else [int(n) for n in _INT_LIST.findall(match.group(1))]
+
+    def by_timestep(key: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        found: list[tuple[int, list[int]]] = []
+        for n in ids(key):
+            if n < 0:
+                found.append((-n - 1, []))
+            elif not found:
+                raise InputError(place, f"the group's {key} does not open with a timestep")
+            else:
+                found[-1][1].append(n)
+        return tuple((t, tuple(i)) for t, i in found)
+
+    return Overlap(
+        tuple(ids("self_up_overlap_op")),
+        tuple(ids("self_down_overlap_op")),
+        by_timestep("other_up_overlap_op"),
+        by_timestep("other_down_overlap_op"),
+    )
 
 
 def _tensor_name(op: Op, names: dict[tuple[int, str], str]) -> str:

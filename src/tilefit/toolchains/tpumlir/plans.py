@@ -14,6 +14,7 @@ asks (``capture.bank_conflicts``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from tilefit.toolchains.tpumlir.capture import bank_conflicts, request_of
 from tilefit.toolchains.tpumlir.final import Group, groups
 from tilefit.toolchains.tpumlir.graph import Graph, Node
 from tilefit.toolchains.tpumlir.mlir import ops
+from tilefit.toolchains.tpumlir.overlap import clashes, early_or_late
 from tilefit.toolchains.tpumlir.problem import Buffer, Problem
 from tilefit.verdicts.check import check
 
@@ -81,6 +83,13 @@ class ModelPlans:
     chip: Chip
     groups: tuple[GroupPlan, ...]
 
+    def clashes(self, given: Mapping[int, Placement]) -> list[str]:
+        """Where the plans given (TPU-MLIR's for the other groups) put a tensor one group
+        loads early or stores late on one its neighbour holds then (``overlap``)."""
+        plans = {i: dict(given.get(i, g.own).offsets) for i, g in enumerate(self.groups)}
+        sizes = {i: {r.id: r.size for r in g.capture.requests} for i, g in enumerate(self.groups)}
+        return clashes(tuple(g.group for g in self.groups), sizes, plans)
+
 
 def read_groups(path: Path) -> Reading:
     """Every group of a ``*_final.mlir``, as ``replan`` searches them."""
@@ -123,7 +132,12 @@ def chip_of(text: str) -> Chip:
 
 
 def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[str]) -> GroupPlan:
-    tensors = group.tensors()
+    # a tensor a neighbouring group sees is there before the first timestep or after
+    # the last: live all round the circle
+    early = early_or_late(group)
+    tensors = tuple(
+        replace(t, arc=replace(t.arc, held=True)) if t.name in early else t for t in group.tensors()
+    )
     names = [t.name for t in tensors]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
