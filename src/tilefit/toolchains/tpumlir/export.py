@@ -91,6 +91,8 @@ def accepted(model: ModelPlans, placements: Sequence[Placement]) -> dict[int, Pl
             )
         if index in given:
             raise InputError("capture", f"two placements of {placement.capture}: give one")
+        if dict(placement.offsets) == dict(model.groups[index].own.offsets):
+            continue  # TPU-MLIR's own plan, as it wrote it: nothing to change or referee
         capture = model.groups[index].capture
         TOOLCHAIN.accept(capture, placement, placement.capture)
         top = placement_top(capture, placement.offsets)
