@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import steps_text, table
 from tilefit.search.routes import SOLVED, TIMEOUT
+from tilefit.toolchains.tpumlir.models import model_lines
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
             f"({settings.time_limit:g} s each) before a verdict: a larger --time-limit "
             f"gives {'it' if stopped == 1 else 'them'} more"
         )
+
+    lines += model_lines(store.rows())  # TPU-MLIR traces: per model, its failed attempts
 
     rescued = store.rescued()
     if rescued:

@@ -506,6 +506,7 @@ def summary_json(store: Store, top: int | None = None) -> Json:
     """The batch summary, keys in a fixed order; ``top`` worst deficits (default: the
     text summary's count)."""
     from tilefit.batch.store import SUMMARY_TOP  # batch's SQLite only where a batch is read
+    from tilefit.toolchains.tpumlir.models import models_json
 
     top = SUMMARY_TOP if top is None else top
     settings = store.settings()
@@ -519,6 +520,7 @@ def summary_json(store: Store, top: int | None = None) -> Json:
         "worst_deficits": [row_json(r) for r in store.worst_deficits(top)],
         "slowest": [row_json(r) for r in store.slowest(top)],
         "error_rows": [row_json(r) for r in store.errors(top)],
+        "tpumlir_models": models_json(store.rows()),
     }
 
 

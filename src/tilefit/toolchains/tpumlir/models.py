@@ -1,0 +1,140 @@
+"""``tilefit batch`` over TPU-MLIR runs, summarised per model (one trace each).
+
+The batch decides every attempt of every trace (``tilefit import tpumlir``'s captures);
+per trace this says how many attempts it holds, how many TPU-MLIR's allocator failed,
+and of those how many were fragmentation (the verdict places them: a placement existed),
+capacity (no placement exists: a bound, or the search, proves it) and undecided (no
+verdict within the time limit, or an error), and the slices fragmentation cost: over the
+fragmentation attempts, how many more slices their group ended with than each tried
+(``outcome``; those whose group no later attempt placed are counted apart, as given up).
+Which attempts failed and what their group ended with is read again from the trace (the
+batch's rows keep the verdicts): a trace no longer there is left out, and said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tilefit.model.errors import InputError
+from tilefit.verdicts.verdict import Verdict
+
+if TYPE_CHECKING:
+    from tilefit.batch.row import Row
+
+TRACE = ".lmem_assign.log"
+_NO_PLACEMENT = frozenset({Verdict.CAPACITY.value, Verdict.INFEASIBLE.value})
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRow:
+    """One trace's attempts as the batch decided them."""
+
+    model: str
+    trace: str
+    attempts: int
+    failed: int
+    fragmentation: int
+    capacity: int
+    undecided: int
+    slices_cost: int  # over the fragmentation attempts whose group ended placed
+    given_up: int  # fragmentation attempts whose group no later attempt placed
+
+
+def model_rows(rows: Sequence[Row]) -> tuple[list[ModelRow], list[str]]:
+    """Per trace among the rows' sources, its summary; and the traces no longer readable."""
+    by_trace: dict[str, dict[str, Row]] = {}
+    for row in rows:
+        path = row.source.split("#", 1)[0]
+        if path.endswith(TRACE):
+            by_trace.setdefault(path, {})[row.name] = row
+    found, missing = [], []
+    for trace, named in by_trace.items():
+        summary = _summary(trace, named)
+        if summary is None:
+            missing.append(trace)
+        else:
+            found.append(summary)
+    return found, missing
+
+
+def _summary(trace: str, named: dict[str, Row]) -> ModelRow | None:
+    from tilefit.toolchains import read
+    from tilefit.toolchains.tpumlir.words import group_words
+
+    try:
+        imported = read("tpumlir", [trace]).imported
+    except InputError:
+        return None
+    failed = fragmentation = capacity = cost = given_up = 0
+    for item in imported:
+        capture = item.capture
+        if capture.observed_failed is None:  # TPU-MLIR placed it
+            continue
+        failed += 1
+        row = named.get(capture.name)
+        verdict = None if row is None or row.error else row.verdict
+        if verdict in _NO_PLACEMENT:
+            capacity += 1
+        elif verdict is not None and Verdict(verdict).places:
+            fragmentation += 1
+            words = group_words(capture)
+            if words is None or words.cost is None:
+                given_up += 1
+            else:
+                cost += words.cost
+    model = Path(trace).name.removesuffix(TRACE)
+    undecided = failed - fragmentation - capacity
+    return ModelRow(
+        model, trace, len(imported), failed, fragmentation, capacity, undecided, cost, given_up
+    )
+
+
+def cost_text(row: ModelRow) -> str:
+    """``+2`` (``+2, 1 given up``); ``-`` without a fragmentation attempt."""
+    if not row.fragmentation:
+        return "-"
+    return f"+{row.slices_cost}" + (f", {row.given_up} given up" if row.given_up else "")
+
+
+def model_lines(rows: Sequence[Row]) -> list[str]:
+    """The batch summary's TPU-MLIR section (none without a TPU-MLIR trace)."""
+    from tilefit.cli.common import table
+
+    found, missing = model_rows(rows)
+    if not found and not missing:
+        return []
+    head = [
+        "model", "attempts", "failed", "fragmentation", "capacity", "undecided",
+        "slices fragmentation cost",
+    ]  # fmt: skip
+    cells = [
+        [r.model, str(r.attempts), str(r.failed), str(r.fragmentation), str(r.capacity),
+         str(r.undecided), cost_text(r)]
+        for r in found
+    ]  # fmt: skip
+    lines = ["", "TPU-MLIR, per model (trace): its failed attempts decided"]
+    lines += table([head, *cells], indent="  ")
+    lines += [f"  {trace}: no longer readable, not summarised" for trace in missing]
+    return lines
+
+
+def models_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """The same per model, for ``batch --json``'s ``tpumlir_models``."""
+    found, _ = model_rows(rows)
+    return [
+        {
+            "model": r.model,
+            "trace": r.trace,
+            "attempts": r.attempts,
+            "failed": r.failed,
+            "fragmentation": r.fragmentation,
+            "capacity": r.capacity,
+            "undecided": r.undecided,
+            "slices_cost": r.slices_cost,
+            "given_up": r.given_up,
+        }
+        for r in found
+    ]
