@@ -1,4 +1,6 @@
-"""``tilefit batch`` over TPU-MLIR runs, summarised per model (one trace each).
+"""``tilefit batch`` over TPU-MLIR runs, summarised per model (one trace each): the
+summary's text (``tilefit.cli.summary``) and ``--json``'s ``tpumlir_models``
+(``tilefit.output.jsonout``).
 
 The batch decides every attempt of every trace (``tilefit import tpumlir``'s captures);
 per trace this says how many attempts it holds, how many TPU-MLIR's allocator failed,
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tilefit.model.errors import InputError
 from tilefit.verdicts.verdict import Verdict
@@ -97,44 +99,3 @@ def cost_text(row: ModelRow) -> str:
     if not row.fragmentation:
         return "-"
     return f"+{row.slices_cost}" + (f", {row.given_up} given up" if row.given_up else "")
-
-
-def model_lines(rows: Sequence[Row]) -> list[str]:
-    """The batch summary's TPU-MLIR section (none without a TPU-MLIR trace)."""
-    from tilefit.cli.common import table
-
-    found, missing = model_rows(rows)
-    if not found and not missing:
-        return []
-    head = [
-        "model", "attempts", "failed", "fragmentation", "capacity", "undecided",
-        "slices fragmentation cost",
-    ]  # fmt: skip
-    cells = [
-        [r.model, str(r.attempts), str(r.failed), str(r.fragmentation), str(r.capacity),
-         str(r.undecided), cost_text(r)]
-        for r in found
-    ]  # fmt: skip
-    lines = ["", "TPU-MLIR, per model (trace): its failed attempts decided"]
-    lines += table([head, *cells], indent="  ")
-    lines += [f"  {trace}: no longer readable, not summarised" for trace in missing]
-    return lines
-
-
-def models_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The same per model, for ``batch --json``'s ``tpumlir_models``."""
-    found, _ = model_rows(rows)
-    return [
-        {
-            "model": r.model,
-            "trace": r.trace,
-            "attempts": r.attempts,
-            "failed": r.failed,
-            "fragmentation": r.fragmentation,
-            "capacity": r.capacity,
-            "undecided": r.undecided,
-            "slices_cost": r.slices_cost,
-            "given_up": r.given_up,
-        }
-        for r in found
-    ]
