@@ -8,7 +8,10 @@ placement refereed again here, within the chip's LMEM), those that are capacity 
 with the bound that proves it, ``tilefit.bounds.capacity.capacity_of``: live, support, aligned or
 meeting), those the exact search proved (no bound), those undecided, and the slices
 fragmentation cost: over the fragmentation attempts, how many more slices the group
-ended with than the attempt tried (``tilefit.toolchains.tpumlir.outcome``).
+ended with than the attempt tried (``tilefit.toolchains.tpumlir.outcome``), and how many
+of those attempts were of a group the plan (``_final.mlir``) keeps: the search may go on
+to group the ops otherwise, and then the slices a fragmentation cost were paid by a group
+the compiled model does not run.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilefit.toolchains import read
+from tilefit.toolchains.tpumlir.final import read_final
 from tilefit.toolchains.tpumlir.trace import read_trace
 from tilefit.toolchains.tpumlir.words import group_words
 from tilefit.verdicts.check import check
@@ -38,6 +42,7 @@ class Decided:
     undecided: int
     cost: int  # slices fragmentation cost, over those whose group ended placed
     given_up: int  # fragmentation attempts whose group no later attempt placed
+    in_plan: int  # fragmentation attempts whose group (its ops) is one of the plan's
     rejected: tuple[str, ...]  # fragmentation placements the referee rejects
     seconds: float
 
@@ -50,11 +55,16 @@ def decide_run(model: str, chip: str, trace: Path, time_limit: float) -> Decided
     """Every failed attempt of the run's trace, decided (``trace``: its lmem_assign.log,
     its _final.mlir and _tpu_opt.mlir beside it)."""
     failed = {a.index for a in read_trace(trace) if not a.success}
+    final = trace.with_name(trace.name.removesuffix(".lmem_assign.log") + "_final.mlir")
+    planned = {
+        frozenset(op.name for op in g.ops if op.kind not in ("tpu.Load", "tpu.Store"))
+        for g in read_final(final)
+    }
     imported = read("tpumlir", [str(trace)]).imported
     fragmentation: list[str] = []
     capacity: Counter[str] = Counter()
     rejected: list[str] = []
-    proven = undecided = cost = given_up = 0
+    proven = undecided = cost = given_up = in_plan = 0
     seconds = 0.0
     for index, item in enumerate(imported):
         if index not in failed:
@@ -69,6 +79,7 @@ def decide_run(model: str, chip: str, trace: Path, time_limit: float) -> Decided
             if placement is None or not check(capture, placement).valid:
                 rejected.append(capture.name)
             words = group_words(capture)
+            in_plan += words is not None and frozenset(words.ops or ()) in planned
             if words is None or words.cost is None:
                 given_up += 1
             else:
@@ -81,15 +92,16 @@ def decide_run(model: str, chip: str, trace: Path, time_limit: float) -> Decided
             undecided += 1
     return Decided(
         model, chip, len(failed), tuple(fragmentation), capacity, proven, undecided,
-        cost, given_up, tuple(rejected), seconds,
+        cost, given_up, in_plan, tuple(rejected), seconds,
     )  # fmt: skip
 
 
 def decided_table(rows: list[Decided]) -> str:
     lines = [
         "| model | chip | failed | decided | fragmentation | capacity (bound) "
-        "| proven by search | undecided | slices fragmentation cost | seconds |",
-        "|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| proven by search | undecided | slices fragmentation cost | of them in the plan "
+        "| seconds |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         bounds = ", ".join(f"{name} {n}" for name, n in sorted(r.capacity.items()))
@@ -99,7 +111,7 @@ def decided_table(rows: list[Decided]) -> str:
             f"| {r.model} | {r.chip} | {r.failed} | {r.decided} of {r.failed} "
             f"| {len(r.fragmentation)} | {total}{f' ({bounds})' if bounds else ''} "
             f"| {r.proven} | {r.undecided} | {cost if r.fragmentation else '-'} "
-            f"| {r.seconds:.1f} |"
+            f"| {r.in_plan if r.fragmentation else '-'} | {r.seconds:.1f} |"
         )
     return "\n".join(lines)
 
@@ -115,6 +127,7 @@ def decided_totals(rows: list[Decided]) -> str:
         f"{sum(r.decided for r in rows)} of {failed} failed attempts decided: "
         f"{sum(len(r.fragmentation) for r in rows)} fragmentation "
         f"(slices cost +{sum(r.cost for r in rows)}, "
+        f"{sum(r.in_plan for r in rows)} of them of a group in the plan, "
         f"{sum(len(r.rejected) for r in rows)} placements rejected), "
         f"{sum(bounds.values())} capacity ({named or 'none'}), "
         f"{sum(r.proven for r in rows)} proven by the search, "

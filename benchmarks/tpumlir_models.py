@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         "--record-runs",
         default=(
             "conv_c16_s128:bm1684x,conv_c32_s112:bm1688:9+11,dw_c64_s112:bm1688,"
-            "conv_c64_s80:bm1688,conv_c64_s80:bm1684x2"
+            "conv_c64_s80:bm1688,conv_c64_s80:bm1684x2,conv_c32_s112:bm1684x:6+7"
         ),
         help="MODEL:CHIP[:I+J] runs to record (I, J: attempts; default: a failing group's)",
     )
