@@ -21,13 +21,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tilefit.model.errors import InputError
+from tilefit.search.routes import INFEASIBLE, SOLVED
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from tilefit.batch.row import Row
 
 TRACE = ".lmem_assign.log"
-_NO_PLACEMENT = frozenset({Verdict.CAPACITY.value, Verdict.INFEASIBLE.value})
+_PLACED = frozenset({Verdict.FITS.value, Verdict.FRAGMENTATION.value, SOLVED})
+"""A row's verdict (diagnose) or status (solve) that comes with a placement."""
+_NO_PLACEMENT = frozenset({Verdict.CAPACITY.value, Verdict.INFEASIBLE.value, INFEASIBLE})
+"""One that proves none exists."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,7 @@ def _summary(trace: str, named: dict[str, Row]) -> ModelRow | None:
         verdict = None if row is None or row.error else row.verdict
         if verdict in _NO_PLACEMENT:
             capacity += 1
-        elif verdict is not None and Verdict(verdict).places:
+        elif verdict in _PLACED:
             fragmentation += 1
             words = group_words(capture)
             if words is None or words.cost is None:
