@@ -115,3 +115,18 @@ def test_a_capture_not_from_tpu_mlir_has_no_such_words(
     path.write_text(capture_text(replace(capture, origin=None)))
     main(["diagnose", str(path), "--json"])
     assert json.loads(capsys.readouterr().out)["tpumlir"] is None
+
+
+def test_a_placed_attempt_shows_no_placement_it_lacked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    placed = read("tpumlir", [str(FRAGMENTED)]).imported[1].capture
+    path = tmp_path / "placed.json"
+    path.write_text(capture_text(placed))
+    main(["diagnose", str(path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    told = out["tpumlir"]
+    assert out["placement"] is not None  # tilefit's own plan, not one TPU-MLIR lacked
+    assert not told["failed"] and not told["fragmentation"] and told["ended"] is None
+    assert told["cut"] == {"h": 2}
+    assert {t["offset"] for t in told["tensors"]} == {None}

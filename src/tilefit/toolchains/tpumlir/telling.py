@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from tilefit.model.capture import Capture, Request
+from tilefit.model.placement import Placement
 from tilefit.model.words import counted
 from tilefit.toolchains.tpumlir.words import (
+    TOOL,
     GroupWords,
     cut_json,
     cut_text,
@@ -37,15 +39,24 @@ def timesteps_text(request: Request, period: int) -> str:
     return f"timesteps {request.start}..{last}" + (" (wraps)" if request.wraps else "")
 
 
+def lacked(capture: Capture, answer: Answer) -> Placement | None:
+    """The placement TPU-MLIR lacked: the verdict's, where its allocator failed an attempt
+    whose tensors fit (fragmentation); None otherwise (a placed attempt's plan is its own,
+    the capture's placement file)."""
+    if capture.observed_failed is None or not answer.verdict.places:
+        return None
+    return answer.placement
+
+
 def told_lines(capture: Capture, answer: Answer) -> list[str]:
     """The verdict in TPU-MLIR's words; none for a capture not from TPU-MLIR."""
     words = group_words(capture)
     if words is None:
         return []
-    lines = [f"in {capture.origin.tool if capture.origin else 'TPU-MLIR'}'s words:"]
+    lines = [f"in {TOOL}'s words:"]
     lines += [f"  {line}" for line in _group_lines(capture, words)]
     lines.append(f"  {_meaning(capture, answer)}")
-    placement = answer.placement if answer.verdict.places else None
+    placement = lacked(capture, answer)
     period = capture.period or capture.horizon
     width = max(len(r.id) for r in capture.requests)
     for r in capture.requests:
@@ -73,7 +84,7 @@ def _meaning(capture: Capture, answer: Answer) -> str:
     """What the verdict means for TPU-MLIR's attempt, above the tensor table."""
     failed = capture.observed_failed
     if failed is None:
-        return "the tensors, TPU-MLIR's names:"
+        return "TPU-MLIR placed it (its plan is the import's placement file). The tensors:"
     if answer.verdict.places:
         return (
             f"fragmentation: TPU-MLIR found no block for {failed}, yet every tensor fits; "
@@ -94,7 +105,7 @@ def told_json(capture: Capture, answer: Answer) -> dict[str, Any] | None:
     words = group_words(capture)
     if words is None:
         return None
-    placement = answer.placement if answer.verdict.places else None
+    placement = lacked(capture, answer)
     period = capture.period or capture.horizon
     tensors = []
     for r in capture.requests:
