@@ -10,7 +10,8 @@ verdict within the time limit, or an error), and the slices fragmentation cost: 
 fragmentation attempts, how many more slices their group ended with than each tried
 (``outcome``; those whose group no later attempt placed are counted apart, as given up).
 Which attempts failed and what their group ended with is read again from the trace (the
-batch's rows keep the verdicts): a trace no longer there is left out, and said.
+batch's rows keep the verdicts): a trace that cannot be read again is left out, and
+said.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ class ModelRow:
 
 
 def model_rows(rows: Sequence[Row]) -> tuple[list[ModelRow], list[str]]:
-    """Per trace among the rows' sources, its summary; and the traces no longer readable."""
+    """Per trace among the rows' sources, its summary; and, for each trace that cannot be
+    read again, one line saying why."""
     by_trace: dict[str, dict[str, Row]] = {}
     for row in rows:
         path = row.source.split("#", 1)[0]
@@ -58,22 +60,18 @@ def model_rows(rows: Sequence[Row]) -> tuple[list[ModelRow], list[str]]:
             by_trace.setdefault(path, {})[row.name] = row
     found, missing = [], []
     for trace, named in by_trace.items():
-        summary = _summary(trace, named)
-        if summary is None:
-            missing.append(trace)
-        else:
-            found.append(summary)
+        try:
+            found.append(_summary(trace, named))
+        except InputError as error:
+            missing.append(f"{trace}: not read again ({error.rule})")
     return found, missing
 
 
-def _summary(trace: str, named: dict[str, Row]) -> ModelRow | None:
+def _summary(trace: str, named: dict[str, Row]) -> ModelRow:
     from tilefit.toolchains import read
     from tilefit.toolchains.tpumlir.words import group_words
 
-    try:
-        imported = read("tpumlir", [trace]).imported
-    except InputError:
-        return None
+    imported = read("tpumlir", [trace]).imported
     failed = fragmentation = capacity = cost = given_up = 0
     for item in imported:
         capture = item.capture

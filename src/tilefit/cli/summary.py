@@ -96,8 +96,8 @@ def _model_lines(rows: list[Row]) -> list[str]:
         for r in found
     ]  # fmt: skip
     lines = ["", "TPU-MLIR, per model (trace): its failed attempts decided"]
-    lines += table([head, *cells], indent="  ")
-    lines += [f"  {trace}: no longer readable, not summarised" for trace in missing]
+    lines += table([head, *cells], indent="  ") if cells else []
+    lines += [f"  {said}" for said in missing]
     return lines
 
 
