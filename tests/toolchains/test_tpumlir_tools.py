@@ -13,6 +13,7 @@ import pytest
 from checkout import ROOT
 
 from tilefit.model.errors import InputError
+from tilefit.toolchains import read
 from tilefit.toolchains.tpumlir import pipeline
 from tilefit.toolchains.tpumlir.agreement import differences
 from tilefit.toolchains.tpumlir.final import read_final
@@ -21,6 +22,8 @@ from tilefit.toolchains.tpumlir.problem import problem_of
 from tilefit.toolchains.tpumlir.replay import replay
 from tilefit.toolchains.tpumlir.tools import VENV_VARIABLE, find_venv, run
 from tilefit.toolchains.tpumlir.trace import read_trace
+from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
 
 GIVEN = os.environ.get(VENV_VARIABLE)
 needs_tpumlir = pytest.mark.skipif(
@@ -76,3 +79,13 @@ def test_a_model_compiled_traced_read_and_replayed(tmp_path: Path) -> None:
     # the plan TPU-MLIR kept is one of the attempts the trace shows
     (group,) = read_final(deployed.final)
     assert any(a.success and a.plan() == group.plan() for a in attempts)
+    # every failed attempt decided as diagnose decides it: a refereed placement or a bound
+    decided = [
+        (item.capture, diagnose(item.capture, time_limit=10, workers=1))
+        for item in read("tpumlir", [str(deployed.trace)]).imported
+        if item.capture.observed_failed is not None
+    ]
+    assert len(decided) == sum(not a.success for a in attempts)
+    for capture, answer in decided:
+        placed = answer.placement is not None and check(capture, answer.placement).valid
+        assert placed if answer.verdict.places else answer.capacity is not None

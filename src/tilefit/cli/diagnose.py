@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.output.stopped import stopped_json
+    from tilefit.toolchains.tpumlir.telling import told_json, told_lines
     from tilefit.verdicts.diagnose import diagnose
     from tilefit.verdicts.stopped import diagnosis_stopped
 
@@ -87,11 +88,18 @@ def run(args: argparse.Namespace) -> int:
     common.write_found(result.offered, args.output)
     stop = diagnosis_stopped(result, searched=not args.no_search)
     if args.json:
-        common.print_json({**diagnosis_json(result, args.output), "stopped": stopped_json(stop)})
+        facts = {"tpumlir": told_json(capture, result)}  # null unless from TPU-MLIR
+        common.print_json(
+            {**diagnosis_json(result, args.output), "stopped": stopped_json(stop), **facts}
+        )
     else:
         lines = diagnosis_lines(result, args.output)
         if stop is not None:  # said after the answer's first lines, where the eye is
             lines.insert(lines.index(""), f"  {stop.text}")
+        told = told_lines(capture, result)  # a TPU-MLIR capture: its group, slices, tensors
+        if told:
+            at = lines.index("") + 1
+            lines[at:at] = [*told, ""]
         print("\n".join(lines))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.verdict.places else common.EXIT_NO
