@@ -168,11 +168,22 @@ def _production_lines(d: Diagnosis) -> list[str]:
         )
     if d.reproduced is not None:
         lines.append(
-            "  reproduces the observed failure"
+            "  reproduces the observed failure" + _same_addresses(d)
             if d.reproduced
-            else "  does NOT reproduce the observed failure"
+            else "  does NOT reproduce the observed failure" + _same_addresses(d)
         )
     return lines
+
+
+def _same_addresses(d: Diagnosis) -> str:
+    """What the comparison covered where the capture gives the compiler's addresses too."""
+    if d.observed_placed is None:
+        return ""
+    if d.reproduced:
+        placed = counted(d.observed_placed, "request")
+        failed = d.production_failed_id
+        return f": {failed} unplaced, the {placed} placed before it at the same addresses"
+    return " (the request unplaced, or the addresses of those placed before it, differ)"
 
 
 def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:

@@ -22,6 +22,8 @@ class ReplayResult:
     capture: str
     attempts: tuple[Attempt, ...]  # in the order run; the last fits, or all failed
     observed: str | None  # the id in the production compiler's final error
+    # where it placed what it placed before that error, where the capture says
+    observed_offsets: tuple[tuple[str, int], ...] | None = None
 
     @property
     def fits(self) -> bool:
@@ -44,15 +46,19 @@ class ReplayResult:
 
     @property
     def reproduced(self) -> bool | None:
-        """Whether the final failure names the observed id (or a member of it); None
-        when nothing was observed."""
+        """Whether the final failure names the observed id (or a member of it) and, where
+        the capture gives the observed offsets, every request placed before it is placed
+        there and no other; None when nothing was observed."""
         if self.observed is None or self.cut:
             return None
         failure = self.failure
         if failure is None:
             return False
         unit = failure.unit
-        return self.observed == unit.id or any(m.id == self.observed for m in unit.members)
+        named = self.observed == unit.id or any(m.id == self.observed for m in unit.members)
+        if self.observed_offsets is None:
+            return named
+        return named and dict(self.observed_offsets) == dict(self.attempts[-1].offsets)
 
 
 def replay(
@@ -69,4 +75,5 @@ def replay(
     prepared = prepare(capture)
     cap = prepared.capture
     chosen = cap.production if strategies is None else strategies
-    return ReplayResult(cap.name, run_until_fits(prepared, chosen, stop), cap.observed_failed)
+    attempts = run_until_fits(prepared, chosen, stop)
+    return ReplayResult(cap.name, attempts, cap.observed_failed, cap.observed_offsets)

@@ -67,9 +67,9 @@ def place(
     ('long-lived/first-fit', Placement(...))
     """
     from tilefit.engine.attempt import prepare, run_until_fits
-    from tilefit.engine.strategy import as_strategies
+    from tilefit.engine.strategy import as_placers, as_strategies
 
     prepared = prepare(capture)
-    production = as_strategies(prepared.capture.production)
+    production = as_placers(prepared.capture.production)
     attempts = run_until_fits(prepared, (*production, *as_strategies(fallbacks)))
     return PlaceResult(attempts, min(len(attempts), len(production)))

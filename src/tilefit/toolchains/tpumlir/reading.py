@@ -88,7 +88,9 @@ def _imported(
         left = sum(r.size for r in capture.requests if r.id not in own.offsets)
         heap = max(attempt.lmem_used, attempt.chip.lmem_bytes) + left
         source_line = f"its allocator failed, {counted(len(attempt.failed), 'tensor')} unplaced"
-        capture = replace(capture, origin=Origin("TPU-MLIR", heap, source_line, "LMEM"))
+        placed = len(attempt.placed)
+        origin = Origin("TPU-MLIR", heap, source_line, "LMEM", placed)
+        capture = replace(capture, origin=origin)
     placement = own
     notes = [_outcome(attempt)]
     if graph is None:
