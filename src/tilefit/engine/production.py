@@ -10,15 +10,18 @@ over that unit's lifetime. Its request ids are its tensors' names.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tilefit.engine.attempt import Attempt, Failure, Prepared
 from tilefit.engine.lmem.assign import assign
-from tilefit.engine.strategy import Replaying
 from tilefit.model.capture import Capture
 from tilefit.model.intervals import free
 from tilefit.model.lmem import NAME, LmemAllocator
 
-Runner = Callable[[Prepared, LmemAllocator], Attempt]
+if TYPE_CHECKING:  # loading a capture asks for the names only: numpy stays unloaded
+    from tilefit.engine.attempt import Attempt, Prepared
+    from tilefit.engine.strategy import Replaying
+
+Runner = Callable[["Prepared", LmemAllocator], "Attempt"]
 
 
 def lmem_bytes(capture: Capture) -> int:
@@ -28,6 +31,9 @@ def lmem_bytes(capture: Capture) -> int:
 
 def _tpumlir(prepared: Prepared, inputs: LmemAllocator) -> Attempt:
     """``assignLmemAddr`` replayed round by round (``tilefit.engine.lmem.assign``)."""
+    from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.engine.strategy import Replaying
+
     capture = prepared.capture
     replayed = assign(inputs, lmem_bytes(capture))
     offsets = dict(replayed.placed)
