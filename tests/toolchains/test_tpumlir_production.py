@@ -221,3 +221,16 @@ def test_diagnose_says_the_failure_is_reproduced_from_the_capture(tmp_path: Path
         "at the same addresses" in said[0]
     )
     assert "does NOT reproduce the observed failure" in said[1]
+
+
+def test_without_who_reads_what_the_import_says_the_production_departs(tmp_path: Path) -> None:
+    # the trace alone, without its _tpu_opt.mlir: the allocator's inputs lack the ops'
+    # reads, the replay's order departs from TPU-MLIR's and the import says where
+    trace = RECORDED / "conv_c32_s112_bm1688.lmem_assign.log"
+    (tmp_path / trace.name).write_text(trace.read_text())
+    bare = read_traces([str(tmp_path / trace.name)], ImportOptions()).imported
+    beside = read_traces([str(trace)], ImportOptions()).imported
+    said = [n for one in bare for n in one.notes if "production" in n]
+    assert said and all("departs: round " in n for n in said)
+    assert not [n for one in beside for n in one.notes if "departs" in n]
+    assert not all(replay(one.capture).reproduced for one in bare)

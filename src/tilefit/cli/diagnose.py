@@ -183,6 +183,8 @@ def _same_addresses(d: Diagnosis) -> str:
         placed = counted(d.observed_placed, "request")
         failed = d.production_failed_id
         return f": {failed} unplaced, the {placed} placed before it at the same addresses"
+    if d.production and d.production[-1].fits:
+        return " (the replay places every request)"
     return " (the request unplaced, or the addresses of those placed before it, differ)"
 
 
