@@ -234,3 +234,25 @@ def test_without_who_reads_what_the_import_says_the_production_departs(tmp_path:
     assert said and all("departs: round " in n for n in said)
     assert not [n for one in beside for n in one.notes if "departs" in n]
     assert not all(replay(one.capture).reproduced for one in bare)
+
+
+def test_import_never_calls_a_failed_attempts_lmem_optimal() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tilefit",
+            "import",
+            "tpumlir",
+            str(RECORDED / "conv_c16_s128_bm1684x_final.mlir"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    first = done.stdout.split("\nconv_c16_s128_bm1684x.attempt1")[0]
+    assert "its allocator failed" in first
+    assert "optimal" not in first
+    assert "TPU-MLIR placed only 4 of 6 requests: its LMEM is incomplete" in first
