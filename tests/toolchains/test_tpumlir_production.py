@@ -256,3 +256,29 @@ def test_import_never_calls_a_failed_attempts_lmem_optimal() -> None:
     assert "its allocator failed" in first
     assert "optimal" not in first
     assert "TPU-MLIR placed only 4 of 6 requests: its LMEM is incomplete" in first
+
+
+def test_a_production_placement_breaking_the_captures_rules_is_its_failure() -> None:
+    # dw_c64_s112 on bm1688, attempt 1: TPU-MLIR placed every tensor, five of them in banks
+    # it was to avoid; asked with those pairs as conflict edges, its plan breaks them
+    from tilefit.toolchains.tpumlir.capture import capture_of
+    from tilefit.toolchains.tpumlir.graph import read_graph
+    from tilefit.toolchains.tpumlir.problem import problem_of
+    from tilefit.verdicts.diagnose import diagnose
+    from tilefit.verdicts.retry import place
+
+    name = "dw_c64_s112_bm1688"
+    attempt = read_trace(RECORDED / f"{name}.lmem_assign.log")[1]
+    problem = problem_of(attempt, read_graph(RECORDED / f"{name}_tpu_opt.mlir"))
+    assert problem is not None and attempt.success
+    plain = _reloaded(capture_of(attempt, problem, name))
+    banked = _reloaded(capture_of(attempt, problem, name, banks=True))
+    assert replay(plain).fits
+    broken = replay(banked)
+    failure = broken.failure
+    assert not broken.fits and failure is not None
+    assert failure.broken is not None and failure.broken.startswith("conflict: ")
+    assert diagnose(banked, time_limit=20.0).production[-1].failure == failure
+    placed = place(banked)  # production failed: the fallback runs
+    assert [a.strategy.name for a in placed.attempts] == ["tpumlir", "long-lived/first-fit"]
+    assert placed.production_failure == failure

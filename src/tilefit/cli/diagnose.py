@@ -159,6 +159,12 @@ def _production_lines(d: Diagnosis) -> list[str]:
             lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")
             continue
         u = a.failure.unit
+        if a.failure.broken is not None:
+            lines.append(
+                f"  {a.strategy.name}: places every unit, but its placement breaks the "
+                f"capture's rules ({a.failure.broken}): it does not fit"
+            )
+            continue
         kind = f"sequence of {len(u.members)}" if u.is_sequence else "request"
         lines.append(
             f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "

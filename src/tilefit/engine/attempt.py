@@ -36,6 +36,9 @@ class Failure:
     unit: Unit
     placed_before: int  # units placed before it
     holes: tuple[Interval, ...]  # its holes, largest first (ties: lower address)
+    # set where a production allocator replayed whole placed every unit but its placement
+    # breaks a rule of the capture (the referee's first violation; ``unit`` is named there)
+    broken: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ last failure names the same unit.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tilefit.engine.attempt import Attempt, Failure, Prepared, prepare, run_until_fits
-from tilefit.engine.strategy import Strategy
+from tilefit.engine.strategy import Placer, Replaying
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 
@@ -63,7 +63,7 @@ class ReplayResult:
 
 def replay(
     capture: Capture | Prepared,
-    strategies: Iterable[Strategy | str] | None = None,
+    strategies: Iterable[Placer | str] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> ReplayResult:
     """The production attempts (or ``strategies`` instead), until one fits (or ``stop``
@@ -75,5 +75,26 @@ def replay(
     prepared = prepare(capture)
     cap = prepared.capture
     chosen = cap.production if strategies is None else strategies
-    attempts = run_until_fits(prepared, chosen, stop)
+    attempts = refereed(prepared, run_until_fits(prepared, chosen, stop))
     return ReplayResult(cap.name, attempts, cap.observed_failed, cap.observed_offsets)
+
+
+def refereed(prepared: Prepared, attempts: tuple[Attempt, ...]) -> tuple[Attempt, ...]:
+    """The attempts, a production allocator's replayed whole refereed: strategies keep the
+    capture's rules by construction, an allocator follows its own (TPU-MLIR's keeps no
+    bank edge and lets an in-place output share its input's last timestep), so a
+    placement of it that breaks one is its failure, not a fit (nor tilefit's bug)."""
+    last = attempts[-1] if attempts else None
+    if last is None or not last.fits or not isinstance(last.strategy, Replaying):
+        return attempts
+    from tilefit.verdicts.check import check
+
+    assert last.placement is not None
+    violations = check(prepared.capture, last.placement).violations
+    if not violations:
+        return attempts
+    first = violations[0]
+    unit = next(u for u in prepared.units if any(m.id in first.ids for m in u.members))
+    said = f"{first.kind}: {', '.join(first.ids)}"
+    failure = Failure(unit, len(last.placed), (), broken=said)
+    return (*attempts[:-1], replace(last, failure=failure))
