@@ -167,6 +167,12 @@ def _production_lines(d: Diagnosis) -> list[str]:
             lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")
             continue
         u = a.failure.unit
+        if a.failure.broken is not None:
+            lines.append(
+                f"  {a.strategy.name}: places every unit, but its placement breaks the "
+                f"capture's rules ({a.failure.broken}): it does not fit"
+            )
+            continue
         kind = f"sequence of {len(u.members)}" if u.is_sequence else "request"
         lines.append(
             f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "
@@ -176,11 +182,24 @@ def _production_lines(d: Diagnosis) -> list[str]:
         )
     if d.reproduced is not None:
         lines.append(
-            "  reproduces the observed failure"
+            "  reproduces the observed failure" + _same_addresses(d)
             if d.reproduced
-            else "  does NOT reproduce the observed failure"
+            else "  does NOT reproduce the observed failure" + _same_addresses(d)
         )
     return lines
+
+
+def _same_addresses(d: Diagnosis) -> str:
+    """What the comparison covered where the capture gives the compiler's addresses too."""
+    if d.observed_placed is None:
+        return ""
+    if d.reproduced:
+        placed = counted(d.observed_placed, "request")
+        failed = d.production_failed_id
+        return f": {failed} unplaced, the {placed} placed before it at the same addresses"
+    if d.production and d.production[-1].fits:
+        return " (the replay places every request)"
+    return " (the request unplaced, or the addresses of those placed before it, differ)"
 
 
 def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:

@@ -99,6 +99,9 @@ def attempt_lines(number: int, attempt: Attempt) -> list[str]:
     failure = attempt.failure
     if failure is None:
         return [f"{head} fits, peak address {attempt.peak_address}"]
+    if failure.broken is not None:  # an allocator replayed whole: its own rules, not the capture's
+        rules = f"breaks the capture's rules ({failure.broken})"
+        return [f"{head} FAILED: it places every unit, but {rules}"]
     placed = f"after placing {counted(failure.placed_before, 'unit')}"
     return [f"{head} FAILED on {failure.unit.id} {placed}", *failure_lines(failure)]
 

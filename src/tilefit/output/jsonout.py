@@ -235,6 +235,7 @@ def heap_json(standing: HeapStanding | None) -> Json | None:
         "proven": standing.proven,
         "optimal": standing.optimal,
         "above": standing.above,
+        "placed": standing.placed,
         "text": standing.text,
     }
 

@@ -8,10 +8,12 @@ In the toolchain registry as ``tpumlir`` (``reading``: its import). What is here
 - ``mlir``, ``final``, ``graph``: its printed MLIR: the plan (``*_final.mlir``: each
   ``tpu.Group``), who reads what (``*_tpu_opt.mlir``);
 - ``fields``, ``table``, ``attempt``, ``trace``: the allocator's trace, every attempt;
-- ``problem``, ``freelist``, ``banks``, ``replay``, ``agreement``: ``assignLmemAddr``
-  replayed round by round and compared with the trace; ``live``: the bytes live at each
+- ``problem``, ``replay``, ``agreement``: an attempt as what ``assignLmemAddr`` is given
+  (``tilefit.model.lmem``), replayed round by round by the one replay
+  (``tilefit.engine.lmem``) and compared with the trace; ``live``: the bytes live at each
   timestep of an attempt; ``capture``: an attempt as a cyclic capture (a tensor's
-  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement.
+  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement, its
+  production TPU-MLIR's allocator replayed from the inputs it carries (``allocator``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
 from tilefit.toolchains.base import Imported, ImportOptions, Reading, files_named
+from tilefit.toolchains.tpumlir.agreement import differences
 from tilefit.toolchains.tpumlir.attempt import Attempt
 from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, placement_of
 from tilefit.toolchains.tpumlir.final import read_final
@@ -25,6 +26,7 @@ from tilefit.toolchains.tpumlir.graph import Graph, read_graph
 from tilefit.toolchains.tpumlir.matching import check_named, check_plan
 from tilefit.toolchains.tpumlir.outcome import ended_slices, with_plan_tables
 from tilefit.toolchains.tpumlir.problem import Problem, problem_of
+from tilefit.toolchains.tpumlir.replay import replay
 from tilefit.toolchains.tpumlir.slices import Slices
 from tilefit.toolchains.tpumlir.trace import read_trace
 from tilefit.toolchains.tpumlir.words import origin_text
@@ -121,7 +123,9 @@ def _imported(
         left = sum(r.size for r in capture.requests if r.id not in own.offsets)
         heap = max(attempt.lmem_used, attempt.chip.lmem_bytes) + left
         source_line = f"its allocator failed, {counted(len(attempt.failed), 'tensor')} unplaced"
-        capture = replace(capture, origin=Origin("TPU-MLIR", heap, source_line, "LMEM"))
+        placed = len(attempt.placed)
+        origin = Origin("TPU-MLIR", heap, source_line, "LMEM", placed)
+        capture = replace(capture, origin=origin)
     placement = own
     if capture.origin is not None:  # the group in TPU-MLIR's words (words.py)
         said = f"placed, {attempt.lmem_used:,} B used"
@@ -129,12 +133,21 @@ def _imported(
             said = capture.origin.source or "its allocator failed"
         text = origin_text(attempt, ended, said)
         capture = replace(capture, origin=replace(capture.origin, source=text))
-    notes = [_outcome(attempt)]
+    notes = [_outcome(attempt), *_replay_departs(attempt, problem)]
     if graph is None:
         notes.append("banks not asked about: no *_tpu_opt.mlir beside the trace (who reads what)")
     else:
         notes.append(_banks(capture, placement, problem, attempt.success))
     return Imported(capture, placement, source, len(attempt.tensors), tuple(notes))
+
+
+def _replay_departs(attempt: Attempt, problem: Problem) -> list[str]:
+    """A note where TPU-MLIR's allocator replayed from the capture's inputs (its
+    production) departs from the trace, saying where; none where it reproduces it."""
+    found = differences(attempt, replay(problem))
+    if not found:
+        return []
+    return [f"the capture's production, TPU-MLIR's allocator replayed, departs: {found[0]}"]
 
 
 def _outcome(attempt: Attempt) -> str:
