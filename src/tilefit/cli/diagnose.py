@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.cli.bound import window_lines
-from tilefit.model.words import counted
+from tilefit.model.words import counted, lifetime_text
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ def _production_lines(d: Diagnosis) -> list[str]:
         kind = f"sequence of {len(u.members)}" if u.is_sequence else "request"
         lines.append(
             f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "
-            f"class {u.cls}, steps [{u.start}, {u.end})) after placing "
+            f"class {u.cls}, {lifetime_text(u.start, u.end)}) after placing "
             f"{counted(a.failure.placed_before, 'unit')}; "
             f"largest hole {_largest_hole(a.failure.holes)}"
         )

@@ -14,7 +14,7 @@ from tilefit.engine.strategy import Strategy
 from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
 from tilefit.model.placement import placement_top
-from tilefit.model.words import counted, plural
+from tilefit.model.words import counted, lifetime_text, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
@@ -191,7 +191,7 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
             outcome = f'<span class="no">fails after {counted(f.placed_before, "unit")}</span>'
             unit = (
                 f"<code>{esc(u.id)}</code> {byte_html(u.size)}, align {u.alignment}, {esc(u.cls)}, "
-                f"steps [{u.start}, {u.end})"
+                + lifetime_text(u.start, u.end)
             )
             holes = ", ".join(byte_html(e - s) for s, e in f.holes[:5]) + (
                 f" &hellip; ({len(f.holes)} holes)" if len(f.holes) > 5 else ""
