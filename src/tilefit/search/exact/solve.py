@@ -12,6 +12,7 @@ arrangement); only the time or node limit ends a search undecided.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Sequence
 
@@ -138,7 +139,8 @@ def search_free(
     params = budget.params
     began = time.monotonic()
     try:
-        problem = free_problem(model, free, pinned_at, params.prunings, params.exact.members_most)
+        most = _members_in_time(budget, began)
+        problem = free_problem(model, free, pinned_at, params.prunings, most)
     except TooLarge:  # more than memory holds: no answer, as if out of time
         return Bases(TIMEOUT)
     finally:
@@ -165,6 +167,19 @@ def search_free(
                 return Bases(INFEASIBLE)
             if budget.spent():
                 return Bases(TIMEOUT)
+
+
+def _members_in_time(budget: Budget, now: float) -> int:
+    """The most section members a search may build its tables for: what memory holds
+    (``members_most``), and what ``build_share`` of the time to its deadline builds at
+    ``member_seconds`` each (the build reads no clock: S_1's tables ran seconds past a
+    deadline under load)."""
+    exact = budget.params.exact
+    left = budget.deadline - now
+    if math.isinf(left):
+        return exact.members_most
+    in_time = int(max(left, 0.0) * exact.build_share / exact.member_seconds)
+    return min(exact.members_most, max(in_time, exact.members_always))
 
 
 def _drive(run: Run, allowance: int, budget: Budget) -> int:
