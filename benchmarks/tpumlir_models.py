@@ -22,7 +22,11 @@ fragmentation or a pairwise-meeting deficit, for the cyclic captures to decide),
 whether tilefit's replay of the allocator reproduces every attempt whose timestep
 table the trace prints (every round's order and candidates, every address and the
 failure), and whether each plan the trace shows passes tilefit's referee on the
-attempt's cyclic capture. Exit 1 if an attempt is not reproduced or a plan fails.
+attempt's cyclic capture. A second table decides every failed attempt
+(benchmarks/tpumlir_decide.py: fragmentation with a refereed placement, capacity with
+its bound, the slices fragmentation cost; `--time-limit` seconds each, default 10).
+Exit 1 if an attempt is not reproduced, a plan fails the referee, or a fragmentation
+verdict's placement does.
 """
 
 from __future__ import annotations
@@ -43,14 +47,18 @@ from tilefit.toolchains.tpumlir import pipeline  # noqa: E402
 from tilefit.toolchains.tpumlir.agreement import differences  # noqa: E402
 from tilefit.toolchains.tpumlir.attempt import Attempt  # noqa: E402
 from tilefit.toolchains.tpumlir.capture import capture_of, placement_of  # noqa: E402
-from tilefit.toolchains.tpumlir.final import Group, read_final  # noqa: E402
+from tilefit.toolchains.tpumlir.final import read_final  # noqa: E402
 from tilefit.toolchains.tpumlir.graph import read_graph  # noqa: E402
 from tilefit.toolchains.tpumlir.live import busiest  # noqa: E402
+from tilefit.toolchains.tpumlir.outcome import made, with_plan_tables  # noqa: E402
 from tilefit.toolchains.tpumlir.problem import problem_of  # noqa: E402
 from tilefit.toolchains.tpumlir.replay import replay  # noqa: E402
 from tilefit.toolchains.tpumlir.tools import Venv, find_venv, run  # noqa: E402
-from tilefit.toolchains.tpumlir.trace import on_table, read_trace  # noqa: E402
+from tilefit.toolchains.tpumlir.trace import read_trace  # noqa: E402
 from tilefit.verdicts.check import check  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from tpumlir_decide import Decided, decide_run, decided_table, decided_totals  # noqa: E402
 
 # FAMILY_cCHANNELS_sSIZE (see tpumlir_onnx.py); --models takes any such name
 MODELS = (
@@ -151,7 +159,7 @@ def summarise(c: Compiled) -> tuple[Row, tuple[Attempt, ...]]:
     graph = read_graph(c.deployed.tpu_opt)
     # an attempt whose table the trace never printed, and whose plan is a group's of
     # the final.mlir, runs on that group's own table
-    attempts = tuple(_with_plan_table(a, groups) for a in read)
+    attempts = with_plan_tables(read, groups)
     reproduced = untabled = 0
     differing = []
     conflicts: dict[int, int] = {}  # group -> bank conflicts of the last attempt making its plan
@@ -172,14 +180,14 @@ def summarise(c: Compiled) -> tuple[Row, tuple[Attempt, ...]]:
         else:
             reproduced += 1
         for g in groups:
-            if _made(attempt, g):
+            if made(attempt, g):
                 conflicts[g.index] = len(replayed.conflicts)
     row = Row(
         model=c.model,
         chip=c.chip,
         groups=len(groups),
         sliced=sum(g.slices.total > 1 for g in groups),
-        traced=sum(any(_made(a, g) for a in attempts) for g in groups),
+        traced=sum(any(made(a, g) for a in attempts) for g in groups),
         plan_conflicts=sum(conflicts.values()),
         attempts=len(attempts),
         failed=sum(not a.success for a in attempts),
@@ -195,18 +203,6 @@ def summarise(c: Compiled) -> tuple[Row, tuple[Attempt, ...]]:
         differing=tuple(differing),
     )
     return row, read
-
-
-def _made(attempt: Attempt, group: Group) -> bool:
-    """Whether the attempt made the group's plan: placed, the same slices and addresses."""
-    return attempt.success and attempt.slices == group.slices and attempt.plan() == group.plan()
-
-
-def _with_plan_table(attempt: Attempt, groups: tuple[Group, ...]) -> Attempt:
-    if attempt.table is not None:
-        return attempt
-    made = next((g for g in groups if _made(attempt, g)), None)
-    return attempt if made is None else on_table(attempt, made.table())
 
 
 def table(rows: list[Row]) -> str:
@@ -281,12 +277,15 @@ def main(argv: list[str] | None = None) -> int:
         "--record-runs",
         default=(
             "conv_c16_s128:bm1684x,conv_c32_s112:bm1688:9+11,dw_c64_s112:bm1688,"
-            "conv_c64_s80:bm1688,conv_c64_s80:bm1684x2"
+            "conv_c64_s80:bm1688,conv_c64_s80:bm1684x2,conv_c32_s112:bm1684x:6+7"
         ),
         help="MODEL:CHIP[:I+J] runs to record (I, J: attempts; default: a failing group's)",
     )
     parser.add_argument(
         "--record-limit", type=int, default=60_000, help="bytes of trace per run recorded"
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=10.0, help="seconds to decide each failed attempt"
     )
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
@@ -304,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error.message, file=sys.stderr)
         return 2
     rows = []
+    decided: list[Decided] = []
     recorded = {}
     for spec in args.record_runs.split(","):
         model, chip, *picked = spec.split(":")
@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         for c in compiled:
             row, attempts = summarise(c)
             rows.append(row)
+            decided.append(decide_run(c.model, c.chip, c.deployed.trace, args.time_limit))
             if args.record and (c.model, c.chip) in recorded:
                 picked = recorded[(c.model, c.chip)]
                 for path in record(c, attempts, Path(args.record), args.record_limit, picked):
@@ -326,7 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         for text in r.differing:
             print(f"{r.model} {r.chip}: {text}")
-    return 1 if any(r.differing for r in rows) else 0
+    print()
+    print(decided_table(decided))
+    print(decided_totals(decided))
+    for d in decided:
+        for name in d.rejected:
+            print(f"{name}: fragmentation, but the referee rejects its placement")
+    failing = any(r.differing for r in rows) or any(d.rejected for d in decided)
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":

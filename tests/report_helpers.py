@@ -85,7 +85,7 @@ def big_content(count: int) -> ReportContent:
     attempt = Attempt(STRATEGIES[0], "big", offsets, (), size, Failure(last, count - 1, holes))
     report = bound(capture)
     diagnosis = Diagnosis(
-        Verdict.UNDETERMINED,
+        verdict=Verdict.UNDETERMINED,
         capture="big",
         tile=None,
         bound=report,

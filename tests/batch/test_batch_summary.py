@@ -82,7 +82,7 @@ def test_summary_json(tmp_path: Path) -> None:
         found = summary_json(store, top=2)
     assert list(found) == [
         "captures", "mode", "search", "verdicts", "errors", "rescued",
-        "worst_deficits", "slowest", "error_rows",
+        "worst_deficits", "slowest", "error_rows", "tpumlir_models",
     ]  # fmt: skip
     assert found["verdicts"] == {"fragmentation": 3, "capacity": 2, "fits": 1}
     assert found["rescued"] == {"long-lived/first-fit": 2, "size/best-fit": 1}

@@ -263,4 +263,9 @@ def test_minimize_proves_a_top_at_the_aligned_bound() -> None:
 
     result = minimize(Problem(_padded(1024)), Deadline.start(30))
     assert result.status == SOLVED
-    assert (result.lower_bound, result.best_top, result.optimal) == (356, 356, True)
+    assert result.least is not None
+    assert (result.least.lower_bound, result.least.best_top, result.least.optimal) == (
+        356,
+        356,
+        True,
+    )

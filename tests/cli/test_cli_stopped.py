@@ -24,11 +24,12 @@ from tilefit.output.headline import diagnosis_headline
 from tilefit.output.schema import output_schema
 from tilefit.report.content import gather
 from tilefit.report.html import render
+from tilefit.search.outcome import Least
 from tilefit.search.problem import Problem
 from tilefit.toolchains.executorch.hook import stopped_lines
 from tilefit.toolchains.executorch.plan import plan_program
 from tilefit.toolchains.executorch.specs import read_program
-from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.diagnose import diagnose
 from tilefit.verdicts.lower import look_lower
 from tilefit.verdicts.stopped import NODE_LIMIT, Stopped, diagnosis_stopped, stopped
@@ -92,14 +93,24 @@ def test_a_least_found_but_not_proven_is_stopped_short() -> None:
     # Which limit stops a search with a placement but no proof is the machine's to say:
     # the answer itself is made here, as the ladder returns it.
     placement = Placement("t", {"a": 0})
-    found = Answer(Verdict.FRAGMENTATION, "size/best-fit", placement, least=Least(100, 120))
+    found = Answer(
+        verdict=Verdict.FRAGMENTATION,
+        strategy="size/best-fit",
+        placement=placement,
+        least=Least(100, 120),
+    )
     said = stopped(found, minimize=True, option=NODE_LIMIT)
     assert said is not None and said.text == (
         "stopped at its node limit before proving its plan the least: "
         "a larger --node-limit gives it more"
     )
     assert stopped(found) is None  # not minimising: a placement is all it asked
-    proven = Answer(Verdict.FRAGMENTATION, "size/best-fit", placement, least=Least(120, 120))
+    proven = Answer(
+        verdict=Verdict.FRAGMENTATION,
+        strategy="size/best-fit",
+        placement=placement,
+        least=Least(120, 120),
+    )
     assert stopped(proven, minimize=True) is None
 
 
@@ -142,7 +153,7 @@ def test_an_import_not_searched_below_says_so_and_how_to_look(
     assert diagnosis_stopped(told) == Stopped("a search below ExecuTorch's arena")
     # A search for the least that the time cut before its first plan: the same, and the
     # verdict's plan still stands in the headline.
-    cut = replace(told, lower=Answer(Verdict.UNDETERMINED))
+    cut = replace(told, lower=Answer(verdict=Verdict.UNDETERMINED))
     assert cut.heap == told.heap and diagnosis_stopped(cut) == diagnosis_stopped(told)
     cut_head = diagnosis_headline(cut)
     assert cut_head is not None and cut_head.top == told.heap.heap

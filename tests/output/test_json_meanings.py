@@ -42,7 +42,7 @@ def test_diagnose_gives_a_subset_not_shown_irreducible_as_infeasible_subset_only
 
 def test_solve_and_diagnose_give_the_same_subset_keys_the_same_meaning() -> None:
     for irreducible in (False, True):
-        answer = Answer(Verdict.INFEASIBLE, subset=("a", "b"), irreducible=irreducible)
+        answer = Answer(verdict=Verdict.INFEASIBLE, subset=("a", "b"), irreducible=irreducible)
         out = solve_json(answer)
         jsonschema.validate(out, output_schema("solve"))
         assert out["infeasible_subset"] == ["a", "b"]

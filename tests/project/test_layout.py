@@ -82,7 +82,7 @@ SEARCH_ROLES = {
     "routes": 0,  # the vocabulary and the registry of routes (each registers itself)
     "blocks": 0,
     "params": 1,  # every tuning value and switch
-    "decision": 1,  # the one result type (and the partial placement it may carry)
+    "outcome": 1,  # the one result type (and the partial placement it may carry)
     "bracket": 1,  # where the least top lies when nothing decided, and its lower bound
     "kernel": 2,
     "problem": 3,  # the capture and what is built from it once, handed to every route

@@ -40,8 +40,8 @@ def test_a_wrapping_request_is_one_block_of_two_pieces_at_one_offset() -> None:
 def test_the_least_top_on_a_circle_is_the_meeting_bound_here() -> None:
     capture = capture_from_json(loop())
     result = minimize(Problem(capture), Deadline.start(60))
-    assert result.status == SOLVED and result.optimal
-    assert result.lower_bound == result.best_top == 35
+    assert result.status == SOLVED and result.least is not None and result.least.optimal
+    assert result.least.lower_bound == result.least.best_top == 35
     assert result.placement is not None and check(capture, result.placement).valid
     assert brute_force(replace(capture, memory=Memory(34, (Range(0, 34),)))) is None
 

@@ -17,10 +17,11 @@ from tilefit.bounds.window import window_of, windows_around
 from tilefit.model.capture import Capture, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
+from tilefit.search.outcome import Least
 from tilefit.search.params import LeastParams, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proofs.least import Refutation, recheck, window_bound
-from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.searching import _windowed
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch
@@ -175,7 +176,7 @@ class _Stages(Watch):
 
 def test_the_least_rung_raises_its_lower_end_by_the_windows_when_they_are_on() -> None:
     capture = _three_steps()
-    placed = Answer(Verdict.FRAGMENTATION, least=Least(1, 5))  # a bound of 1 B, a top of 5
+    placed = Answer(verdict=Verdict.FRAGMENTATION, least=Least(1, 5))  # a bound of 1 B, a top of 5
     for on, lower in ((True, 3), (False, 1)):
         watch = _Stages()
         params = SearchParams(least=LeastParams(windows=on))

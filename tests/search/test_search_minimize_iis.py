@@ -50,8 +50,8 @@ def _lowest_top_matches_brute_force(capture: Capture) -> bool:
         t for t in range(1, capture.memory.size + 1) if brute_force(_cut_at(capture, t))
     )
     assert result.status == SOLVED
-    assert result.optimal
-    assert result.best_top == expected
+    assert result.least is not None and result.least.optimal
+    assert result.least.best_top == expected
     assert result.placement is not None
     assert check(capture, result.placement).valid
     return True
@@ -97,4 +97,6 @@ def test_top_is_the_highest_end_address() -> None:
     result = minimize(
         Problem(Capture("t", 2, Memory(16, (Range(0, 16),)), reqs)), Deadline.start(10)
     )
-    assert (result.lower_bound, result.best_top, result.optimal) == (8, 8, True)
+    least = result.least
+    assert least is not None
+    assert (least.lower_bound, least.best_top, least.optimal) == (8, 8, True)

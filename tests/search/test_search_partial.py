@@ -13,9 +13,9 @@ from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Block, SearchModel, build_model
 from tilefit.search.closest import closest, extended, wide_enough
-from tilefit.search.decision import Partial, better
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.partial import finish
+from tilefit.search.outcome import Partial, better
 from tilefit.search.portfolio import decide
 from tilefit.search.problem import Problem
 from tilefit.search.routes import SEARCH_PARTIAL, TIMEOUT

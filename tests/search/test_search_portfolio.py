@@ -17,11 +17,11 @@ from tilefit.model.capture import Capture, Conflict, Memory, Range, Request
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import build_model
 from tilefit.search.closest import OVERFLOW_ELEMENTS, closest, extended
-from tilefit.search.decision import Decision
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
 from tilefit.search.local.restriction import rigid_restriction
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.portfolio import _anneal_and_exact, decide
 from tilefit.search.problem import Problem
@@ -239,7 +239,7 @@ def test_portfolio_races_on_two_processes() -> None:
 def test_a_member_that_breaks_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     from tilefit.search import portfolio
 
-    def broken(*_: object) -> Decision:
+    def broken(*_: object) -> Outcome:
         raise RuntimeError("internal error: a member broke")
 
     monkeypatch.setattr(portfolio.Prove, "run", broken)
@@ -265,7 +265,7 @@ PACED = replace(
 )
 
 
-def _turns(capture: Capture, params: SearchParams, seconds: float) -> Decision:
+def _turns(capture: Capture, params: SearchParams, seconds: float) -> Outcome:
     """The prove member's turns alone (no first proofs), with the nodes of their exact
     searches."""
     return _anneal_and_exact(Problem(capture), Deadline.start(seconds), params, 0, None)

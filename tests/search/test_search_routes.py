@@ -129,7 +129,7 @@ _NEITHER = {"proves": False, "places": False}
 
 def test_an_answer_is_checked_against_the_route_that_gives_it() -> None:
     from tilefit.model.placement import Placement
-    from tilefit.search.decision import Decision
+    from tilefit.search.outcome import Outcome
 
     routes.check_answer(TIMEOUT, None)
     routes.check_answer("solved", "anneal")
@@ -144,32 +144,32 @@ def test_an_answer_is_checked_against_the_route_that_gives_it() -> None:
         routes.check_answer("infeasible", "pieces")  # not the search's
     placed = Placement("c", {})
     with pytest.raises(ValueError, match="unknown search route"):
-        Decision("solved", placed, "search:anneal")  # type: ignore[arg-type]
+        Outcome(status="solved", placement=placed, route="search:anneal")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown search status"):
-        Decision("timed out", None, None)  # type: ignore[arg-type]
+        Outcome(status="timed out")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="with placement"):
-        Decision(Status.SOLVED, None, "exact")
-    assert Decision(TIMEOUT, None, None).route is None
-    assert Decision.undecided(1.5).status is Status.TIMEOUT
+        Outcome(status=Status.SOLVED, route="exact")
+    assert Outcome(status=TIMEOUT).route is None
+    assert Outcome.undecided(1.5).status is Status.TIMEOUT
 
 
 def test_statuses_are_an_enum_that_json_writes_as_before() -> None:
-    from tilefit.search.decision import Decision
+    from tilefit.search.outcome import Outcome
 
     assert STATUSES == (Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT)
     assert [s.value for s in STATUSES] == ["solved", "infeasible", "timeout"]
     assert json.dumps({"status": Status.TIMEOUT}) == '{"status": "timeout"}'
-    assert Decision("timeout", None, None).status is Status.TIMEOUT  # type: ignore[arg-type]
+    assert Outcome(status="timeout").status is Status.TIMEOUT  # type: ignore[arg-type]
 
 
 def test_a_proof_that_answers_as_another_route_is_refused() -> None:
-    from tilefit.search.decision import Decision
+    from tilefit.search.outcome import Outcome
     from tilefit.search.problem import Problem
     from tilefit.search.proofs.steps import Steps
 
     class Liar(Steps):
-        def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
-            return Decision("infeasible", None, "elements")  # type: ignore[arg-type]
+        def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
+            return Outcome(status="infeasible", route="elements")  # type: ignore[arg-type]
 
     with pytest.raises(ValueError, match="answered as route 'elements'"):
         Liar().decide(Problem(_elements_tile()), Deadline.start(1.0), SearchParams())
@@ -311,7 +311,7 @@ ONE_FILE = '''
 """A route in one file: a class, nothing else."""
 
 from tilefit.model.deadline import Deadline
-from tilefit.search.decision import Decision
+from tilefit.search.outcome import Outcome
 from tilefit.search.exact.route import proven
 from tilefit.search.params import SearchParams
 from tilefit.search.problem import Problem
@@ -324,7 +324,7 @@ class Fixture(Proof):
     proves, places = True, False
     says = "the fixture's own proof"
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         if problem.capture.name != "elements":
             return None
         return proven(problem, problem.model, Fixture, deadline, params)

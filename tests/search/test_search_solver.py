@@ -138,3 +138,38 @@ def test_sections_too_large_for_memory_answer_nothing() -> None:
     assert exact_search(Problem(capture), Deadline.start(60)).status == SOLVED
     few = replace(DEFAULT, exact=replace(DEFAULT.exact, members_most=total - 1))
     assert exact_search(Problem(capture), Deadline.start(60), params=few).status == TIMEOUT
+
+
+def test_tables_that_would_overrun_the_deadline_are_never_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tables' build reads no clock (S_1's ran seconds past its deadline under load):
+    a search whose estimated build (``member_seconds`` per section member) exceeds
+    ``build_share`` of its time answers nothing at once, its tables never filled; with
+    the time, the same search places the capture."""
+    from tilefit.search.kernel import sections
+
+    lifetimes = [(0, 10), (2, 5), (3, 9), (4, 6)]  # 16 section members
+    requests = tuple(Request(f"r{k}", 64, s, e) for k, (s, e) in enumerate(lifetimes))
+    capture = Capture("members", None, Memory(256, (Range(0, 256),)), requests)
+    slow = replace(DEFAULT.exact, member_seconds=10.0, members_always=0)  # 160 s to build
+    filled: list[int] = []
+    real_fill = sections._fill
+
+    def fill(*args: object) -> None:
+        filled.append(1)
+        real_fill(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sections, "_fill", fill)
+    late = exact_search(Problem(capture), Deadline.start(60), params=replace(DEFAULT, exact=slow))
+    assert (late.status, filled) == (TIMEOUT, [])
+    fast = replace(slow, member_seconds=1.0)  # 16 s to build: within half of 60 s
+    found = exact_search(Problem(capture), Deadline.start(60), params=replace(DEFAULT, exact=fast))
+    assert found.status == SOLVED and filled == [1]
+    small = replace(slow, members_always=16)  # so few members are always built
+    assert (
+        exact_search(
+            Problem(capture), Deadline.start(60), params=replace(DEFAULT, exact=small)
+        ).status
+        == SOLVED
+    )

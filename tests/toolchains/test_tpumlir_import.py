@@ -76,9 +76,10 @@ def test_batch_over_a_folder_decides_every_failed_attempt(
     failed = sum("FAILED" in i.notes[0] for i in read("tpumlir", [str(RECORDED)]).imported)
     main(["batch", str(RECORDED), "--db", str(tmp_path / "rows.db")])
     out = capsys.readouterr().out
-    # every attempt TPU-MLIR failed is decided; on these recorded runs each a capacity deficit
-    assert re.search(rf"^capacity\s+{failed}$", out, re.MULTILINE), out
-    assert "undetermined" not in out and "fragmentation" not in out.split("over capacity")[0]
+    # every attempt TPU-MLIR failed is decided; on these recorded runs each a capacity
+    # deficit but one, conv_c32_s112_bm1684x's fragmentation (test_tpumlir_words)
+    assert re.search(rf"^capacity\s+{failed - 1}$", out, re.MULTILINE), out
+    assert "undetermined" not in out
 
 
 def test_capacity_asks_about_another_lmem() -> None:

@@ -33,6 +33,10 @@ def _problem(attempt: Attempt, graph: Graph) -> Problem:
     return problem
 
 
+def _allowing_bank_conflicts(problem: Problem) -> Problem:
+    return replace(problem, allocator=replace(problem.allocator, allow_bank_conflict=True))
+
+
 def test_recorded_runs_cover_three_chips_and_failures() -> None:
     chips = {(a.chip.lanes, a.chip.lmem_bytes, a.chip.eu_bytes) for n in RUNS for a in _run(n)[0]}
     # bm1684x, bm1688, bm1684x2
@@ -65,13 +69,13 @@ def _all_problems() -> list[tuple[Attempt, Problem]]:
 def test_without_bank_avoidance_the_replay_departs() -> None:
     problems = _all_problems()
     assert not _any_differs(problems)
-    broken = [(a, replace(p, allow_bank_conflict=True)) for a, p in problems]
+    broken = [(a, _allowing_bank_conflicts(p)) for a, p in problems]
     assert _any_differs(broken)
 
 
 def test_without_end_alignment_the_replay_departs() -> None:
     problems = _all_problems()
-    broken = [(a, replace(p, chip=replace(p.chip, eu_bytes=1))) for a, p in problems]
+    broken = [(a, replace(p, allocator=replace(p.allocator, eu_bytes=1))) for a, p in problems]
     assert _any_differs(broken)
 
 
@@ -132,4 +136,4 @@ def test_bank_conflicts_taken_are_named() -> None:
     replayed = replay(problem)
     assert replayed.success
     assert replayed.conflicts == ("relu4_Relu.buffer", "w5", "w1", "b6", "b2")
-    assert replay(replace(problem, allow_bank_conflict=True)).conflicts == ()
+    assert replay(_allowing_bank_conflicts(problem)).conflicts == ()

@@ -20,6 +20,7 @@ from tilefit.formats.load import read_placement
 from tilefit.formats.save import write_placement
 from tilefit.model.errors import InputError
 from tilefit.model.placement import placement_top
+from tilefit.toolchains import read
 from tilefit.toolchains.tpumlir import pipeline
 from tilefit.toolchains.tpumlir.agreement import differences
 from tilefit.toolchains.tpumlir.final import read_final
@@ -32,6 +33,7 @@ from tilefit.toolchains.tpumlir.simulate import codegen, seeded_inputs, simulate
 from tilefit.toolchains.tpumlir.tools import VENV_VARIABLE, find_venv, run
 from tilefit.toolchains.tpumlir.trace import read_trace
 from tilefit.verdicts.check import check
+from tilefit.verdicts.diagnose import diagnose
 
 GIVEN = os.environ.get(VENV_VARIABLE)
 needs_tpumlir = pytest.mark.skipif(
@@ -94,6 +96,16 @@ def test_a_model_compiled_traced_read_and_replayed(deployed: pipeline.Deployed) 
     # the plan TPU-MLIR kept is one of the attempts the trace shows
     (group,) = read_final(deployed.final)
     assert any(a.success and a.plan() == group.plan() for a in attempts)
+    # every failed attempt decided as diagnose decides it: a refereed placement or a bound
+    decided = [
+        (item.capture, diagnose(item.capture, time_limit=10, workers=1))
+        for item in read("tpumlir", [str(deployed.trace)]).imported
+        if item.capture.observed_failed is not None
+    ]
+    assert len(decided) == sum(not a.success for a in attempts)
+    for capture, answer in decided:
+        placed = answer.placement is not None and check(capture, answer.placement).valid
+        assert placed if answer.verdict.places else answer.capacity is not None
 
 
 @needs_tpumlir

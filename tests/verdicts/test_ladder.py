@@ -21,7 +21,7 @@ from tilefit.output.jsonout import diagnosis_json, solve_json
 from tilefit.output.schema import output_schema
 from tilefit.search import blocks
 from tilefit.search.closest import Closest
-from tilefit.search.decision import Decision
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import ClosestParams, SearchParams
 from tilefit.search.routes import SEARCH_DESCENT
 from tilefit.verdicts.climb import Climb, Entry
@@ -56,8 +56,8 @@ def _undecided(monkeypatch: pytest.MonkeyPatch, **answer: Any) -> None:
     """The portfolio answers ``answer`` (a time-out unless given) without searching."""
     import tilefit.search.portfolio as portfolio
 
-    def race(*_: Any) -> Decision:
-        return Decision(**answer) if answer else Decision.undecided(0.0)
+    def race(*_: Any) -> Outcome:
+        return Outcome(**answer) if answer else Outcome.undecided(0.0)
 
     monkeypatch.setattr(portfolio.Portfolio, "run", race)
 

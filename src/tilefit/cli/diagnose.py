@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.cli.bound import window_lines
-from tilefit.model.words import counted
+from tilefit.model.words import counted, lifetime_text
 from tilefit.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from tilefit.cli.progress import watching
     from tilefit.output.jsonout import diagnosis_json
     from tilefit.output.stopped import stopped_json
+    from tilefit.toolchains.tpumlir.telling import told_json, told_lines
     from tilefit.verdicts.diagnose import diagnose
     from tilefit.verdicts.stopped import diagnosis_stopped
 
@@ -87,11 +88,18 @@ def run(args: argparse.Namespace) -> int:
     common.write_found(result.offered, args.output)
     stop = diagnosis_stopped(result, searched=not args.no_search)
     if args.json:
-        common.print_json({**diagnosis_json(result, args.output), "stopped": stopped_json(stop)})
+        facts = {"tpumlir": told_json(capture, result)}  # null unless from TPU-MLIR
+        common.print_json(
+            {**diagnosis_json(result, args.output), "stopped": stopped_json(stop), **facts}
+        )
     else:
         lines = diagnosis_lines(result, args.output)
         if stop is not None:  # said after the answer's first lines, where the eye is
             lines.insert(lines.index(""), f"  {stop.text}")
+        told = told_lines(capture, result)  # a TPU-MLIR capture: its group, slices, tensors
+        if told:
+            at = lines.index("") + 1
+            lines[at:at] = [*told, ""]
         print("\n".join(lines))
     args.invocation.quick_exit = True  # the whole process is the limit's
     return common.EXIT_OK if result.verdict.places else common.EXIT_NO
@@ -159,20 +167,39 @@ def _production_lines(d: Diagnosis) -> list[str]:
             lines.append(f"  {a.strategy.name}: fits (peak address {a.peak_address})")
             continue
         u = a.failure.unit
+        if a.failure.broken is not None:
+            lines.append(
+                f"  {a.strategy.name}: places every unit, but its placement breaks the "
+                f"capture's rules ({a.failure.broken}): it does not fit"
+            )
+            continue
         kind = f"sequence of {len(u.members)}" if u.is_sequence else "request"
         lines.append(
             f"  {a.strategy.name}: failed on {u.id} ({kind}, {u.size} B, align {u.alignment}, "
-            f"class {u.cls}, steps [{u.start}, {u.end})) after placing "
+            f"class {u.cls}, {lifetime_text(u.start, u.end)}) after placing "
             f"{counted(a.failure.placed_before, 'unit')}; "
             f"largest hole {_largest_hole(a.failure.holes)}"
         )
     if d.reproduced is not None:
         lines.append(
-            "  reproduces the observed failure"
+            "  reproduces the observed failure" + _same_addresses(d)
             if d.reproduced
-            else "  does NOT reproduce the observed failure"
+            else "  does NOT reproduce the observed failure" + _same_addresses(d)
         )
     return lines
+
+
+def _same_addresses(d: Diagnosis) -> str:
+    """What the comparison covered where the capture gives the compiler's addresses too."""
+    if d.observed_placed is None:
+        return ""
+    if d.reproduced:
+        placed = counted(d.observed_placed, "request")
+        failed = d.production_failed_id
+        return f": {failed} unplaced, the {placed} placed before it at the same addresses"
+    if d.production and d.production[-1].fits:
+        return " (the replay places every request)"
+    return " (the request unplaced, or the addresses of those placed before it, differ)"
 
 
 def _largest_hole(holes: tuple[tuple[int, int], ...]) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.model.errors import InputError
-from tilefit.model.words import counted
+from tilefit.model.words import counted, lifetime_text
 
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture, Range, Request
@@ -203,7 +203,7 @@ def what_changed(c: RequestChange) -> str:
 
 def _request(r: Request) -> str:
     where = ", interleaved" if r.interleaved else ""
-    return f"{r.size} B, align {r.alignment}, steps [{r.start}, {r.end}), class {r.cls}{where}"
+    return f"{r.size} B, align {r.alignment}, {lifetime_text(r.start, r.end)}, class {r.cls}{where}"
 
 
 def _structure_lines(d: CaptureDiff) -> list[str]:

@@ -165,8 +165,7 @@ def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
             if row["aligned_top"] > row["lower_bound"]
             else ""
         ),
-        f"  {row['heap_standing']['text']}"
-        + ("" if row["heap_standing"]["optimal"] else " (tilefit solve --minimize searches below)"),
+        f"  {row['heap_standing']['text']}" + _searches_below(row["heap_standing"]),
     ]
     if row["memory"] != row["heap"]:  # the toolchain's own answer first, as diagnose's
         over = row["heap"] - row["memory"]
@@ -188,3 +187,10 @@ def _lines(chain: Toolchain, row: dict[str, Any]) -> list[str]:
     if row["capture_file"]:
         lines.append(f"  wrote {row['capture_file']} and {row['placement_file']}")
     return lines
+
+
+def _searches_below(standing: dict[str, Any]) -> str:
+    """Where a lower plan may exist: not below an optimal heap, nor an incomplete one."""
+    if standing["optimal"] or standing.get("placed") is not None:
+        return ""
+    return " (tilefit solve --minimize searches below)"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tilefit.cli import common
 from tilefit.model.errors import InputError
-from tilefit.model.words import counted
+from tilefit.model.words import counted, lifetime_text
 
 if TYPE_CHECKING:
     from tilefit.engine.attempt import Attempt, Failure
@@ -99,6 +99,9 @@ def attempt_lines(number: int, attempt: Attempt) -> list[str]:
     failure = attempt.failure
     if failure is None:
         return [f"{head} fits, peak address {attempt.peak_address}"]
+    if failure.broken is not None:  # an allocator replayed whole: its own rules, not the capture's
+        rules = f"breaks the capture's rules ({failure.broken})"
+        return [f"{head} FAILED: it places every unit, but {rules}"]
     placed = f"after placing {counted(failure.placed_before, 'unit')}"
     return [f"{head} FAILED on {failure.unit.id} {placed}", *failure_lines(failure)]
 
@@ -108,7 +111,7 @@ def failure_lines(failure: Failure, indent: str = "  ") -> list[str]:
     kind = f"sequence of {len(unit.members)}" if unit.is_sequence else "request"
     lines = [
         f"{indent}{unit.id}: {kind}, {unit.size} B, alignment {unit.alignment}, "
-        f"class {unit.cls}, steps [{unit.start}, {unit.end})"
+        f"class {unit.cls}, {lifetime_text(unit.start, unit.end)}"
     ]
     holes = failure.holes
     if not holes:

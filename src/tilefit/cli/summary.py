@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tilefit.batch.models import cost_text, model_rows
 from tilefit.batch.store import SUMMARY_TOP, Store
 from tilefit.cli.common import steps_text, table
 from tilefit.search.routes import SOLVED, TIMEOUT
@@ -49,6 +50,8 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
             f"gives {'it' if stopped == 1 else 'them'} more"
         )
 
+    lines += _model_lines(store.rows())  # TPU-MLIR traces: per model, its failed attempts
+
     rescued = store.rescued()
     if rescued:
         lines += ["", "tiles each strategy rescued (production failed, this strategy fits):"]
@@ -74,6 +77,27 @@ def summary_lines(store: Store, top: int = SUMMARY_TOP) -> list[str]:
         lines += [f"  {r.name} ({r.source}): {r.error}" for r in store.errors(top)]
         if errors > top:
             lines.append(f"  ... and {errors - top} more (see --csv)")
+    return lines
+
+
+def _model_lines(rows: list[Row]) -> list[str]:
+    """Per TPU-MLIR trace among the rows' sources, its failed attempts decided
+    (``tilefit.batch.models``); none without one."""
+    found, missing = model_rows(rows)
+    if not found and not missing:
+        return []
+    head = [
+        "model", "attempts", "failed", Verdict.FRAGMENTATION.value, Verdict.CAPACITY.value,
+        "undecided", "slices fragmentation cost",
+    ]  # fmt: skip
+    cells = [
+        [r.model, str(r.attempts), str(r.failed), str(r.fragmentation), str(r.capacity),
+         str(r.undecided), cost_text(r)]
+        for r in found
+    ]  # fmt: skip
+    lines = ["", "TPU-MLIR, per model (trace): its failed attempts decided"]
+    lines += table([head, *cells], indent="  ") if cells else []
+    lines += [f"  {said}" for said in missing]
     return lines
 
 

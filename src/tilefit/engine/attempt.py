@@ -21,7 +21,7 @@ from tilefit.engine.constraints import Constraints
 from tilefit.engine.jit import jit_disabled
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
-from tilefit.engine.strategy import Strategy, as_strategies
+from tilefit.engine.strategy import Placer, Replaying, Strategy, as_placers, as_strategies
 from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.intervals import free
@@ -36,13 +36,16 @@ class Failure:
     unit: Unit
     placed_before: int  # units placed before it
     holes: tuple[Interval, ...]  # its holes, largest first (ties: lower address)
+    # set where a production allocator replayed whole placed every unit but its placement
+    # breaks a rule of the capture (the referee's first violation; ``unit`` is named there)
+    broken: str | None = None
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """One strategy's run from an empty memory."""
+    """One strategy's run from an empty memory (or a production allocator's, replayed)."""
 
-    strategy: Strategy
+    strategy: Placer
     capture: str  # the capture's name
     offsets: Mapping[str, int]  # every request placed, in capture order
     placed: tuple[str, ...]  # ids of the units placed, in placement order
@@ -235,18 +238,24 @@ def _largest_first(hole: Interval) -> tuple[int, int]:
 
 def run_until_fits(
     capture: Capture | Prepared,
-    strategies: Iterable[Strategy | str],
+    strategies: Iterable[Placer | str],
     stop: Callable[[], bool] | None = None,
 ) -> tuple[Attempt, ...]:
     """Run strategies in turn, each from an empty memory, until one fits (as production does).
 
-    The last attempt is the one that fits, or every attempt failed, or (``stop``) the one
-    cut short.
+    A production allocator named among them (``tilefit.engine.production``) is replayed
+    whole from the capture's inputs. The last attempt is the one that fits, or every
+    attempt failed, or (``stop``) the one cut short.
     """
     prepared = prepare(capture)
     attempts: list[Attempt] = []
-    for strategy in as_strategies(strategies):
-        attempts.append(run_strategy(prepared, strategy, stop))
+    for strategy in as_placers(strategies):
+        if isinstance(strategy, Replaying):
+            from tilefit.engine.production import run_allocator
+
+            attempts.append(run_allocator(prepared, strategy))
+        else:
+            attempts.append(run_strategy(prepared, strategy, stop))
         if attempts[-1].fits or attempts[-1].cut:
             break
     return tuple(attempts)

@@ -1,4 +1,6 @@
-"""Strategies: an order composed with a fit, named ``ORDER/FIT``."""
+"""Strategies: an order composed with a fit, named ``ORDER/FIT``; and production
+allocators replayed whole from a capture's ``allocator`` inputs, named as registered
+(``tilefit.engine.production``: ``tpumlir``)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,32 @@ class Strategy:
     @property
     def name(self) -> str:
         return format_strategy(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Replaying:
+    """A production allocator replayed whole from the capture's ``allocator`` inputs, not
+    one unit at a time by an order and a fit (``tilefit.engine.production``)."""
+
+    name: str
+
+
+Placer = Strategy | Replaying
+"""What a production attempt runs: a strategy, or an allocator replayed."""
+
+
+def as_placers(items: Iterable[Placer | str]) -> tuple[Placer, ...]:
+    """Strategies and production allocators, by name (``ORDER/FIT`` or a registered
+    allocator's); ValueError for an unknown one."""
+    return tuple(_placer(item) for item in items)
+
+
+def _placer(item: Placer | str) -> Placer:
+    from tilefit.engine.production import ALLOCATORS
+
+    if isinstance(item, Strategy | Replaying):
+        return item
+    return Replaying(item) if item in ALLOCATORS else parse_strategy(item)
 
 
 def format_strategy(strategy: Strategy) -> str:
@@ -40,6 +68,7 @@ def parse_strategies(text: str) -> tuple[Strategy, ...]:
 
 
 def as_strategies(items: Iterable[Strategy | str]) -> tuple[Strategy, ...]:
+    """Strategies by name (``ORDER/FIT``); ValueError for an unknown one."""
     return tuple(item if isinstance(item, Strategy) else parse_strategy(item) for item in items)
 
 

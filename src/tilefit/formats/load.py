@@ -54,6 +54,7 @@ _TOP_KEYS = {
     "production",
     "observed",
     "origin",
+    "allocator",
 }
 _MEMORY_KEYS = {"size", "elements", "interleaved_offset", "ranges"}
 _RANGE_KEYS = {"start", "end", "name", "classes"}
@@ -70,8 +71,8 @@ _REQUEST_KEYS = {
     "name",
 }
 _SEQUENCE_KEYS = {"id", "members", "repeat"}
-_OBSERVED_KEYS = {"failed"}
-_ORIGIN_KEYS = {"tool", "heap", "source", "plan"}
+_OBSERVED_KEYS = {"failed", "offsets"}
+_ORIGIN_KEYS = {"tool", "heap", "source", "plan", "placed"}
 _PLACEMENT_KEYS = {"format", "version", "capture", "offsets"}
 
 
@@ -123,13 +124,16 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
     conflicts = _conflicts(top.get("conflicts", []), ids, seq_members)
     production = _production(top["production"]) if "production" in top else DEFAULT_PRODUCTION
     observed = None
+    observed_offsets = None
     if "observed" in top:
         obs = as_object(top["observed"], "observed", _OBSERVED_KEYS, ("failed",))
         observed = as_str(obs["failed"], "observed.failed")
         if observed not in ids and observed not in seq_members:
             fail("observed.failed", f"unknown id {observed!r}")
-    origin = _origin(top["origin"]) if "origin" in top else None
-    return Capture(
+        if "offsets" in obs:
+            observed_offsets = _observed_offsets(obs["offsets"], ids, observed)
+    origin = _origin(top["origin"], len(requests)) if "origin" in top else None
+    capture = Capture(
         name=name,
         horizon=horizon,
         memory=memory,
@@ -138,13 +142,55 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
         conflicts=conflicts,
         production=production,
         observed_failed=observed,
+        observed_offsets=observed_offsets,
         tile=tile,
         origin=origin,
         period=period,
     )
+    return _with_allocator(capture, top.get("allocator"))
 
 
-def _origin(value: object) -> Origin:
+def _with_allocator(capture: Capture, value: object) -> Capture:
+    """The capture with its ``allocator`` inputs, which a production allocator named in
+    ``production`` needs (``tilefit.formats.allocator``)."""
+    from dataclasses import replace
+
+    from tilefit.engine.production import ALLOCATORS
+
+    allocator = None
+    if value is not None:
+        from tilefit.formats.allocator import allocator_from_json
+
+        allocator = allocator_from_json(value, capture)
+    for k, name in enumerate(capture.production):
+        if name in ALLOCATORS and (allocator is None or allocator.name != name):
+            fail(
+                f"production[{k}]",
+                f"{name!r} is an allocator replayed from the capture's allocator "
+                f'object: give one named "{name}" (docs/format.md)',
+            )
+    return capture if allocator is None else replace(capture, allocator=allocator)
+
+
+def _observed_offsets(value: object, ids: set[str], failed: str) -> tuple[tuple[str, int], ...]:
+    """Where the compiler placed what it placed before its failure: ``{id: offset}``."""
+    if not isinstance(value, dict):
+        fail("observed.offsets", f"must be an object, got {type_name(value)}")
+    out = []
+    for ident, offset in value.items():
+        place = f"observed.offsets.{ident}"
+        if ident not in ids:
+            fail(place, f"unknown request id {ident!r}")
+        if ident == failed:
+            fail(place, "is the request the compiler failed on: it has no offset")
+        number = as_int(offset, place)
+        if number < 0:
+            fail(place, "must be >= 0")
+        out.append((ident, number))
+    return tuple(out)
+
+
+def _origin(value: object, requests: int) -> Origin:
     obj = as_object(value, "origin", _ORIGIN_KEYS, ("tool", "heap"))
     tool = as_str(obj["tool"], "origin.tool")
     if not tool:
@@ -156,7 +202,10 @@ def _origin(value: object) -> Origin:
     plan = as_str(obj["plan"], "origin.plan") if "plan" in obj else "heap"
     if not plan:
         fail("origin.plan", "must not be empty")
-    return Origin(tool, heap, source, plan)
+    placed = as_int(obj["placed"], "origin.placed") if "placed" in obj else None
+    if placed is not None and not 0 <= placed < requests:
+        fail("origin.placed", f"must be in [0, {requests}): the tool left some request unplaced")
+    return Origin(tool, heap, source, plan, placed)
 
 
 def _memory(value: object) -> Memory:
@@ -369,7 +418,7 @@ def _conflicts(
 
 
 def _production(value: object) -> tuple[str, ...]:
-    from tilefit.engine.strategy import parse_strategy
+    from tilefit.engine.strategy import as_placers
 
     raw = as_list(value, "production")
     if not raw:
@@ -378,7 +427,7 @@ def _production(value: object) -> tuple[str, ...]:
     for k, item in enumerate(raw):
         name = as_str(item, f"production[{k}]")
         try:
-            parse_strategy(name)
+            as_placers((name,))
         except ValueError as error:
             fail(f"production[{k}]", str(error))
         names.append(name)

@@ -75,13 +75,21 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
         out["production"] = list(capture.production)
     if capture.observed_failed is not None:
         out["observed"] = {"failed": capture.observed_failed}
+        if capture.observed_offsets is not None:
+            out["observed"]["offsets"] = dict(capture.observed_offsets)
     if capture.origin is not None:
         origin: dict[str, Any] = {"tool": capture.origin.tool, "heap": capture.origin.heap}
         if capture.origin.source is not None:
             origin["source"] = capture.origin.source
         if capture.origin.plan != "heap":
             origin["plan"] = capture.origin.plan
+        if capture.origin.placed is not None:
+            origin["placed"] = capture.origin.placed
         out["origin"] = origin
+    if capture.allocator is not None:
+        from tilefit.formats.allocator import allocator_to_json
+
+        out["allocator"] = allocator_to_json(capture.allocator)
     return out
 
 
@@ -101,15 +109,33 @@ def _one_item_per_line(obj: dict[str, Any]) -> str:
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
         if isinstance(value, list) and value and isinstance(value[0], dict | list):
-            lines.append(f"  {json.dumps(key)}: [")
-            for j, item in enumerate(value):
-                inner = "," if j < len(value) - 1 else ""
-                lines.append(f"    {json.dumps(item, ensure_ascii=False)}{inner}")
-            lines.append(f"  ]{comma}")
+            lines += _items_lines(key, value, comma, "  ")
+        elif key == "allocator" and isinstance(value, dict):
+            # the allocator's inputs: a key a line, its lists an item a line
+            lines.append(f"  {json.dumps(key)}: {{")
+            inner = list(value.items())
+            for j, (name, part) in enumerate(inner):
+                sep = "," if j < len(inner) - 1 else ""
+                if isinstance(part, list) and part and isinstance(part[0], dict):
+                    lines += _items_lines(name, part, sep, "    ")
+                else:
+                    lines.append(
+                        f"    {json.dumps(name)}: {json.dumps(part, ensure_ascii=False)}{sep}"
+                    )
+            lines.append(f"  }}{comma}")
         else:
             lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _items_lines(key: str, items: list[Any], comma: str, indent: str) -> list[str]:
+    lines = [f"{indent}{json.dumps(key)}: ["]
+    for j, item in enumerate(items):
+        inner = "," if j < len(items) - 1 else ""
+        lines.append(f"{indent}  {json.dumps(item, ensure_ascii=False)}{inner}")
+    lines.append(f"{indent}]{comma}")
+    return lines
 
 
 @contextmanager

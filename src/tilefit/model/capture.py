@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from math import gcd
 
+from tilefit.model.lmem import LmemAllocator
+
 FORMAT = "tilefit-capture"
 VERSION = 1
 DEFAULT_CLASS = "default"
@@ -161,6 +163,14 @@ class Origin:
     heap: int
     source: str | None = None  # where it came from, for example the dump module and allocation
     plan: str = "heap"  # what the tool calls the memory it planned (TFLM: its arena's "head")
+    # set where the tool's own allocation failed: the requests it placed before it did (its
+    # heap is then no plan's top, only how much memory its plan would have needed at least)
+    placed: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the tool placed every request (its heap is a plan's top)."""
+        return self.placed is None
 
 
 @dataclass(frozen=True)
@@ -175,9 +185,13 @@ class Capture:
     conflicts: tuple[Conflict, ...] = ()
     production: tuple[str, ...] = DEFAULT_PRODUCTION
     observed_failed: str | None = None
+    # where the production compiler placed what it placed before that failure, where known
+    observed_offsets: tuple[tuple[str, int], ...] | None = None
     tile: int | None = None
     origin: Origin | None = None  # set on imports from a compiler (tilefit import)
     period: int | None = None  # set: steps lie on a circle of this many (= horizon), see arcs
+    # what a production allocator replayed whole is given (``production`` names it)
+    allocator: LmemAllocator | None = None
 
     @property
     def cyclic(self) -> bool:

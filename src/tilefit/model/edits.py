@@ -13,8 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from typing import Any
 
-from tilefit.model.capture import Capture, Memory, Range, Request, Sequence, sequence_base
+from tilefit.model.capture import (
+    DEFAULT_PRODUCTION,
+    Capture,
+    Memory,
+    Range,
+    Request,
+    Sequence,
+    sequence_base,
+)
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 
 WHAT_IF_RANGE = "what-if"  # the name of the range --capacity-add appends
@@ -107,13 +116,18 @@ class _Draft:
         if self.dropped:
             conflicts = tuple(c for c in conflicts if c.a in kept and c.b in kept)
         observed = self.base.observed_failed
+        requests = tuple(self.requests.values())
+        changed = requests != self.base.requests
         return replace(
             self.base,
             memory=self.memory,
-            requests=tuple(self.requests.values()),
+            requests=requests,
             sequences=tuple(self.sequences.values()),
             conflicts=conflicts,
             observed_failed=None if self.dropped and observed not in kept else observed,
+            # what the production compiler did and was given holds for the requests as they were
+            observed_offsets=None if changed else self.base.observed_offsets,
+            **(_without_allocator(self.base) if changed else {}),
         )
 
     def matching(self, pattern: str, place: str) -> tuple[str, ...]:
@@ -286,3 +300,12 @@ def _check_lifetime(edit: Lifetime, capture: Capture) -> None:
             f"the lifetime [{start}, {end}) must satisfy 0 <= start < period ({period}), "
             f"0 < end <= period, start != end (start > end wraps)",
         )
+
+
+def _without_allocator(capture: Capture) -> dict[str, Any]:
+    """A capture whose requests were edited keeps no allocator's inputs (they were given
+    for the requests as they were), and replays the default production instead of it."""
+    if capture.allocator is None:
+        return {}
+    kept = tuple(p for p in capture.production if p != capture.allocator.name)
+    return {"allocator": None, "production": kept or DEFAULT_PRODUCTION}

@@ -45,3 +45,9 @@ def wrap_words(text: str, width: int, most: int) -> list[str]:
         lines = lines[:most]
         lines[-1] += " …"
     return lines
+
+
+def lifetime_text(start: int, end: int) -> str:
+    """``steps [2, 5)``; a lifetime that wraps round a cyclic capture's end (``start >
+    end``) says so, ``steps [3, 1) (wraps)``, lest it read as an empty or reversed range."""
+    return f"steps [{start}, {end})" + (" (wraps)" if start > end else "")

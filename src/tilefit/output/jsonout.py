@@ -235,6 +235,7 @@ def heap_json(standing: HeapStanding | None) -> Json | None:
         "proven": standing.proven,
         "optimal": standing.optimal,
         "above": standing.above,
+        "placed": standing.placed,
         "text": standing.text,
     }
 
@@ -519,7 +520,30 @@ def summary_json(store: Store, top: int | None = None) -> Json:
         "worst_deficits": [row_json(r) for r in store.worst_deficits(top)],
         "slowest": [row_json(r) for r in store.slowest(top)],
         "error_rows": [row_json(r) for r in store.errors(top)],
+        "tpumlir_models": _models_json(store.rows()),
     }
+
+
+def _models_json(rows: list[Row]) -> list[Json]:
+    """Per TPU-MLIR trace among the rows' sources, its failed attempts decided
+    (``tilefit.batch.models``)."""
+    from tilefit.batch.models import model_rows
+
+    found, _ = model_rows(rows)
+    return [
+        {
+            "model": r.model,
+            "trace": r.trace,
+            "attempts": r.attempts,
+            "failed": r.failed,
+            "fragmentation": r.fragmentation,
+            "capacity": r.capacity,
+            "undecided": r.undecided,
+            "slices_cost": r.slices_cost,
+            "given_up": r.given_up,
+        }
+        for r in found
+    ]
 
 
 def row_json(row: Row) -> Json:

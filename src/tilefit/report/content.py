@@ -8,7 +8,7 @@ from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.strategy import STRATEGIES
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
-from tilefit.model.words import counted
+from tilefit.model.words import counted, lifetime_text
 from tilefit.plot.compare import Comparison, comparison, refereed
 from tilefit.plot.layout import MemoryMap, attempt_map, placement_map
 from tilefit.plot.series import ProfileSeries, profile_series
@@ -145,6 +145,6 @@ def _attempt_caption(attempt: Attempt, *, who: str | None) -> str:
     return (
         f"{who}, {attempt.strategy.name}, places {counted(f.placed_before, 'unit')}, "
         f"then finds no room for {f.unit.id} ({f.unit.size:,} B, alignment "
-        f"{f.unit.alignment}) over steps [{f.unit.start}, {f.unit.end}): "
+        f"{f.unit.alignment}) over {lifetime_text(f.unit.start, f.unit.end)}: "
         f"its largest hole is {largest:,} B."
     )

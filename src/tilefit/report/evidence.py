@@ -11,7 +11,7 @@ from tilefit.bounds.deficit import BoundReport
 from tilefit.bounds.overload import Window
 from tilefit.engine.attempt import Attempt
 from tilefit.model.capture import Capture
-from tilefit.model.words import counted, plural
+from tilefit.model.words import counted, lifetime_text, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.window_table import shared_line, steps_text
 from tilefit.verdicts.diagnose import Diagnosis
@@ -81,7 +81,7 @@ def _production_item(capture: Capture, d: Diagnosis) -> str:
         text = (
             f"Production replay: {tried}; the last attempt fails on "
             f"<code>{esc(u.id)}</code> ({byte_html(u.size)}, alignment {u.alignment}, class "
-            f"{esc(u.cls)}, steps [{u.start}, {u.end})) after placing "
+            f"{esc(u.cls)}, {lifetime_text(u.start, u.end)}) after placing "
             f"{counted(f.placed_before, 'unit')}; "
             f"its largest hole is {byte_html(max((e - s for s, e in f.holes), default=0))}."
         )

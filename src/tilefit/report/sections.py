@@ -10,10 +10,11 @@ import re
 
 from tilefit.bounds.deficit import BoundReport
 from tilefit.engine.attempt import Attempt
+from tilefit.engine.strategy import Strategy
 from tilefit.formats.save import placement_text
 from tilefit.model.capture import Capture
 from tilefit.model.placement import placement_top
-from tilefit.model.words import counted, plural
+from tilefit.model.words import counted, lifetime_text, plural
 from tilefit.report.svg import byte_html, esc
 from tilefit.report.svgbracket import bracket_html
 from tilefit.report.window_table import windows_html
@@ -190,7 +191,7 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
             outcome = f'<span class="no">fails after {counted(f.placed_before, "unit")}</span>'
             unit = (
                 f"<code>{esc(u.id)}</code> {byte_html(u.size)}, align {u.alignment}, {esc(u.cls)}, "
-                f"steps [{u.start}, {u.end})"
+                + lifetime_text(u.start, u.end)
             )
             holes = ", ".join(byte_html(e - s) for s, e in f.holes[:5]) + (
                 f" &hellip; ({len(f.holes)} holes)" if len(f.holes) > 5 else ""
@@ -217,9 +218,11 @@ def production_html(capture: Capture, d: Diagnosis) -> str:
 
 def matrix_html(capture: Capture, d: Diagnosis, matrix: tuple[Attempt, ...]) -> str:
     """Orders down, fits across; each cell says fits (and how high) or where it failed."""
-    orders = list(dict.fromkeys(a.strategy.order.name for a in matrix))
-    fits = list(dict.fromkeys(a.strategy.fit.name for a in matrix))
-    cell = {(a.strategy.order.name, a.strategy.fit.name): a for a in matrix}
+    # every strategy's, ORDER/FIT (a production allocator replayed whole is not among them)
+    named = [(s.order.name, s.fit.name, a) for a in matrix if isinstance(s := a.strategy, Strategy)]
+    orders = list(dict.fromkeys(order for order, _, _ in named))
+    fits = list(dict.fromkeys(fit for _, fit, _ in named))
+    cell = {(order, fit): a for order, fit, a in named}
     head = "".join(f"<th>{esc(f)}</th>" for f in fits)
     tops = [a.peak_address for a in matrix if a.failure is None]
     lowest = min(tops) if tops and min(tops) < max(tops) else None  # marked where tops differ

@@ -1,7 +1,7 @@
 """The search: find a placement or prove that none exists.
 
-- ``exact_search(problem, deadline, node_limit=None) -> Decision``: the exact search alone
-- ``minimize(problem, deadline) -> MinimizeResult``: the lowest memory top
+- ``exact_search(problem, deadline, node_limit=None) -> Outcome``: the exact search alone
+- ``minimize(problem, deadline) -> Outcome``: the lowest memory top (``Outcome.least``)
 - ``irreducible_subset(problem, deadline)``: a minimal set of units that
   still cannot be placed together
 - ``tilefit.search.portfolio.decide(problem, deadline)``: every route at once, as
@@ -26,19 +26,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tilefit.search.decision import Decision
-    from tilefit.search.exact.minimize import MinimizeResult, minimize
+    from tilefit.search.exact.minimize import minimize
     from tilefit.search.exact.route import exact_search
     from tilefit.search.exact.subset import irreducible_subset
+    from tilefit.search.outcome import Outcome
     from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 _WHERE = {
     "INFEASIBLE": "tilefit.search.routes",
     "SOLVED": "tilefit.search.routes",
     "TIMEOUT": "tilefit.search.routes",
-    "MinimizeResult": "tilefit.search.exact.minimize",
     "minimize": "tilefit.search.exact.minimize",
-    "Decision": "tilefit.search.decision",
+    "Outcome": "tilefit.search.outcome",
     "exact_search": "tilefit.search.exact.route",
     "irreducible_subset": "tilefit.search.exact.subset",
 }
@@ -47,8 +46,7 @@ __all__ = [
     "INFEASIBLE",
     "SOLVED",
     "TIMEOUT",
-    "Decision",
-    "MinimizeResult",
+    "Outcome",
     "exact_search",
     "irreducible_subset",
     "minimize",

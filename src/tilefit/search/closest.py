@@ -35,9 +35,9 @@ from tilefit.model.deadline import Deadline
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.blocks import build_model
-from tilefit.search.decision import Partial
 from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import finish
+from tilefit.search.outcome import Partial
 from tilefit.search.params import DEFAULT, AnnealParams, ClosestParams
 from tilefit.search.routes import CLOSEST, SEARCH_DESCENT, SEARCH_PARTIAL, Route
 

@@ -132,6 +132,16 @@ class ExactParams(Tuned):
     """Members the sections of a search may hold (8 bytes each), past which it gives up as
     if out of time: S_1's 28,526 buffers make 49 million; a million made-up buffers would
     make 5 billion, 37 GiB."""
+    member_seconds: float = ruled(1e-7, "positive")
+    """Seconds the kernel's tables take per section member, as a search estimates their
+    build before it starts (S_1's 49 million: 3.5 s on a quiet core here, 7 s beside three
+    busy loops): the build cannot read the clock, so a search whose tables would take more
+    than ``build_share`` of its time gives up at once, as if out of time (issue 48)."""
+    build_share: float = ruled(0.5, "share")
+    """The share of a search's time its tables' estimated build may take."""
+    members_always: int = ruled(1_000_000, "count")
+    """Members a search builds its tables for whatever time it has (about 0.1 s): the
+    estimate stops only the builds that could overrun a deadline by seconds."""
 
 
 @dataclass(frozen=True)

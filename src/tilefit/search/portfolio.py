@@ -37,12 +37,12 @@ from multiprocessing.connection import Connection, wait
 from tilefit.engine.attempt import Prepared
 from tilefit.model.deadline import Deadline
 from tilefit.search.compiling import ensure_compiled, fork_is_safe
-from tilefit.search.decision import Decision, Partial, better
 from tilefit.search.exact.route import Exact, turn
 from tilefit.search.exact.solve import Budget
 from tilefit.search.local.anneal import Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.find import find_placement, fresh_annealer
+from tilefit.search.outcome import Outcome, Partial, better
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof, Search
@@ -61,7 +61,7 @@ class AnnealTurns(Route, Search):
     proves, places = False, True
     says = "annealing between the exact search's turns"
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
         alone = replace(params, routes=Routes.only([self.name]))
         return _anneal_and_exact(problem, Deadline.start(deadline.left()), alone, 0, None)
 
@@ -81,7 +81,7 @@ class Find(Search):
 
     seed: int = 0
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
         return find_placement(problem, deadline, seed=self.seed, params=params)
 
 
@@ -95,7 +95,7 @@ class Prove(Search):
 
     seed: int = 0
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
         # The member's own deadline: its routes' shares are of its time, from its start.
         mine = Deadline.start(deadline.left())
         nodes, partial = 0, None
@@ -120,7 +120,7 @@ class Portfolio(Search):
     workers: int | None = None
     seed: int = 0
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
         started = time.monotonic()
         # Here once, not in every member; a compilation is given back, loading a cache is not.
         compiled = ensure_compiled()
@@ -141,7 +141,7 @@ def decide(
     workers: int | None = None,
     seed: int = 0,
     params: SearchParams = DEFAULT,
-) -> Decision:
+) -> Outcome:
     """Run the find and prove members by ``deadline``; the first decisive wins.
 
     ``params`` switches routes and prunings off and tunes every part (``SearchParams``).
@@ -157,7 +157,7 @@ def _parallel(workers: int | None) -> bool:
     return count >= 2 and fork_is_safe()
 
 
-def _turns(problem: Problem, deadline: Deadline, params: SearchParams, seed: int) -> Decision:
+def _turns(problem: Problem, deadline: Deadline, params: SearchParams, seed: int) -> Outcome:
     """One process: a short proof attempt, then the find member, then the full proof."""
     shares = params.portfolio
     first = Prove(seed).run(
@@ -174,7 +174,7 @@ def _turns(problem: Problem, deadline: Deadline, params: SearchParams, seed: int
     return _closer(_closer(first, found), last)
 
 
-def _closer(first: Decision, second: Decision) -> Decision:
+def _closer(first: Outcome, second: Outcome) -> Outcome:
     """The later decision, carrying the better partial placement of two that timed out."""
     if second.status != TIMEOUT:
         return second
@@ -183,7 +183,7 @@ def _closer(first: Decision, second: Decision) -> Decision:
 
 def _race(
     problem: Problem, deadline: Deadline, members: list[Search], params: SearchParams
-) -> Decision:
+) -> Outcome:
     """The members in forked processes, each keeping ``deadline`` (one still busy
     ``grace`` seconds past it is stopped): the first decisive answer, else the closer
     of their time-outs."""
@@ -199,7 +199,7 @@ def _race(
         processes.append(process)
     # Members keep the deadline themselves; one still busy past the grace is stopped.
     end = deadline.at + params.portfolio.grace
-    answer = Decision.undecided(0.0)
+    answer = Outcome.undecided(0.0)
     try:
         waiting = list(pipes)
         while waiting:
@@ -209,7 +209,7 @@ def _race(
             for pipe in [p for p in waiting if p in ready]:
                 waiting.remove(pipe)
                 try:
-                    decision: Decision | Exception = pipe.recv()
+                    decision: Outcome | Exception = pipe.recv()
                 except EOFError:  # the member died; the other may still answer
                     continue
                 if isinstance(decision, Exception):  # a bug in a member: say so, as in-process
@@ -244,7 +244,7 @@ def _serve(
 
 def _anneal_and_exact(
     problem: Problem, deadline: Deadline, params: SearchParams, seed: int, partial: Partial | None
-) -> Decision:
+) -> Outcome:
     """The exact search with a node allowance (or, ``paced_turns``, seconds) that doubles,
     each turn followed by an annealing slice ``anneal_ratio`` times as long (``Restarts``,
     continued from turn to turn, from passes the find member's first round does not
@@ -283,6 +283,12 @@ def _anneal_and_exact(
         bases = annealer.run(slice_end if exact else deadline) if anneal else None
         if bases is not None:
             placed = model.placement(problem.capture, bases)
-            return Decision(SOLVED, placed, AnnealTurns.name, seconds=deadline.spent(), nodes=spent)
+            return Outcome(
+                status=SOLVED,
+                placement=placed,
+                route=AnnealTurns.name,
+                seconds=deadline.spent(),
+                nodes=spent,
+            )
         nodes, seconds = 2 * nodes, 2 * seconds
-    return Decision.undecided(deadline.spent(), better(annealer.partial(), partial), spent)
+    return Outcome.undecided(deadline.spent(), better(annealer.partial(), partial), spent)

@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from tilefit.model.deadline import Deadline
-from tilefit.search.decision import Decision
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.routes import PROVE, TIMEOUT, Member, Route
@@ -26,7 +26,7 @@ class Search(ABC):
     spent and kept (nodes, a partial placement), or None when it had nothing to say."""
 
     @abstractmethod
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         """Search ``problem`` until ``deadline`` at the latest."""
 
 
@@ -37,7 +37,7 @@ class Proof(Route, Search):
 
     member: ClassVar[Member] = PROVE
 
-    def decide(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def decide(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         """``run``, its answer checked: decided, by this route."""
         found = self.run(problem, deadline, params)
         if found is not None and found.status != TIMEOUT and found.route != self.name:

@@ -39,11 +39,11 @@ from tilefit.model.capture import Capture, Range
 from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.search.blocks import SearchModel, intersect
-from tilefit.search.decision import Decision
 from tilefit.search.exact.route import proven
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
 from tilefit.search.local.find import find_placement
+from tilefit.search.outcome import Bases, Outcome
 from tilefit.search.params import DEFAULT, SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -103,16 +103,6 @@ class Decomposed:
     nodes: int = 0  # the slaves' exact searches
 
 
-@dataclass(frozen=True)
-class StretchAnswer:
-    """One slave's answer: SOLVED with its blocks' bases, INFEASIBLE with a subset of its
-    blocks that cannot lie together in the stretch, or TIMEOUT."""
-
-    status: Status
-    bases: dict[int, int] | None = None
-    subset: frozenset[int] | None = None
-
-
 @dataclass
 class _Slaves:
     """The stretches' searches, each set of blocks searched once per stretch."""
@@ -122,7 +112,7 @@ class _Slaves:
     choices: Choices
     deadline: Deadline
     params: SearchParams
-    known: dict[tuple[int, frozenset[int]], StretchAnswer] = field(default_factory=dict)
+    known: dict[tuple[int, frozenset[int]], Bases] = field(default_factory=dict)
     budgets: list[Budget] = field(default_factory=list)
 
     def budget(self, until: Deadline, nodes: int | None) -> Budget:
@@ -133,14 +123,14 @@ class _Slaves:
     def nodes(self) -> int:
         return sum(b.nodes for b in self.budgets)
 
-    def search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
+    def search(self, s: int, blocks: frozenset[int]) -> Bases:
         """Stretch ``s`` holding ``blocks``: placed, refuted, or neither in time."""
         key = (s, blocks)
         if key not in self.known:
             self.known[key] = self._search(s, blocks)
         return self.known[key]
 
-    def _search(self, s: int, blocks: frozenset[int]) -> StretchAnswer:
+    def _search(self, s: int, blocks: frozenset[int]) -> Bases:
         order = sorted(blocks)
         tuned = self.params.of(StretchesParams)
         sub = confined(self.model, self.choices.stretches[s], order)
@@ -150,16 +140,16 @@ class _Slaves:
         if outcome.status == TIMEOUT and tuned.find and self.capture is not None:
             found = self._find(s, order)
             if found is not None:
-                return StretchAnswer(SOLVED, bases=found)
+                return Bases(SOLVED, bases=found)
             outcome = search_model(sub, self.budget(until, None))
         if outcome.status == SOLVED and outcome.bases is not None:
-            return StretchAnswer(SOLVED, bases={order[i]: b for i, b in outcome.bases.items()})
+            return Bases(SOLVED, bases={order[i]: b for i, b in outcome.bases.items()})
         if outcome.status != INFEASIBLE:
-            return StretchAnswer(TIMEOUT)
+            return Bases(TIMEOUT)
         trial = self.params.portfolio.subset_trial_nodes
         ids, _ = shrink(sub, self.deadline.share(tuned.shrink_share), trial, self.params)
         index = {self.model.blocks[k].id: k for k in order}
-        return StretchAnswer(INFEASIBLE, subset=frozenset(index[i] for i in ids))
+        return Bases(INFEASIBLE, subset=frozenset(index[i] for i in ids))
 
     def _find(self, s: int, order: list[int]) -> dict[int, int] | None:
         """The blocks' bases as the find member's routes place them in stretch ``s``
@@ -313,17 +303,19 @@ class Stretches(Proof):
         "own, or no choice was left that the stretches' exact searches had not refuted"
     )
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         model = problem.model
         found = decompose(
             model, deadline.share(params.of(StretchesParams).share), params, problem.capture
         )
         if found.status == SOLVED and found.bases is not None:
             placement = model.placement(problem.capture, found.bases)
-            decided = Decision(SOLVED, placement, self.name, seconds=deadline.spent())
+            decided = Outcome(
+                status=SOLVED, placement=placement, route=self.name, seconds=deadline.spent()
+            )
         elif found.status == INFEASIBLE:
             core = model if found.core is None else model.restricted(found.core)
             decided = proven(problem, core, Stretches, deadline, params)
         else:
-            decided = Decision.undecided(deadline.spent())
+            decided = Outcome.undecided(deadline.spent())
         return decided.spending(found.nodes)

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Memory, Request
 from tilefit.model.placement import Placement
+from tilefit.model.words import lifetime_text
 
 KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
 MAX_OVERLAPS_LISTED = 1000
@@ -111,7 +112,9 @@ def referee(capture: Capture, placement: Placement, source: str) -> Placement:
 def _missing(capture: Capture, offsets: Mapping[str, int]) -> Iterator[Violation]:
     for r in capture.requests:
         if r.id not in offsets:
-            detail = f"{r.id} ({r.size} B, class {r.cls}, steps [{r.start}, {r.end})) has no offset"
+            detail = (
+                f"{r.id} ({r.size} B, class {r.cls}, {lifetime_text(r.start, r.end)}) has no offset"
+            )
             yield Violation("missing", (r.id,), detail)
 
 
@@ -236,8 +239,8 @@ def _indices(pair: list[_Placed]) -> tuple[int, int]:
 def _overlap(a: _Placed, b: _Placed) -> Violation:
     ra, rb = a.request, b.request
     detail = (
-        f"{ra.id} at {_fmt(a.offset, a.end)} steps {_fmt(ra.start, ra.end)} and "
-        f"{rb.id} at {_fmt(b.offset, b.end)} steps {_fmt(rb.start, rb.end)} share addresses "
+        f"{ra.id} at {_fmt(a.offset, a.end)} {lifetime_text(ra.start, ra.end)} and "
+        f"{rb.id} at {_fmt(b.offset, b.end)} {lifetime_text(rb.start, rb.end)} share addresses "
         f"{_fmt(max(a.offset, b.offset), min(a.end, b.end))} during steps "
         f"{_fmt(max(ra.start, rb.start), min(ra.end, rb.end))}"
     )
@@ -285,8 +288,8 @@ def _overlap_on_circle(a: _Placed, b: _Placed, period: int) -> Violation:
         if max(x0, y0) < min(x1, y1)
     ]
     detail = (
-        f"{ra.id} at {_fmt(a.offset, a.end)} steps {_fmt(ra.start, ra.end)} and "
-        f"{rb.id} at {_fmt(b.offset, b.end)} steps {_fmt(rb.start, rb.end)} share addresses "
+        f"{ra.id} at {_fmt(a.offset, a.end)} {lifetime_text(ra.start, ra.end)} and "
+        f"{rb.id} at {_fmt(b.offset, b.end)} {lifetime_text(rb.start, rb.end)} share addresses "
         f"{_fmt(max(a.offset, b.offset), min(a.end, b.end))} during steps "
         + " and ".join(shared)
         + f" (period {period})"

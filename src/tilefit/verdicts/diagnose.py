@@ -51,6 +51,9 @@ class Diagnosis(Answer):
     production: tuple[Attempt, ...]  # the production attempts, in order
     reproduced: bool | None  # against capture.observed_failed; None when not observed
     lower: Answer | None = None  # an import: the least below its toolchain's plan (lower.py)
+    # the requests the compiler placed before its failure (observed.offsets), whose
+    # addresses ``reproduced`` compared too; None where the capture does not give them
+    observed_placed: int | None = None
 
     @classmethod
     def of(
@@ -76,6 +79,9 @@ class Diagnosis(Answer):
             production=production,
             reproduced=reproduced,
             lower=lower,
+            observed_placed=None
+            if capture.observed_offsets is None
+            else len(capture.observed_offsets),
         )
 
     @property

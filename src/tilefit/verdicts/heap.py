@@ -27,6 +27,14 @@ class HeapStanding:
     aligned_top: int = 0  # no placement has a lower top: the aligned bound's (AlignedBound.top)
     plan: str = "heap"  # what the tool calls it (Origin.plan)
     looked: bool = True  # the least top was searched for (else best_top is one placement's)
+    placed: int | None = None  # where the tool's allocation failed: the requests it placed
+    requests: int = 0  # the capture's requests
+    replayed: bool = False  # the production replay is the tool's own allocator (not a stand-in)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the tool placed every request: else its heap is no plan's top."""
+        return self.placed is None
 
     @property
     def floor(self) -> int:
@@ -35,17 +43,26 @@ class HeapStanding:
 
     @property
     def optimal(self) -> bool:
-        """No placement has a lower top than the tool's heap."""
+        """No placement has a lower top than the tool's heap (never where it is incomplete)."""
+        if not self.complete:
+            return False
         return self.heap <= self.floor or (self.proven and self.best_top == self.heap)
 
     @property
     def above(self) -> int:
-        """Bytes the heap lies above the best placement found (0: not beaten)."""
+        """Bytes the heap lies above the best placement found (0: not beaten, or incomplete)."""
+        if not self.complete:
+            return 0
         return max(0, self.heap - self.best_top) if self.best_top is not None else 0
 
     @property
     def text(self) -> str:
         heap = f"{self.tool}'s {self.plan}"
+        if self.placed is not None:  # its allocator failed: no plan, neither optimal nor above
+            return (
+                f"{self.tool} placed only {self.placed} of {self.requests} requests: its "
+                f"{self.plan} is incomplete (at least {self.heap:,} B with the rest above it)"
+            )
         if self.heap <= self.lower_bound:
             return f"{heap} is optimal (equals the live lower bound, {self.heap:,} B)"
         if self.heap <= self.floor:
@@ -80,7 +97,13 @@ class HeapStanding:
     @property
     def replay_text(self) -> str:
         """What the production replay of an imported capture is: tilefit's strategy
-        nearest the tool's planner (``Capture.production`` of an import), not the tool."""
+        nearest the tool's planner (``Capture.production`` of an import), not the tool; or,
+        where the capture carries its allocator's inputs, the tool's own allocator."""
+        if self.replayed:
+            return (
+                f"{self.tool}'s own allocator, replayed from the capture's inputs; "
+                f"a failure here is {self.tool}'s"
+            )
         return (
             f"tilefit's nearest strategy to {self.tool}'s planner, not {self.tool} itself; "
             f"a failure here is not {self.tool}'s"
@@ -105,6 +128,8 @@ def heap_standing(
     if aligned is None:
         aligned = aligned_bound(capture).top
     origin = capture.origin
+    allocator = capture.allocator
+    replayed = allocator is not None and allocator.name in capture.production
     # A best top at the bounds' floor is proven the least by them, searched or not.
     proven = proven or (best_top is not None and best_top <= max(lower_bound, aligned))
     return HeapStanding(
@@ -116,4 +141,7 @@ def heap_standing(
         aligned,
         origin.plan,
         looked,
+        origin.placed,
+        len(capture.requests),
+        replayed,
     )

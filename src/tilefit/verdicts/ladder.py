@@ -39,10 +39,11 @@ from tilefit.engine.stacking import stack
 from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
+from tilefit.search.outcome import Least
 from tilefit.search.params import ClosestParams
 from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES, SOLVED
-from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
 from tilefit.verdicts.heap import heap_standing
@@ -53,7 +54,7 @@ from tilefit.verdicts.watch import QUIET, Watch, compile_stage
 
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
-    from tilefit.search.decision import Partial
+    from tilefit.search.outcome import Partial
 
 
 REFEREE_PER_REQUEST = 15e-6
@@ -106,7 +107,7 @@ def _climb(
         if found is not None and (found.least is None or found.least.optimal):
             return found
         placed = found
-    searched = Answer(Verdict.UNDETERMINED)
+    searched = Answer(verdict=Verdict.UNDETERMINED)
     partial: Partial | None = None
     if climb.search and deadline.passed():
         cut.append("the search (no time left)")
@@ -140,7 +141,7 @@ def _production(replayed: ReplayResult) -> Answer | None:
     last = replayed.attempts[-1] if replayed.attempts else None
     if last is None or not last.fits:
         return None
-    return Answer(Verdict.FITS, last.strategy.name, last.placement)
+    return Answer(verdict=Verdict.FITS, strategy=last.strategy.name, placement=last.placement)
 
 
 def _bounds(problem: Problem) -> Answer | None:
@@ -148,9 +149,9 @@ def _bounds(problem: Problem) -> Answer | None:
     report = problem.bound
     capacity = capacity_of(report)  # live bytes, a union of allowed sets, or with padding
     if capacity is not None:
-        return Answer(Verdict.CAPACITY, capacity=capacity)
+        return Answer(verdict=Verdict.CAPACITY, capacity=capacity)
     if (short := report.pieces) is not None:
-        return Answer(Verdict.INFEASIBLE, subset=short.requests, route=PIECES)
+        return Answer(verdict=Verdict.INFEASIBLE, subset=short.requests, route=PIECES)
     return None
 
 
@@ -192,13 +193,23 @@ def _strategies(
             continue
         if not climb.minimize or attempt.peak_address <= lower:
             least = Least(lower, attempt.peak_address) if climb.minimize else None
-            return Answer(Verdict.FRAGMENTATION, name, _placed(attempt), least=least)
+            return Answer(
+                verdict=Verdict.FRAGMENTATION,
+                strategy=name,
+                placement=_placed(attempt),
+                least=least,
+            )
         if best is None or attempt.peak_address < best.peak_address:
             best = attempt
     if best is None:
         return None
     least = Least(lower, best.peak_address)
-    return Answer(Verdict.FRAGMENTATION, best.strategy.name, _placed(best), least=least)
+    return Answer(
+        verdict=Verdict.FRAGMENTATION,
+        strategy=best.strategy.name,
+        placement=_placed(best),
+        least=least,
+    )
 
 
 def _stacked(problem: Problem, minimize: bool, lower: int) -> Answer | None:
@@ -210,7 +221,9 @@ def _stacked(problem: Problem, minimize: bool, lower: int) -> Answer | None:
     if placement is None:
         return None
     least = Least(lower, placement_top(problem.capture, placement.offsets)) if minimize else None
-    return Answer(Verdict.FRAGMENTATION, STACKING, placement, least=least)
+    return Answer(
+        verdict=Verdict.FRAGMENTATION, strategy=STACKING, placement=placement, least=least
+    )
 
 
 def _placed(attempt: Attempt) -> Placement:

@@ -67,9 +67,10 @@ def place(
     ('long-lived/first-fit', Placement(...))
     """
     from tilefit.engine.attempt import prepare, run_until_fits
-    from tilefit.engine.strategy import as_strategies
+    from tilefit.verdicts.replay import replay
 
     prepared = prepare(capture)
-    production = as_strategies(prepared.capture.production)
-    attempts = run_until_fits(prepared, (*production, *as_strategies(fallbacks)))
-    return PlaceResult(attempts, min(len(attempts), len(production)))
+    production = replay(prepared).attempts  # an allocator's replayed whole is refereed
+    if production and production[-1].fits:
+        return PlaceResult(production, len(production))
+    return PlaceResult((*production, *run_until_fits(prepared, fallbacks)), len(production))

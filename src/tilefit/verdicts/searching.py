@@ -10,17 +10,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.model.deadline import Deadline
+from tilefit.search.outcome import Least, Outcome
 from tilefit.search.params import SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.routes import INFEASIBLE, SOLVED, strategy_of
-from tilefit.verdicts.answer import Answer, Least
+from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.climb import Climb
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch, search_stage
 
 if TYPE_CHECKING:
-    from tilefit.search.decision import Decision, Partial
-    from tilefit.search.exact.minimize import MinimizeResult
+    from tilefit.search.outcome import Partial
     from tilefit.search.proofs.choice import ChoiceWhere
 
 
@@ -44,17 +44,22 @@ def search_rung(
     return found, decision.partial
 
 
-def _decision_answer(problem: Problem, decision: Decision, params: SearchParams) -> Answer:
+def _decision_answer(problem: Problem, decision: Outcome, params: SearchParams) -> Answer:
     """The portfolio's (or the bare exact search's) decision as an answer."""
     route = decision.route
     if decision.status == SOLVED and decision.placement is not None and route is not None:
         name = strategy_of(route)
         return Answer(
-            Verdict.FRAGMENTATION, name, decision.placement, route, SOLVED, nodes=decision.nodes
+            verdict=Verdict.FRAGMENTATION,
+            strategy=name,
+            placement=decision.placement,
+            route=route,
+            search_status=SOLVED,
+            nodes=decision.nodes,
         )
     if decision.status == INFEASIBLE:
         return Answer(
-            Verdict.INFEASIBLE,
+            verdict=Verdict.INFEASIBLE,
             search_status=INFEASIBLE,
             subset=decision.subset,
             route=route,
@@ -62,10 +67,10 @@ def _decision_answer(problem: Problem, decision: Decision, params: SearchParams)
             choice=_where(problem, decision.subset, params) if _by_choice(route) else None,
             nodes=decision.nodes,
         )
-    return Answer(Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
+    return Answer(verdict=Verdict.UNDETERMINED, search_status=decision.status, nodes=decision.nodes)
 
 
-def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watch) -> Answer:
+def _least(problem: Problem, deadline: Deadline, decision: Outcome, watch: Watch) -> Answer:
     """Minimising from the portfolio's placement: the least top in the time left."""
     from tilefit.search.exact.minimize import minimize
 
@@ -73,7 +78,8 @@ def _least(problem: Problem, deadline: Deadline, decision: Decision, watch: Watc
     route = decision.route
     if placement is None or route is None:
         raise ValueError("the least top needs a placement to start from")
-    lowest = minimize(problem, deadline, first=placement, on_probe=_bisection(watch, deadline.at))
+    probing = _bisection(watch, deadline.at)
+    lowest = minimize(problem, deadline, first=placement, on_probe=probing, found_by=route)
     return _minimized(lowest, route, decision.nodes)
 
 
@@ -103,9 +109,10 @@ def least_rung(
         probes=1,
         bound_share=params.least.bound_share,
     )
-    if at_bound.optimal:
+    bound = _least_of(at_bound)
+    if bound.optimal:
         return _minimized(at_bound, Exact.name, 0)
-    placed = _windowed(problem, deadline, placed, at_bound.lower_bound, watch, params)
+    placed = _windowed(problem, deadline, placed, bound.lower_bound, watch, params)
     placed = _reordered(problem, deadline, placed, watch, params)
     start = placed.placement
     if start is None or placed.least is None or placed.least.optimal:
@@ -119,11 +126,13 @@ def least_rung(
         lower=placed.least.lower_bound,
     )
     nodes = at_bound.nodes + lowest.nodes
-    lower = max(at_bound.lower_bound, lowest.lower_bound)  # the bound proven empty, if it was
-    if lowest.placement is None or lowest.best_top == placed.least.best_top:
+    lowest_least = _least_of(lowest)
+    lower = max(bound.lower_bound, lowest_least.lower_bound)  # proven empty below, if it was
+    if lowest.placement is None or lowest_least.best_top == placed.least.best_top:
         least = Least(max(lower, placed.least.lower_bound), placed.least.best_top)
         return replace(placed, least=least, nodes=nodes)
-    found = _minimized(replace(lowest, lower_bound=lower), Exact.name, 0)
+    raised = replace(lowest, least=Least(lower, lowest_least.best_top))
+    found = _minimized(raised, Exact.name, 0)
     return replace(found, nodes=nodes)
 
 
@@ -185,20 +194,27 @@ def _reordered(
     )
 
 
-def _minimized(lowest: MinimizeResult, route: str, nodes: int) -> Answer:
+def _least_of(lowest: Outcome) -> Least:
+    """``minimize``'s bounds of the least top (it always gives them)."""
+    if lowest.least is None:
+        raise ValueError("minimize gave no bounds of the least top")
+    return lowest.least
+
+
+def _minimized(lowest: Outcome, route: str, nodes: int) -> Answer:
     """The least top ``lowest`` found as an answer, a placement's made by ``route``."""
     strategy = strategy_of(route)
-    least = Least(lowest.lower_bound, lowest.best_top)
+    least = _least_of(lowest)
     if lowest.placement is not None:
         verdict = Verdict.FRAGMENTATION
     else:
         verdict = Verdict.INFEASIBLE if lowest.status == INFEASIBLE else Verdict.UNDETERMINED
     return Answer(
-        verdict,
-        strategy if lowest.placement is not None else None,
-        lowest.placement,
-        route if verdict.decided else None,
-        lowest.status,
+        verdict=verdict,
+        strategy=strategy if lowest.placement is not None else None,
+        placement=lowest.placement,
+        route=route if verdict.decided else None,
+        search_status=lowest.status,
         least=least,
         nodes=nodes + lowest.nodes,
     )

@@ -17,30 +17,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tilefit.bounds.top import top_lower_bound
-from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
-from tilefit.search.blocks import SearchModel, build_model
+from tilefit.search.blocks import build_model
 from tilefit.search.exact.solve import Budget, search_model
+from tilefit.search.outcome import Least, Outcome
 from tilefit.search.problem import Problem
 from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
-
-
-@dataclass(frozen=True)
-class MinimizeResult:
-    status: Status  # SOLVED (a placement found), INFEASIBLE (none at any top), TIMEOUT (none found)
-    seconds: float
-    nodes: int
-    lower_bound: int  # no placement has a lower top
-    best_top: int | None  # the top of the best placement found
-    placement: Placement | None
-
-    @property
-    def optimal(self) -> bool:
-        return self.best_top is not None and self.best_top == self.lower_bound
 
 
 def minimize(
@@ -54,7 +39,8 @@ def minimize(
     bound_first: bool = True,
     bound_share: float = 1 / 3,
     lower: int = 0,
-) -> MinimizeResult:
+    found_by: str | None = None,
+) -> Outcome:
     """The lowest top by ``deadline`` (and within ``node_limit`` nodes over all probes).
 
     ``first``, a valid placement found already (``tilefit solve`` asks the portfolio),
@@ -67,7 +53,12 @@ def minimize(
     MiniMalloc probes there first too, and one found there ends the search, proven); else
     the bisection from the start, for a caller that probed there already. ``lower``: a
     lower bound the caller proved (``tilefit.search.proofs.least``), if above the capture's.
+    ``found_by``: the route that found ``first``, if a route did (the exact search's
+    without ``first``); the outcome names the route of its placement, the exact search's
+    once a probe found one.
     """
+    from tilefit.search.exact.route import Exact
+
     started = time.monotonic()
     capture = problem.capture
     began = time.monotonic()
@@ -95,11 +86,21 @@ def minimize(
             return outcome.status, None
         return outcome.status, probe_model.placement(capture, outcome.bases)
 
-    def result(status: Status, best: int | None, placement: Placement | None) -> MinimizeResult:
-        return MinimizeResult(status, time.monotonic() - started, nodes, lower, best, placement)
+    def result(status: Status, best: int | None, placement: Placement | None) -> Outcome:
+        decided = Exact.name if status == INFEASIBLE else by
+        return Outcome(
+            status=status,
+            placement=placement,
+            route=None if status == TIMEOUT else decided,
+            least=Least(lower, best),
+            seconds=time.monotonic() - started,
+            nodes=nodes,
+        )
 
     placement = first
+    by = found_by
     if placement is None:
+        by = Exact.name
         status, placement = probe(model.top, 1.0)
         if placement is None:
             return result(INFEASIBLE if status == INFEASIBLE else TIMEOUT, None, None)
@@ -121,18 +122,10 @@ def minimize(
         at_bound = False
         if found is not None:
             placement, best = found, placement_top(capture, found.offsets)
+            by = Exact.name
         elif status == INFEASIBLE:
             lower = max(lower, mid + 1)
             probe_from = max(probe_from, lower)
         else:  # timed out: look higher, where a placement may come quicker
             probe_from = mid + 1
     return result(SOLVED, best, placement)
-
-
-def undecided(
-    capture: Capture, model: SearchModel, status: Status, seconds: float, nodes: int
-) -> MinimizeResult:
-    """The answer of a minimization whose first question (any placement at all?) ended
-    ``status``, infeasible or timed out, without a placement."""
-    lower = top_lower_bound(capture, model.lowest_tops())
-    return MinimizeResult(status, seconds, nodes, lower, None, None)

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
-from tilefit.search.decision import Decision
 from tilefit.search.exact.solve import Budget, search_model
 from tilefit.search.exact.subset import shrink
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -30,14 +30,14 @@ class Exact(Proof):
     says = "the exact search was exhausted"
     strategy: ClassVar[str | None] = EXACT_SEARCH
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         if problem.model.pinned:
             return None
         share = deadline.share(params.portfolio.exact_first_share)
         return turn(problem, deadline, Budget(share, None, params), params)
 
 
-def turn(problem: Problem, deadline: Deadline, budget: Budget, params: SearchParams) -> Decision:
+def turn(problem: Problem, deadline: Deadline, budget: Budget, params: SearchParams) -> Outcome:
     """One exact search of the whole capture within ``budget``: a decision (a proof's subset
     shrunk by ``deadline``), or, run out, an undecided one with the nodes it spent."""
     outcome = search_model(problem.model, budget)
@@ -45,20 +45,26 @@ def turn(problem: Problem, deadline: Deadline, budget: Budget, params: SearchPar
         found = proven(problem, problem.model, Exact, deadline, params)
     elif outcome.bases is not None:
         placed = problem.model.placement(problem.capture, outcome.bases)
-        found = Decision(SOLVED, placed, Exact.name, seconds=deadline.spent())
+        found = Outcome(status=SOLVED, placement=placed, route=Exact.name, seconds=deadline.spent())
     else:
-        found = Decision.undecided(deadline.spent())
+        found = Outcome.undecided(deadline.spent())
     return found.spending(budget.nodes)
 
 
 def proven(
     problem: Problem, core: SearchModel, by: type[Route], deadline: Deadline, params: SearchParams
-) -> Decision:
+) -> Outcome:
     """A proof by route ``by``, with an infeasible subset of the model proven infeasible,
     shrunk in the time left (none past ``deadline``: it bounds the subset too)."""
     trial = params.portfolio.subset_trial_nodes
     ids, irreducible = shrink(core, deadline, trial, params)
-    return Decision(INFEASIBLE, None, by.name, ids, irreducible, deadline.spent())
+    return Outcome(
+        status=INFEASIBLE,
+        route=by.name,
+        subset=ids,
+        irreducible=irreducible,
+        seconds=deadline.spent(),
+    )
 
 
 def exact_search(
@@ -67,7 +73,7 @@ def exact_search(
     node_limit: int | None = None,
     *,
     params: SearchParams = DEFAULT,
-) -> Decision:
+) -> Outcome:
     """A placement of every request of the problem's capture, a proof that none exists, or
     a time-out, by ``deadline``.
 
@@ -84,4 +90,6 @@ def exact_search(
         placement = model.placement(problem.capture, outcome.bases)
     route = None if outcome.status == TIMEOUT else Exact.name
     seconds = time.monotonic() - started
-    return Decision(outcome.status, placement, route, seconds=seconds, nodes=budget.nodes)
+    return Outcome(
+        status=outcome.status, placement=placement, route=route, seconds=seconds, nodes=budget.nodes
+    )

@@ -12,9 +12,9 @@ arrangement); only the time or node limit ends a search undecided.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
@@ -23,8 +23,9 @@ from tilefit.search.kernel.arrays import free_problem
 from tilefit.search.kernel.driver import Run
 from tilefit.search.kernel.ordering import LEARNED
 from tilefit.search.kernel.sections import TooLarge
+from tilefit.search.outcome import Bases
 from tilefit.search.params import DEFAULT, KEY_LETTERS, SearchParams
-from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT, Status
+from tilefit.search.routes import INFEASIBLE, SOLVED, TIMEOUT
 
 KEYS = KEY_LETTERS  # the kernel's key codes: 0 width, 1 area, 2 section total
 
@@ -70,13 +71,7 @@ class Budget:
             self.pace = seconds / nodes
 
 
-@dataclass(frozen=True)
-class Outcome:
-    status: Status
-    bases: dict[int, int] | None  # model block index -> base, when SOLVED
-
-
-def search_model(model: SearchModel, budget: Budget) -> Outcome:
+def search_model(model: SearchModel, budget: Budget) -> Bases:
     """The exact search of a model (``solve`` is that of a capture): pinned blocks
     enumerated, the free ones searched, within the budget (nodes spent are added to it)."""
     pinned = model.pinned
@@ -84,11 +79,11 @@ def search_model(model: SearchModel, budget: Budget) -> Outcome:
     free = [k for k in range(len(model.blocks)) if k not in chosen]
     for pinned_at in _arrangements(model, pinned, budget):
         if pinned_at is None:
-            return Outcome(TIMEOUT, None)
+            return Bases(TIMEOUT)
         outcome = search_free(model, free, pinned_at, budget)
         if outcome.status != INFEASIBLE:
             return outcome
-    return Outcome(INFEASIBLE, None)
+    return Bases(INFEASIBLE)
 
 
 def _arrangements(
@@ -140,19 +135,20 @@ def _fits_pinned(model: SearchModel, k: int, base: int, at: dict[int, int]) -> b
 
 def search_free(
     model: SearchModel, free: Sequence[int], pinned_at: dict[int, int], budget: Budget
-) -> Outcome:
+) -> Bases:
     params = budget.params
     began = time.monotonic()
     try:
-        problem = free_problem(model, free, pinned_at, params.prunings, params.exact.members_most)
+        most = _members_in_time(budget, began)
+        problem = free_problem(model, free, pinned_at, params.prunings, most)
     except TooLarge:  # more than memory holds: no answer, as if out of time
-        return Outcome(TIMEOUT, None)
+        return Bases(TIMEOUT)
     finally:
         budget.setup += time.monotonic() - began
     if problem.infeasible:
-        return Outcome(INFEASIBLE, None)
+        return Bases(INFEASIBLE)
     if not free:
-        return Outcome(SOLVED, dict(pinned_at))
+        return Bases(SOLVED, dict(pinned_at))
     keyorders = [[KEYS.index(c) for c in key] for key in params.exact.orderings]
     if params.exact.learning:  # the blocks behind the most backtracking first
         keyorders = [[LEARNED, *keyorder] for keyorder in keyorders]
@@ -166,11 +162,24 @@ def search_free(
             learned = run.learned_counts()
             budget.stretch_prunes += run.stretch_prunes
             if status == layout.FOUND:
-                return Outcome(SOLVED, {**pinned_at, **run.bases()})
+                return Bases(SOLVED, {**pinned_at, **run.bases()})
             if status == layout.EXHAUSTED:
-                return Outcome(INFEASIBLE, None)
+                return Bases(INFEASIBLE)
             if budget.spent():
-                return Outcome(TIMEOUT, None)
+                return Bases(TIMEOUT)
+
+
+def _members_in_time(budget: Budget, now: float) -> int:
+    """The most section members a search may build its tables for: what memory holds
+    (``members_most``), and what ``build_share`` of the time to its deadline builds at
+    ``member_seconds`` each (the build reads no clock: S_1's tables ran seconds past a
+    deadline under load)."""
+    exact = budget.params.exact
+    left = budget.deadline - now
+    if math.isinf(left):
+        return exact.members_most
+    in_time = int(max(left, 0.0) * exact.build_share / exact.member_seconds)
+    return min(exact.members_most, max(in_time, exact.members_always))
 
 
 def _drive(run: Run, allowance: int, budget: Budget) -> int:

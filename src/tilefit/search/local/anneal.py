@@ -30,11 +30,11 @@ from numpy.typing import NDArray
 
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
-from tilefit.search.decision import Partial, better
 from tilefit.search.kernel.arrays import Array
 from tilefit.search.local.anneal_loop import iterate, settle
 from tilefit.search.local.meets import Pairs, pair_tables
 from tilefit.search.local.partial import partial_of
+from tilefit.search.outcome import Partial, better
 from tilefit.search.params import DEFAULT, AnnealParams
 
 

@@ -39,11 +39,11 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import SearchModel
-from tilefit.search.decision import Decision, Partial, better
 from tilefit.search.exact.solve import Budget, search_free
 from tilefit.search.local.anneal import Annealer, Restarts
 from tilefit.search.local.contention import Features
 from tilefit.search.local.restriction import rigid_restriction
+from tilefit.search.outcome import Outcome, Partial, better
 from tilefit.search.params import DEFAULT, AnnealParams, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Search
@@ -59,7 +59,7 @@ class Find(Route, Search):
     member: ClassVar[Member] = FIND
     needs_time: ClassVar[bool] = True
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome:
         alone = replace(params, routes=Routes.only([self.name]))
         return find_placement(problem, deadline, params=alone)
 
@@ -75,7 +75,7 @@ def find_placement(
     seed: int = 0,
     stop: Callable[[], bool] | None = None,
     params: SearchParams = DEFAULT,
-) -> Decision:
+) -> Outcome:
     """A placement of every request, found by the routes above by ``deadline`` (those of
     them that ``params.routes`` leaves on, tuned by ``params.find``), or a time-out with
     the annealing's best partial placement: never a proof."""
@@ -88,9 +88,11 @@ def find_placement(
         answer = finder.round(rounds, routes)
         if answer is not None:
             placement, route = answer
-            return Decision(SOLVED, placement, route, seconds=time.monotonic() - started)
+            return Outcome(
+                status=SOLVED, placement=placement, route=route, seconds=time.monotonic() - started
+            )
         rounds += 1
-    return Decision.undecided(time.monotonic() - started, finder.partial())
+    return Outcome.undecided(time.monotonic() - started, finder.partial())
 
 
 class Finder:

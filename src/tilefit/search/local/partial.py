@@ -17,7 +17,7 @@ import numpy as np
 from tilefit.model.capture import Capture
 from tilefit.model.placement import Placement
 from tilefit.search.blocks import Block, SearchModel, build_model
-from tilefit.search.decision import Partial
+from tilefit.search.outcome import Partial
 
 
 def partial_of(model: SearchModel, bases: Mapping[int, int], left_out: int) -> Partial:

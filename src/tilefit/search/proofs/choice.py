@@ -42,8 +42,8 @@ import numpy as np
 
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel
-from tilefit.search.decision import Decision
 from tilefit.search.exact.route import proven
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -443,7 +443,7 @@ class Choice(Proof):
         "stretches holds these at every step"
     )
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         model = problem.model
         tuned = params.of(ChoiceParams)
         core = choice_core(model, deadline.share(tuned.share), tuned)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, Side
-from tilefit.search.decision import Decision
 from tilefit.search.exact.route import proven
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -87,7 +87,7 @@ class Elements(Proof):
     proves, places = True, False
     says = "requests in conflict with each other need more memory elements than they reach"
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         clique = clique_core(problem.model)
         if clique is None:
             return None

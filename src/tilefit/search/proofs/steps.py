@@ -28,9 +28,9 @@ from dataclasses import replace
 from tilefit.bounds.live import live_steps
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import Block, Piece, SearchModel
-from tilefit.search.decision import Decision
 from tilefit.search.exact.route import proven
 from tilefit.search.exact.solve import Budget, search_model
+from tilefit.search.outcome import Outcome
 from tilefit.search.params import DEFAULT, SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -187,7 +187,7 @@ class Steps(Proof):
     proves, places = True, False
     says = "the requests alive at one step cannot be placed together"
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         share = deadline.share(params.portfolio.step_share)
         core = prove_by_steps(problem.model, share, params)
         return None if core is None else proven(problem, core, Steps, deadline, params)

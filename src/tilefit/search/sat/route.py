@@ -31,8 +31,8 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.search.blocks import SearchModel, build_model
 from tilefit.search.closest import closest, extended
-from tilefit.search.decision import Decision, Partial
 from tilefit.search.exact.route import proven
+from tilefit.search.outcome import Outcome, Partial
 from tilefit.search.params import SearchParams, Tuned, ruled
 from tilefit.search.problem import Problem
 from tilefit.search.proof import Proof
@@ -103,19 +103,21 @@ class Cpsat(Proof):
         "within the memory"
     )
 
-    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Decision | None:
+    def run(self, problem: Problem, deadline: Deadline, params: SearchParams) -> Outcome | None:
         capture, model = problem.capture, problem.model
         tuned = params.of(CpsatParams)
         share = deadline.share(tuned.share)  # the member's deadline at the latest
         status, bases, search = sat_search(capture, model, share, tuned)
         if status == SOLVED and bases is not None:
             placed = search.placement(capture, bases)
-            return Decision(SOLVED, placed, self.name, seconds=deadline.spent())
+            return Outcome(
+                status=SOLVED, placement=placed, route=self.name, seconds=deadline.spent()
+            )
         if status == INFEASIBLE:
             return proven(problem, model, Cpsat, deadline, params)
         if bases is not None:
             partial = below(search, bases, capture.memory.size)
-            return Decision.undecided(deadline.spent(), partial)
+            return Outcome.undecided(deadline.spent(), partial)
         return None
 
 

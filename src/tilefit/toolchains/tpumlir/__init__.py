@@ -8,13 +8,16 @@ In the toolchain registry as ``tpumlir`` (``reading``: its import). What is here
 - ``mlir``, ``final``, ``graph``: its printed MLIR: the plan (``*_final.mlir``: each
   ``tpu.Group``), who reads what (``*_tpu_opt.mlir``);
 - ``fields``, ``table``, ``attempt``, ``trace``: the allocator's trace, every attempt;
-- ``problem``, ``freelist``, ``banks``, ``replay``, ``agreement``: ``assignLmemAddr``
-  replayed round by round and compared with the trace; ``live``: the bytes live at each
+- ``problem``, ``replay``, ``agreement``: an attempt as what ``assignLmemAddr`` is given
+  (``tilefit.model.lmem``), replayed round by round by the one replay
+  (``tilefit.engine.lmem``) and compared with the trace; ``live``: the bytes live at each
   timestep of an attempt; ``capture``: an attempt as a cyclic capture (a tensor's
-  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement;
-- ``plans``, ``rewrite``, ``simulate``, ``export``: each group of a ``*_final.mlir`` as
-  built, a cyclic capture; a placement written back into it, finished by codegen and
-  run on the chip's simulator beside TPU-MLIR's own plan.
+  lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement, its
+  production TPU-MLIR's allocator replayed from the inputs it carries (``allocator``).
+- ``plans``, ``overlap``, ``rewrite``, ``simulate``, ``export``: each group of a
+  ``*_final.mlir`` as built, a cyclic capture (groups TPU-MLIR overlaps in time tied); a
+  placement written back into it, finished by codegen and run on the chip's simulator
+  beside TPU-MLIR's own plan.
 """
 
 from __future__ import annotations

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from tilefit.engine.lmem.banks import shares_bank_time
+from tilefit.engine.lmem.freelist import align_up
 from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range, Request
+from tilefit.model.lmem import NAME
 from tilefit.model.placement import Placement
 from tilefit.toolchains.tpumlir.arcs import Arc
 from tilefit.toolchains.tpumlir.attempt import Attempt, TensorLine
-from tilefit.toolchains.tpumlir.banks import shares_bank_time
-from tilefit.toolchains.tpumlir.freelist import align_up
 from tilefit.toolchains.tpumlir.problem import Problem
 
 _CLASSES = {"LMEM_ACTIVATION": "activation", "LMEM_WEIGHT": "weight", "LMEM_OPERATION": "scratch"}
@@ -50,9 +51,14 @@ def capture_of(attempt: Attempt, problem: Problem, name: str, banks: bool = Fals
         ),
         requests=requests,
         conflicts=bank_conflicts(problem) if banks else (),
+        production=(NAME,),  # TPU-MLIR's own allocator, replayed from the capture
         observed_failed=failed,
+        observed_offsets=None
+        if failed is None
+        else tuple((t.name, t.addr) for t in attempt.placed),
         origin=origin,
         period=period,
+        allocator=problem.allocator,
     )
 
 
@@ -68,7 +74,7 @@ def bank_conflicts(problem: Problem) -> tuple[Conflict, ...]:
     return tuple(
         Conflict(a.name, b.name)
         for a, b in combinations(problem.buffers, 2)
-        if shares_bank_time(problem, a, b) or shares_bank_time(problem, b, a)
+        if shares_bank_time(problem.allocator, a, b) or shares_bank_time(problem.allocator, b, a)
     )
 
 

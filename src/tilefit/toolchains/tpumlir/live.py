@@ -11,8 +11,8 @@ captures answer.
 
 from __future__ import annotations
 
+from tilefit.engine.lmem.freelist import align_up
 from tilefit.toolchains.tpumlir.attempt import Attempt
-from tilefit.toolchains.tpumlir.freelist import align_up
 
 
 def live_bytes(attempt: Attempt) -> tuple[int, ...]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range
 from tilefit.model.errors import InputError
+from tilefit.model.lmem import Tensor
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
 from tilefit.toolchains.base import Imported, Reading
@@ -29,7 +30,7 @@ from tilefit.toolchains.tpumlir.final import Group, groups
 from tilefit.toolchains.tpumlir.graph import Graph, Node
 from tilefit.toolchains.tpumlir.mlir import ops
 from tilefit.toolchains.tpumlir.overlap import clashes, early_or_late
-from tilefit.toolchains.tpumlir.problem import Buffer, Problem
+from tilefit.toolchains.tpumlir.problem import Problem, problem_on
 from tilefit.verdicts.check import check
 
 FINAL = "_final.mlir"
@@ -192,9 +193,7 @@ def _class(scratch: bool, name: str, weights: frozenset[str]) -> str:
 
 def _problem(group: Group, chip: Chip) -> Problem:
     """The group as the bank question's input: its tensors, its table, its ops' reads."""
-    buffers = tuple(
-        Buffer(t.name, t.size, t.arc, i, t.scratch) for i, t in enumerate(group.tensors())
-    )
+    tensors = tuple(Tensor(t.name, t.size, t.arc, scratch=t.scratch) for t in group.tensors())
     by_value = {op.value: op for op in group.ops if op.value is not None}
     nodes = {
         op.name: Node(
@@ -203,4 +202,4 @@ def _problem(group: Group, chip: Chip) -> Problem:
         for op in group.ops
         if op.kind != "tpu.Load" and not op.is_store
     }
-    return Problem(chip, buffers, group.table(), Graph(nodes), allow_bank_conflict=False)
+    return problem_on(chip, tensors, group.table(), Graph(nodes))

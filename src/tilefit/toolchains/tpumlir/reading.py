@@ -20,12 +20,19 @@ from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
 from tilefit.toolchains.base import Imported, ImportOptions, Reading, files_named
+from tilefit.toolchains.tpumlir.agreement import differences
 from tilefit.toolchains.tpumlir.attempt import Attempt
 from tilefit.toolchains.tpumlir.capture import bank_conflicts, capture_of, placement_of
+from tilefit.toolchains.tpumlir.final import read_final
 from tilefit.toolchains.tpumlir.graph import Graph, read_graph
+from tilefit.toolchains.tpumlir.matching import check_named, check_plan
+from tilefit.toolchains.tpumlir.outcome import ended_slices, with_plan_tables
 from tilefit.toolchains.tpumlir.plans import FINAL, read_groups
 from tilefit.toolchains.tpumlir.problem import Problem, problem_of
+from tilefit.toolchains.tpumlir.replay import replay
+from tilefit.toolchains.tpumlir.slices import Slices
 from tilefit.toolchains.tpumlir.trace import read_trace
+from tilefit.toolchains.tpumlir.words import origin_text
 from tilefit.verdicts.check import check
 
 TRACE = ".lmem_assign.log"
@@ -37,25 +44,47 @@ def read_traces(paths: Sequence[str], options: ImportOptions) -> Reading:
     if options.alignment is not None:
         raise InputError("--alignment", "TPU-MLIR's trace gives the chip's EU bytes: drop it")
     imported: list[Imported] = []
-    named = files_named(paths, TRACE)
-    for path in _traces(named):
-        found = read_trace(path)  # a trace without an attempt is bad input, said there
+    for path in _traces(paths):
+        found = _attempts(path)
         graph = _graph_beside(path)
         name = path.name.removesuffix(TRACE)
-        imported += [_imported(a, graph, name, str(path), options) for a in found]
-    for path in named:  # a plan named: its groups as built, what export writes into
+        ended = ended_slices(found)
+        imported += [
+            _imported(a, graph, name, str(path), options, e)
+            for a, e in zip(found, ended, strict=True)
+        ]
+    for path in files_named(paths, TRACE):  # a plan named: its groups as built
         if path.name.endswith(FINAL):
             groups = read_groups(path).imported
             imported += [replace(g, capture=_asked(g.capture, options)) for g in groups]
     return Reading(imported)
 
 
-def _traces(named: list[Path]) -> list[Path]:
+def _attempts(trace: Path) -> tuple[Attempt, ...]:
+    """The trace's attempts (a trace without one is bad input, said there); with the plan
+    beside it (``NAME_final.mlir``, checked to be the trace's model's), each attempt whose
+    table the trace never printed runs on the table of the plan it made."""
+    found = read_trace(trace)
+    final = _beside(trace, "_final.mlir")
+    if final is None:
+        return found
+    groups = read_final(final)
+    check_plan(final, groups, trace, found, _beside(trace, "_tpu_opt.mlir"))
+    return with_plan_tables(found, groups)
+
+
+def _beside(trace: Path, suffix: str) -> Path | None:
+    path = trace.with_name(trace.name.removesuffix(TRACE) + suffix)
+    return path if path.is_file() else None
+
+
+def _traces(paths: Sequence[str]) -> list[Path]:
     """The traces: as given or found in folders; a model's other file named stands for
     the trace beside it (``NAME_final.mlir``, ``NAME_tpu_opt.mlir``: ``NAME.lmem_assign.log``;
     a final.mlir without one gives its groups alone)."""
     found: dict[Path, Path] = {}
-    for path in named:
+    check_named([Path(p) for p in paths], TRACE, _MODEL_FILES[0])
+    for path in files_named(paths, TRACE):
         trace = path
         for suffix in _MODEL_FILES:
             if path.name.endswith(suffix):
@@ -74,12 +103,17 @@ def _traces(named: list[Path]) -> list[Path]:
 
 
 def _graph_beside(trace: Path) -> Graph | None:
-    opt = trace.with_name(trace.name.removesuffix(TRACE) + "_tpu_opt.mlir")
-    return read_graph(opt) if opt.is_file() else None
+    opt = _beside(trace, "_tpu_opt.mlir")
+    return None if opt is None else read_graph(opt)
 
 
 def _imported(
-    attempt: Attempt, graph: Graph | None, model: str, source: str, options: ImportOptions
+    attempt: Attempt,
+    graph: Graph | None,
+    model: str,
+    source: str,
+    options: ImportOptions,
+    ended: Slices | None,
 ) -> Imported:
     problem = problem_of(attempt, graph if graph is not None else Graph({}))
     if problem is None:
@@ -95,9 +129,17 @@ def _imported(
         left = sum(r.size for r in capture.requests if r.id not in own.offsets)
         heap = max(attempt.lmem_used, attempt.chip.lmem_bytes) + left
         source_line = f"its allocator failed, {counted(len(attempt.failed), 'tensor')} unplaced"
-        capture = replace(capture, origin=Origin("TPU-MLIR", heap, source_line, "LMEM"))
+        placed = len(attempt.placed)
+        origin = Origin("TPU-MLIR", heap, source_line, "LMEM", placed)
+        capture = replace(capture, origin=origin)
     placement = own
-    notes = [_outcome(attempt)]
+    if capture.origin is not None:  # the group in TPU-MLIR's words (words.py)
+        said = f"placed, {attempt.lmem_used:,} B used"
+        if not attempt.success:
+            said = capture.origin.source or "its allocator failed"
+        text = origin_text(attempt, ended, said)
+        capture = replace(capture, origin=replace(capture.origin, source=text))
+    notes = [_outcome(attempt), *_replay_departs(attempt, problem)]
     if graph is None:
         notes.append("banks not asked about: no *_tpu_opt.mlir beside the trace (who reads what)")
     else:
@@ -111,6 +153,15 @@ def _asked(capture: Capture, options: ImportOptions) -> Capture:
     if size is None:
         return capture
     return replace(capture, memory=replace(capture.memory, size=size, ranges=(Range(0, size),)))
+
+
+def _replay_departs(attempt: Attempt, problem: Problem) -> list[str]:
+    """A note where TPU-MLIR's allocator replayed from the capture's inputs (its
+    production) departs from the trace, saying where; none where it reproduces it."""
+    found = differences(attempt, replay(problem))
+    if not found:
+        return []
+    return [f"the capture's production, TPU-MLIR's allocator replayed, departs: {found[0]}"]
 
 
 def _outcome(attempt: Attempt) -> str:
