@@ -18,9 +18,9 @@ from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import ExportOptions
 from tilefit.toolchains.replan import replan, replan_preferring
 from tilefit.toolchains.tpumlir import TOOLCHAIN
-from tilefit.toolchains.tpumlir.export import reconciled
 from tilefit.toolchains.tpumlir.final import read_final
 from tilefit.toolchains.tpumlir.plans import GroupPlan, ModelPlans, read_plans
+from tilefit.toolchains.tpumlir.reconcile import reconciled
 from tilefit.toolchains.tpumlir.rewrite import with_addresses
 from tilefit.toolchains.tpumlir.tools import VENV_VARIABLE
 from tilefit.verdicts.check import check
@@ -241,6 +241,9 @@ def test_a_tensor_loaded_while_the_previous_group_runs_may_not_share_its_bytes(
     moved = Placement(second.capture.name, {**second.own.offsets, "w10": 125_184})
     assert check(second.capture, moved).valid and model.clashes({1: moved}) == []
     assert reconciled(final, [model.groups[0].own, moved]) == [model.groups[0].own, moved]
+    # replan's plans made to agree: the tied tensor moved to the lowest address free of
+    # its group and of the first group's tensors at timestep 2 (here 125,184)
+    assert reconciled(final, [model.groups[0].own, second.own]) == [model.groups[0].own, moved]
     assert _export(final, second.own, stand_in) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "TPU-MLIR overlaps the two groups" in err, err

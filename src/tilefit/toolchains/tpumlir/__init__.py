@@ -14,7 +14,7 @@ In the toolchain registry as ``tpumlir`` (``reading``: its import). What is here
   timestep of an attempt; ``capture``: an attempt as a cyclic capture (a tensor's
   lifetime an arc on the circle of timesteps, ``arcs``), its plan as a placement, its
   production TPU-MLIR's allocator replayed from the inputs it carries (``allocator``).
-- ``plans``, ``overlap``, ``rewrite``, ``simulate``, ``export``: each group of a
+- ``plans``, ``overlap``, ``reconcile``, ``rewrite``, ``simulate``, ``export``: each group of a
   ``*_final.mlir`` as built, a cyclic capture (groups TPU-MLIR overlaps in time tied); a
   placement written back into it, finished by codegen and run on the chip's simulator
   beside TPU-MLIR's own plan.
@@ -47,7 +47,7 @@ def _ready(options: ExportOptions) -> None:
 
 
 def _reconcile(final: Path, placements: Sequence[Placement]) -> list[Placement]:
-    from tilefit.toolchains.tpumlir.export import reconciled
+    from tilefit.toolchains.tpumlir.reconcile import reconciled
 
     return reconciled(final, placements)
 

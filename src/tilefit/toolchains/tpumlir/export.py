@@ -20,7 +20,6 @@ from pathlib import Path
 from tilefit.model.errors import InputError
 from tilefit.model.placement import Placement, placement_top
 from tilefit.toolchains.base import Banks, Exported, ExportOptions, Part, RuntimeCheck, Sizes
-from tilefit.toolchains.tpumlir.overlap import ties
 from tilefit.toolchains.tpumlir.plans import GroupPlan, ModelPlans, read_plans
 from tilefit.toolchains.tpumlir.rewrite import with_addresses, written_addresses
 from tilefit.toolchains.tpumlir.simulate import codegen, seeded_inputs, simulate, weights_of
@@ -108,25 +107,6 @@ def accepted(model: ModelPlans, placements: Sequence[Placement]) -> dict[int, Pl
             "offsets", f"{clash[0]}" + (f" ({len(clash)} such)" if len(clash) > 1 else "")
         )
     return given
-
-
-def reconciled(final: Path, placements: Sequence[Placement]) -> list[Placement]:
-    """The plans of every group, each kept unless it clashes with a neighbour's
-    (``overlap``): then the group of the tensor tied goes back to TPU-MLIR's own, and
-    the neighbour too where that is not enough (TPU-MLIR's own plans never clash)."""
-    model = read_plans(final)
-    by_name = {p.capture: p for p in placements}
-    given = {
-        i: by_name[g.capture.name] for i, g in enumerate(model.groups) if g.capture.name in by_name
-    }
-    groups = tuple(g.group for g in model.groups)
-    while given and model.clashes(given):
-        for tie in ties(groups):
-            for index in (tie.group, tie.other):
-                pair = {i: p for i, p in given.items() if i in (tie.group, tie.other)}
-                if model.clashes(pair):
-                    given.pop(index, None)
-    return [given.get(i, g.own) for i, g in enumerate(model.groups)]
 
 
 def write_checked(text: str, model: ModelPlans, given: dict[int, Placement], where: str) -> str:
