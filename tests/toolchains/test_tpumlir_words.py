@@ -21,7 +21,7 @@ from tilefit.output.schema import output_schema
 from tilefit.toolchains import read
 from tilefit.toolchains.tpumlir.outcome import ended_slices
 from tilefit.toolchains.tpumlir.slices import Slices
-from tilefit.toolchains.tpumlir.telling import hex_address, timesteps_text
+from tilefit.toolchains.tpumlir.telling import hex_address, timesteps_text, told_lines
 from tilefit.toolchains.tpumlir.trace import read_trace
 from tilefit.toolchains.tpumlir.words import cut_text, group_words
 from tilefit.verdicts.check import check
@@ -56,6 +56,21 @@ def test_timesteps_as_tpu_mlir_gives_them() -> None:
     assert timesteps_text(Request("t", 64, start=0, end=2), 3) == "timesteps 0..1"
     assert timesteps_text(Request("t", 64, start=0, end=3), 3) == "timesteps 0..2 (every timestep)"
     assert hex_address(65_536) == "0x00010000"
+
+
+def test_an_in_place_input_is_told_as_traced_and_its_slot_handed_on() -> None:
+    # conv_c32_s112 on bm1688, attempt 9: relu4 (2->0) is the Add's in-place input, its
+    # lifetime in the capture ends at timestep 0 where add9's begins
+    capture = read("tpumlir", [str(RECORDED / "conv_c32_s112_bm1688.lmem_assign.log")])
+    first = capture.imported[0].capture
+    relu4 = next(r for r in first.requests if r.id == "relu4_Relu")
+    assert (relu4.start, relu4.end) == (2, 3)
+    answer = diagnose(first, time_limit=10, workers=1)
+    told = next(line for line in told_lines(first, answer) if "relu4_Relu " in line)
+    assert "timesteps 2..0 (wraps)" in told
+    assert told.endswith("(add9_Add takes its slot in place at timestep 0)")
+    relu8 = next(line for line in told_lines(first, answer) if "relu8_Relu " in line)
+    assert "in place" not in relu8
 
 
 def test_a_real_fragmentation_is_decided_with_a_refereed_placement() -> None:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from tilefit.engine.lmem.banks import shares_bank_time
 from tilefit.engine.lmem.freelist import Block, align_up, at_least, exclude
-from tilefit.model.lmem import Arc, LmemAllocator, Tensor
+from tilefit.engine.lmem.inplace import in_place
+from tilefit.model.lmem import LmemAllocator, Tensor
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,59 +167,11 @@ class _State:
         return address if address < self.lmem else -1
 
     def _in_place(self, buffer: Tensor, recent: Tensor) -> bool:
-        """Whether the tensor may take the slot of the one placed last: the last is the
-        first input of an in-place op writing this one, ends where this one starts and
-        is not stored then; or this one is the first input of an in-place op writing the
-        last, which starts where this one ends."""
-        ops = self.inputs.op_by_name
-        if buffer.scratch or buffer.weight:
-            return False  # TPU-MLIR returns at once for these
-        writer = ops.get(buffer.name)
-        if (
-            writer is not None
-            and self._may_reuse(writer.name)
-            and writer.reads[:1] == (recent.name,)
-        ):
-            stored = recent.name in self.inputs.steps[recent.arc.end].stores
-            return (
-                recent.arc.end == buffer.arc.start
-                and not stored
-                and _chains(recent.arc, buffer.arc)
-            )
-        reader = ops.get(recent.name)
-        if (
-            reader is not None
-            and self._may_reuse(reader.name)
-            and reader.reads[:1] == (buffer.name,)
-        ):
-            return recent.arc.start == buffer.arc.end and _chains(buffer.arc, recent.arc)
-        return False
-
-    def _may_reuse(self, op: str) -> bool:
-        """TPU-MLIR's ``isInplaceOp``: an in-place kind whose first input no other op of
-        the group reads (as measured: the group's ops are what count, not the module's)."""
-        node = self.inputs.op_by_name.get(op)
-        if node is None or not node.in_place or not node.reads:
-            return False
-        first = node.reads[0]
-        readers = {
-            name for row in self.inputs.steps for name in row.ops if self.inputs.reads(name, first)
-        }
-        return len(readers) <= 1
-
-
-def _chains(before: Arc, after: Arc) -> bool:
-    """TPU-MLIR's ``can_membuf_inplace_alloc``: the second arc starts where the first
-    ends, and where one of them wraps, the second ends before the first starts."""
-    if after.start != before.end:
-        return False
-    if before.end > before.start and after.end > after.start:
-        return True
-    if (before.end < before.start and after.end > after.start) or (
-        before.end > before.start and after.end < after.start
-    ):
-        return after.end < before.start
-    return False
+        """Whether the tensor may take the slot of the one placed last, in place: either
+        is the other's in-place input."""
+        return in_place(self.inputs, recent, buffer) or in_place(
+            self.inputs, buffer, recent, source_first=False
+        )
 
 
 def _banks(address: int, size: int, bank_bytes: int) -> set[int]:

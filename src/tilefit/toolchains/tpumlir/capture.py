@@ -17,10 +17,12 @@ no common bank), for the question whether a plan keeping every one exists.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 from tilefit.engine.lmem.banks import shares_bank_time
 from tilefit.engine.lmem.freelist import align_up
+from tilefit.engine.lmem.inplace import in_place
 from tilefit.model.capture import Capture, Conflict, Memory, Origin, Range, Request
 from tilefit.model.lmem import NAME
 from tilefit.model.placement import Placement
@@ -36,7 +38,9 @@ def capture_of(attempt: Attempt, problem: Problem, name: str, banks: bool = Fals
     attempt's observed failure is the tensor TPU-MLIR found no block for."""
     chip = attempt.chip
     period = problem.period
-    requests = tuple(_request(t, period, chip.eu_bytes) for t in attempt.tensors)
+    requests = in_place_ends(
+        problem, tuple(_request(t, period, chip.eu_bytes) for t in attempt.tensors)
+    )
     failed = attempt.rounds[-1][-1].name if not attempt.success and attempt.rounds else None
     origin = None
     if attempt.success:
@@ -76,6 +80,38 @@ def bank_conflicts(problem: Problem) -> tuple[Conflict, ...]:
         for a, b in combinations(problem.buffers, 2)
         if shares_bank_time(problem.allocator, a, b) or shares_bank_time(problem.allocator, b, a)
     )
+
+
+def in_place_ends(problem: Problem, requests: tuple[Request, ...]) -> tuple[Request, ...]:
+    """The requests with each in-place input's lifetime ending where its output's begins.
+
+    At that timestep the op reads its input and writes its output element by element in
+    the one slot, each element read before it is overwritten: the two are one slot
+    changing hands there, not two tensors live together, so their lifetimes do not
+    meet. An input is cut so only where TPU-MLIR's rule lets the output take its slot
+    (``tilefit.engine.lmem.inplace``, whichever of the two it places first) and where
+    no other tensor meets the input at that timestep alone: every pair but the two
+    keeps meeting as before, so no plan sharing bytes between tensors live together
+    passes the referee."""
+    inputs = problem.allocator
+    tensors = {t.name: t for t in inputs.tensors}
+    by_id = {r.id: r for r in requests}
+    for result in inputs.tensors:
+        writer = inputs.op_by_name.get(result.name)
+        source = tensors.get(writer.reads[0]) if writer is not None and writer.reads else None
+        if source is None or source.arc.held or result.arc.held:
+            continue
+        if not (in_place(inputs, source, result) and in_place(inputs, source, result, False)):
+            continue
+        whole = by_id[source.name]
+        cut = replace(whole, end=source.arc.end or inputs.period)
+        others = [r for r in by_id.values() if r.id not in (source.name, result.name)]
+        if cut.lives_with(by_id[result.name]) or any(
+            whole.lives_with(r) != cut.lives_with(r) for r in others
+        ):
+            continue
+        by_id[source.name] = cut
+    return tuple(by_id[r.id] for r in requests)
 
 
 def _request(tensor: TensorLine, period: int, eu_bytes: int) -> Request:

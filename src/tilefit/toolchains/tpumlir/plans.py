@@ -25,9 +25,9 @@ from tilefit.model.placement import Placement
 from tilefit.model.words import counted
 from tilefit.toolchains.base import Imported, Reading
 from tilefit.toolchains.tpumlir.attempt import Chip
-from tilefit.toolchains.tpumlir.capture import bank_conflicts, request_of
+from tilefit.toolchains.tpumlir.capture import bank_conflicts, in_place_ends, request_of
 from tilefit.toolchains.tpumlir.final import Group, groups
-from tilefit.toolchains.tpumlir.graph import Graph, Node
+from tilefit.toolchains.tpumlir.graph import Graph, Node, graph_of
 from tilefit.toolchains.tpumlir.mlir import ops
 from tilefit.toolchains.tpumlir.overlap import clashes, early_or_late
 from tilefit.toolchains.tpumlir.problem import Problem, problem_on
@@ -116,7 +116,10 @@ def plans_of(text: str, stem: str, source: str) -> ModelPlans:
     if not found:
         raise InputError("", "no tpu.Group in it: no LMEM plan to read (is it a *_final.mlir?)")
     weights = frozenset(op.name for op in ops(text) if op.kind == "top.Weight")
-    return ModelPlans(stem, chip, tuple(_plan(g, chip, stem, source, weights) for g in found))
+    graph = graph_of(text)  # which ops may write in place (their kind, their operands' bytes)
+    return ModelPlans(
+        stem, chip, tuple(_plan(g, chip, stem, source, weights, graph) for g in found)
+    )
 
 
 def chip_of(text: str) -> Chip:
@@ -132,7 +135,9 @@ def chip_of(text: str) -> Chip:
     return chip
 
 
-def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[str]) -> GroupPlan:
+def _plan(
+    group: Group, chip: Chip, stem: str, source: str, weights: frozenset[str], graph: Graph
+) -> GroupPlan:
     # a tensor a neighbouring group sees is there before the first timestep or after
     # the last: live all round the circle
     early = early_or_late(group)
@@ -144,9 +149,17 @@ def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[s
     if twice:
         raise InputError(f"line {group.line}", f"the group writes {twice[0]} twice")
     period = group.period
-    requests = tuple(
-        request_of(t.name, t.size, t.arc, _class(t.scratch, t.name, weights), period, chip.eu_bytes)
+    problem = _problem(group, chip, weights, graph)
+    whole = tuple(
+        request_of(t.name, t.size, t.arc, _class(t.scratch, t.name, weights), period,
+                   chip.eu_bytes)
         for t in tensors
+    )  # fmt: skip
+    # an in-place output takes its input's slot (TPU-MLIR's rule); a tensor a neighbour
+    # sees stays whole
+    requests = tuple(
+        w if w.id in early else cut
+        for w, cut in zip(whole, in_place_ends(problem, whole), strict=True)
     )
     heap = max((t.addr + t.size for t in tensors), default=0)
     name = f"{stem}.group{group.index}"
@@ -163,7 +176,7 @@ def _plan(group: Group, chip: Chip, stem: str, source: str, weights: frozenset[s
         period=period,
     )
     own = Placement(name, {t.name: t.addr for t in tensors})
-    pairs = bank_conflicts(_problem(group, chip))
+    pairs = bank_conflicts(problem)
     broken_by = {
         frozenset(v.ids)
         for v in check(replace(capture, conflicts=pairs), own).violations
@@ -191,13 +204,19 @@ def _class(scratch: bool, name: str, weights: frozenset[str]) -> str:
     return "weight" if name in weights else "activation"
 
 
-def _problem(group: Group, chip: Chip) -> Problem:
+def _problem(group: Group, chip: Chip, weights: frozenset[str], graph: Graph) -> Problem:
     """The group as the bank question's input: its tensors, its table, its ops' reads."""
-    tensors = tuple(Tensor(t.name, t.size, t.arc, scratch=t.scratch) for t in group.tensors())
+    tensors = tuple(
+        Tensor(t.name, t.size, t.arc, scratch=t.scratch, weight=t.name in weights)
+        for t in group.tensors()
+    )
     by_value = {op.value: op for op in group.ops if op.value is not None}
     nodes = {
         op.name: Node(
-            op.kind, op.name, tuple(by_value[v].name for v in op.operands if v in by_value)
+            op.kind,
+            op.name,
+            tuple(by_value[v].name for v in op.operands if v in by_value),
+            op.name in graph.nodes and graph.nodes[op.name].in_place,
         )
         for op in group.ops
         if op.kind != "tpu.Load" and not op.is_store

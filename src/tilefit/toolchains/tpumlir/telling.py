@@ -1,6 +1,7 @@
 """A verdict on a TPU-MLIR capture in TPU-MLIR's words: the layer group (its ops), the
 slices tried (which dimension was cut) and those the group ended with, the tensors by
-TPU-MLIR's names with their timesteps on the circle (``timesteps 2..0 (wraps)``), and
+TPU-MLIR's names with their timesteps on the circle as its trace gives them
+(``timesteps 2..0 (wraps)``; an in-place input's slot handed to its output said), and
 for a failed attempt with a placement (fragmentation: TPU-MLIR's greedy missed it) the
 placement it lacked, each tensor's address in TPU-MLIR's hex form too (``0x00010000``,
 as its trace prints ``addr``). ``diagnose`` prints these lines and gives the same facts
@@ -9,6 +10,7 @@ under ``--json``'s ``tpumlir`` key.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tilefit.model.capture import Capture, Request
@@ -39,6 +41,25 @@ def timesteps_text(request: Request, period: int) -> str:
     return f"timesteps {request.start}..{last}" + (" (wraps)" if request.wraps else "")
 
 
+def as_traced(capture: Capture, request: Request) -> tuple[Request, str | None]:
+    """The request with its lifetime as TPU-MLIR's trace gives it, and the tensor taking
+    its slot in place where the capture ends it there (``capture.in_place_ends``)."""
+    allocator = capture.allocator
+    period = capture.period or capture.horizon
+    tensor = (
+        next((t for t in allocator.tensors if t.name == request.id), None) if allocator else None
+    )
+    if allocator is None or tensor is None or tensor.arc.held or tensor.arc.span >= period:
+        return request, None
+    end = tensor.arc.end + 1
+    if end == request.end:
+        return request, None
+    taker = next(
+        (op.name for op in allocator.ops if op.reads[:1] == (request.id,) and op.in_place), None
+    )
+    return replace(request, end=end), taker
+
+
 def lacked(capture: Capture, answer: Answer) -> Placement | None:
     """The placement TPU-MLIR lacked: the verdict's, where its allocator failed an attempt
     whose tensors fit (fragmentation); None otherwise (a placed attempt's plan is its own,
@@ -59,11 +80,14 @@ def told_lines(capture: Capture, answer: Answer) -> list[str]:
     placement = lacked(capture, answer)
     period = capture.period or capture.horizon
     width = max(len(r.id) for r in capture.requests)
-    for r in capture.requests:
+    for request in capture.requests:
+        r, taker = as_traced(capture, request)
         row = f"    {r.id:<{width}}  {r.size:>9,} B  {timesteps_text(r, period):<32}"
         if placement is not None and r.id in placement.offsets:
             offset = placement.offsets[r.id]
             row += f"  -> {offset:>9,} ({hex_address(offset)})"
+        if taker is not None:
+            row += f"  ({taker} takes its slot in place at timestep {request.end % period})"
         lines.append(row.rstrip())
     return lines
 
@@ -108,7 +132,8 @@ def told_json(capture: Capture, answer: Answer) -> dict[str, Any] | None:
     placement = lacked(capture, answer)
     period = capture.period or capture.horizon
     tensors = []
-    for r in capture.requests:
+    for request in capture.requests:
+        r, _ = as_traced(capture, request)
         offset = None if placement is None else placement.offsets.get(r.id)
         tensors.append(
             {
