@@ -182,3 +182,30 @@ def test_the_bracket_band_runs_from_the_lower_bound_to_the_closest_top() -> None
 def test_a_bracket_below_the_top_draws_nothing_lacking() -> None:
     figure = bracket_html(Bracket(lower=900, upper=1000, top=1000, available=1000))
     assert 'class="bk-lack"' not in figure and "more." not in figure
+
+
+def test_a_wrapping_lifetime_has_its_edges_at_the_seam_dashed() -> None:
+    # On a circle of 4 steps, w lives at steps 3 and 0: its two boxes, [3, 4) and [0, 1),
+    # each get a dashed edge where the lifetime goes on across the seam; p, not wrapping,
+    # none; on a line nothing wraps and nothing is dashed.
+    from tilefit.model.placement import Placement
+    from tilefit.plot.layout import placement_map
+
+    wrapping = Request("w", 16, 3, 1)
+    plain = Request("p", 16, 1, 3)
+    capture = Capture("arc", 4, Memory(64, (Range(0, 64),)), (wrapping, plain), period=4)
+    layout = placement_map(capture, Placement("arc", {"w": 0, "p": 16}).offsets, "arc")
+    assert sorted((b.id, b.start, b.end, b.seam) for b in layout.boxes) == [
+        ("p", 1, 3, None),
+        ("w", 0, 1, 0),
+        ("w", 3, 4, 4),
+    ]
+    root = ET.fromstring(map_svg("m0", layout, {"default": 0}))
+    frame = Frame(84, 1030, 14, 590, capture.horizon, layout.size)
+    dashed = sorted(p.get("d", "") for p in root.iter() if p.get("class") == "wr")
+    xs = sorted(float(re.match(r"M([\d.]+) ", d).group(1)) for d in dashed)  # type: ignore[union-attr]
+    assert xs == [round(frame.x(0), 1), round(frame.x(4), 1)]
+    line = Capture("line", 4, Memory(64, (Range(0, 64),)), (plain, Request("q", 16, 0, 2)))
+    flat = placement_map(line, {"p": 0, "q": 16}, "line")
+    assert all(b.seam is None for b in flat.boxes)
+    assert 'class="wr"' not in map_svg("m0", flat, {"default": 0})

@@ -41,10 +41,20 @@ class Box:
     end: int
     cls: str
     name: str | None = None  # the request's short name (``Request.name``), drawn before the id
+    seam: int | None = None  # a piece of a wrapping lifetime: the step where it meets the other
 
     @property
     def top(self) -> int:
         return self.offset + self.size
+
+
+def seams(r: Request, horizon: int, lo: int, hi: int) -> int | None:
+    """Where a piece ``[lo, hi)`` of a lifetime that wraps round a cyclic capture's circle
+    goes on across the seam (``hi`` = the horizon, or ``lo`` = 0), drawn as a dashed edge
+    so that its two boxes read as one lifetime; None for a lifetime that does not wrap."""
+    if not r.wraps:
+        return None
+    return hi if hi == horizon else lo if lo == 0 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +184,9 @@ def _memory_map(
     memory = capture.memory
     # A lifetime that wraps around a cyclic capture's circle is drawn as its two pieces.
     boxes = tuple(
-        Box(k, r.id, offsets[r.id], r.size, lo, hi, r.cls, r.name)
+        Box(
+            k, r.id, offsets[r.id], r.size, lo, hi, r.cls, r.name, seams(r, capture.horizon, lo, hi)
+        )
         for k, r in enumerate(capture.requests)
         if r.id in offsets
         for lo, hi in request_pieces(r, capture.horizon)

@@ -140,6 +140,9 @@ def _draw_boxes(ax: Axes, boxes: Sequence[Box], colors: dict[str, str], layout: 
     ax.add_collection(
         PolyCollection(list(verts), facecolors=faces, edgecolors=edges, linewidths=0.4, zorder=2)
     )
+    for b in boxes:  # a lifetime that wraps: its edge at the circle's seam dashed
+        if b.seam is not None:
+            ax.vlines(b.seam, b.offset, b.top, colors="#222222", linestyles=(0, (3, 2)), zorder=3)
     font_px = _FONT_PT * ax.figure.dpi / 72
     for label in boxes_to_label(layout, width_px, height_px, font_px):
         b = label.box

@@ -68,6 +68,7 @@ stroke-width:3px}
 .il{fill:#17becf;pointer-events:none}
 .band{fill:#d62728;opacity:.08;pointer-events:none}
 .bandl{fill:none;stroke:#d62728;stroke-dasharray:5 3;pointer-events:none}
+.wr{fill:none;stroke:#222;stroke-width:1.5;stroke-dasharray:3 2;pointer-events:none}
 .hole{fill:#ffd92f;fill-opacity:.8;stroke:#9a7b00;stroke-width:.7}
 .hole:hover{fill-opacity:.95}
 .hl{font-size:9px;font-weight:700;fill:#0b3d0b;text-anchor:middle;dominant-baseline:middle;

@@ -83,6 +83,9 @@ def box_rects(frame: Frame, layout: MemoryMap, class_index: dict[str, int]) -> l
             f'<rect class="k{class_index[b.cls]}{edge}" data-k="{b.index}" x="{num(x)}" '
             f'y="{num(frame.y(b.top))}" width="{num(frame.x(b.end) - x)}" height="{num(h)}"/>'
         )
+        if b.seam is not None:  # a lifetime that wraps: its edge at the circle's seam dashed
+            seam, top = num(frame.x(b.seam)), frame.y(b.top)
+            out.append(f'<path class="wr" d="M{seam} {num(top)}V{num(top + h)}"/>')
     return out
 
 
