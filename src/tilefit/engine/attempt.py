@@ -200,18 +200,22 @@ def _run_uniform(
     """Place a uniform capture by the compiled loop: the same attempt as one by one."""
     assert strategy.fit.uniform is not None
     cap = prepared.capture
-    order = strategy.order.sort(prepared.units, cap.horizon)
-    indexes = _indexes(order)
+    # One unit per request here, in capture order: numpy sorts their columns where it can.
+    indexes = strategy.order.ranked(uniform, cap.horizon)
+    if indexes is None:
+        indexes = _indexes(strategy.order.sort(prepared.units, cap.horizon))
     offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop)
+    units = prepared.units
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}
-        return Attempt(strategy, cap.name, kept, tuple(u.id for u in order[:placed]), 0, None, True)
-    placed = len(order) if failed_at < 0 else failed_at
+        ids = tuple(units[k].id for k in indexes[:placed].tolist())
+        return Attempt(strategy, cap.name, kept, ids, 0, None, True)
+    placed = len(units) if failed_at < 0 else failed_at
     ends = offsets + uniform.sizes
     failure = None
     if failed_at >= 0:
-        unit = order[failed_at]
+        unit = units[int(indexes[failed_at])]
         alive = (offsets >= 0) & (uniform.starts < unit.end) & (uniform.ends > unit.start)
         blocks = [*prepared.constraints.outside[unit.id]]
         blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
@@ -221,7 +225,7 @@ def _run_uniform(
         strategy=strategy,
         capture=cap.name,
         offsets={r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0},
-        placed=tuple(u.id for u in order[:placed]),
+        placed=tuple(units[k].id for k in indexes[:placed].tolist()),
         peak_address=int(ends[offsets >= 0].max(initial=0)),
         failure=failure,
     )
