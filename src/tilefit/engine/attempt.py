@@ -10,9 +10,7 @@ placed by a compiled loop instead, with the same result (see
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +22,7 @@ from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Placer, Replaying, Strategy, as_placers, as_strategies
 from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
+from tilefit.model.collector import collector_paused
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
@@ -86,7 +85,7 @@ class Prepared:
 
     @classmethod
     def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
-        with _collector_paused():
+        with collector_paused():
             all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
             horizon = capture.horizon
@@ -108,20 +107,6 @@ def prepare(capture: Capture | Prepared) -> Prepared:
     return capture if isinstance(capture, Prepared) else Prepared.of(capture)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Units, placed intervals and offsets hold no reference cycles, yet creating
-    100,000 of them sets off full cyclic collections that rescan every object;
-    pause the collector meanwhile."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def run_strategy(
     capture: Capture | Prepared,
     strategy: Strategy | str,
@@ -138,7 +123,7 @@ def run_strategy(
     """
     prepared = prepare(capture)
     (chosen,) = as_strategies((strategy,))
-    with _collector_paused():
+    with collector_paused():
         # In plain Python the loop is slower than one by one.
         if prepared.uniform is not None and chosen.fit.uniform is not None and not jit_disabled():
             return _run_uniform(prepared, prepared.uniform, chosen, stop)

@@ -14,6 +14,7 @@ from itertools import repeat
 from typing import Any
 
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.collector import collector_paused
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
@@ -90,10 +91,11 @@ def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
     """The capture a CSV describes; its rows are checked before a missing capacity is named."""
-    requests = _plain_requests(text)
-    if requests is None:  # anything out of the ordinary: read row by row, each rule named
-        header, rows = _rows(text, need_offset=False)
-        requests = _requests(header, rows)
+    with collector_paused():
+        requests = _plain_requests(text)
+        if requests is None:  # anything out of the ordinary: read row by row, each rule named
+            header, rows = _rows(text, need_offset=False)
+            requests = _requests(header, rows)
     if capacity is None:
         capacity = capacity_from_name(file_name)
         if capacity is None:

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Memory, Request
+from tilefit.model.collector import collector_paused
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement
 from tilefit.model.words import lifetime_text
@@ -77,6 +78,11 @@ def check(
     A request without an offset is reported as ``missing`` and skipped by every
     other rule.
     """
+    with collector_paused():  # a million placed requests, no cycles among them
+        return _check(capture, placement, max_overlaps)
+
+
+def _check(capture: Capture, placement: Placement, max_overlaps: int) -> CheckResult:
     offsets = placement.offsets
     placed = [
         _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
