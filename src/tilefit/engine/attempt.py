@@ -194,7 +194,7 @@ def _run_uniform(
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}
-        ids = tuple(units[k].id for k in indexes[:placed].tolist())
+        ids = _ids_in_order(cap, indexes[:placed])
         return Attempt(strategy, cap.name, kept, ids, 0, None, True)
     placed = len(units) if failed_at < 0 else failed_at
     ends = offsets + uniform.sizes
@@ -210,10 +210,17 @@ def _run_uniform(
         strategy=strategy,
         capture=cap.name,
         offsets={r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0},
-        placed=tuple(units[k].id for k in indexes[:placed].tolist()),
+        placed=_ids_in_order(cap, indexes[:placed]),
         peak_address=int(ends[offsets >= 0].max(initial=0)),
         failure=failure,
     )
+
+
+def _ids_in_order(capture: Capture, indexes: Ints) -> tuple[str, ...]:
+    """The ids of the requests at ``indexes`` (one unit per request: a unit's id is its
+    request's), by lookups in a plain list rather than through a million units."""
+    ids = [r.id for r in capture.requests]
+    return tuple(map(ids.__getitem__, indexes.tolist()))
 
 
 def _indexes(order: tuple[Unit, ...]) -> Ints:
