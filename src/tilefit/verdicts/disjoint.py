@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 Ints = NDArray[np.int64]
+Indices = NDArray[Any]  # int32 or int64
 
 
 def none_meet(starts: Ints, ends: Ints, lows: Ints, highs: Ints) -> bool:
@@ -30,29 +31,36 @@ def none_meet(starts: Ints, ends: Ints, lows: Ints, highs: Ints) -> bool:
     non-empty or (a lifetime's empty piece) ``starts == ends``, which meets nothing."""
     if len(starts) < 2:
         return True
+    # Indices below 2^31 (nodes, ranks, request positions) kept as int32: half the memory.
     points = np.unique(np.concatenate((starts, ends)))
+    first = np.searchsorted(points, starts).astype(np.int32)
+    stop = np.searchsorted(points, ends).astype(np.int32)
     leaves = 1 << len(points).bit_length()  # more leaves than points
-    node, owner = _cover(np.searchsorted(points, starts), np.searchsorted(points, ends), leaves)
+    del points
+    node, owner = _cover(first, stop, leaves)
+    del first, stop
     # Addresses by rank among all lows and highs: exact, and small enough for one key.
     ranks = np.unique(np.concatenate((lows, highs)))
-    low = np.searchsorted(ranks, lows)[owner]
-    high = np.searchsorted(ranks, highs)[owner]
     width = len(ranks)
-    key = node * width + low
+    low = np.searchsorted(ranks, lows).astype(np.int32)[owner]
+    high = np.searchsorted(ranks, highs).astype(np.int32)[owner]
+    del ranks, owner
+    key = node.astype(np.int64) * width + low
     order = np.argsort(key, kind="stable")
     key, node, low, high = key[order], node[order], low[order], high[order]
+    del order
     if np.any((node[1:] == node[:-1]) & (high[:-1] > low[1:])):
         return False  # two rectangles stored at one node meet
     return not _meets_an_ancestor(key, node, low, high, width, 2 * leaves)
 
 
-def _cover(first: Ints, stop: Ints, leaves: int) -> tuple[Ints, Ints]:
+def _cover(first: Indices, stop: Indices, leaves: int) -> tuple[Indices, Indices]:
     """The segment tree's nodes (heap numbering, root 1) covering each [first, stop) of
     leaves exactly, with the index of the span each belongs to."""
-    lo, hi = first + leaves, stop + leaves
-    owner = np.arange(len(first), dtype=np.int64)
-    nodes: list[Ints] = []
-    owners: list[Ints] = []
+    lo, hi = first + np.int32(leaves), stop + np.int32(leaves)
+    owner = np.arange(len(first), dtype=np.int32)
+    nodes: list[Indices] = []
+    owners: list[Indices] = []
     while len(lo):
         open_ = lo < hi
         lo, hi, owner = lo[open_], hi[open_], owner[open_]
@@ -68,7 +76,9 @@ def _cover(first: Ints, stop: Ints, leaves: int) -> tuple[Ints, Ints]:
     return np.concatenate(nodes), np.concatenate(owners)
 
 
-def _meets_an_ancestor(key: Ints, node: Ints, low: Ints, high: Ints, width: int, tree: int) -> bool:
+def _meets_an_ancestor(
+    key: Ints, node: Indices, low: Indices, high: Indices, width: int, tree: int
+) -> bool:
     """Whether a stored rectangle meets one stored at a strict ancestor of its node."""
     stored: NDArray[Any] = np.bincount(node, minlength=tree) > 0
     above, q_low, q_high = node, low, high
@@ -81,7 +91,7 @@ def _meets_an_ancestor(key: Ints, node: Ints, low: Ints, high: Ints, width: int,
         asked = stored[above]
         at, a_low, a_high = above[asked], q_low[asked], q_high[asked]
         # The last rectangle at the ancestor starting below the query's high.
-        pos = np.searchsorted(key, at * width + a_high, side="left") - 1
+        pos = np.searchsorted(key, at.astype(np.int64) * width + a_high, side="left") - 1
         found = pos >= 0
         pos = np.where(found, pos, 0)
         if np.any(found & (node[pos] == at) & (high[pos] > a_low)):
