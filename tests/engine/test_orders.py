@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
-from tilefit.engine.orders import ORDERS, parse_order, weighted
+from tilefit.engine.orders import (
+    ALIGNMENT,
+    LIFETIME,
+    LONG_LIVED,
+    ORDERS,
+    RESIDENT_FIRST,
+    SIZE,
+    Order,
+    parse_order,
+    weighted,
+)
 from tilefit.model.capture import Capture, Memory, Range, Request, Sequence
 from tilefit.model.units import Unit, units
 
@@ -109,3 +123,55 @@ def test_weights_are_spelled_canonically() -> None:
 def test_unknown_orders_are_refused_with_a_reason(name: str) -> None:
     with pytest.raises(ValueError, match=r"order|weight"):
         parse_order(name)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    sizes: NDArray[Any]
+    alignments: NDArray[Any]
+    starts: NDArray[Any]
+    ends: NDArray[Any]
+
+
+def _ranked_and_sorted(order: Order, seed: int, one_alignment: bool) -> tuple[list[int], list[int]]:
+    """An order's numpy ranking and its one-by-one sort, on a capture of many ties."""
+    rng = random.Random(seed)
+    horizon = 12
+    requests = []
+    for k in range(rng.randrange(1, 60)):
+        start = rng.randrange(horizon)
+        end = horizon if rng.random() < 0.3 else rng.randrange(start + 1, horizon + 1)
+        align = 4 if one_alignment else rng.choice((1, 2, 8, 64))
+        requests.append(Request(f"r{k}", rng.choice((8, 16, 24, 64, 96)), start, end, align))
+    capture = Capture("c", horizon, Memory(1 << 20, (Range(0, 1 << 20),)), tuple(requests))
+    columns = _Columns(
+        *(
+            np.array([getattr(r, f) for r in requests])
+            for f in ("size", "alignment", "start", "end")
+        )
+    )
+    ranked = order.ranked(columns, horizon)
+    assert ranked is not None
+    return ranked.tolist(), [u.index for u in order.sort(units(capture), horizon)]
+
+
+@pytest.mark.parametrize(
+    "order", [ALIGNMENT, LIFETIME, SIZE, LONG_LIVED, *(weighted(Fraction(w, 4)) for w in (1, 4, 9))]
+)
+def test_numpy_ranks_as_the_sort_does(order: Order) -> None:
+    for seed in range(200):
+        # A weighted order has columns only where one alignment is shared (below).
+        ranked, by_sort = _ranked_and_sorted(order, seed, order.name.startswith("weighted"))
+        assert ranked == by_sort
+    # The comparison can fail: another order's ranking differs from this one's sort.
+    other = LIFETIME if order is not LIFETIME else SIZE
+    assert any(
+        _ranked_and_sorted(other, seed, True)[0] != _ranked_and_sorted(order, seed, True)[1]
+        for seed in range(20)
+    )
+
+
+def test_weighted_orders_sort_one_by_one_where_alignments_differ() -> None:
+    columns = _Columns(*(np.array(v) for v in ([8, 8], [1, 2], [0, 0], [1, 1])))
+    assert weighted(Fraction(1)).ranked(columns, 1) is None
+    assert RESIDENT_FIRST.ranked(columns, 1) is None

@@ -79,6 +79,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tilefit.bounds.columns import step_ranks
 from tilefit.model.arcs import cut_open
 from tilefit.model.capture import Capture, Interval
 
@@ -140,10 +141,12 @@ def aligned_bound(capture: Capture) -> AlignedBound:
     w = _paddings(capture)
     sizes = [r.size for r in requests]
     big = sum(sizes) + int(w.sum()) >= _INT_LIMIT
-    steps = sorted({0, capture.horizon, *(r.start for r in requests), *(r.end for r in requests)})
-    where = np.array(steps, dtype=np.int64)
-    lo = np.searchsorted(where, np.array([r.start for r in requests], dtype=np.int64))
-    hi = np.searchsorted(where, np.array([r.end for r in requests], dtype=np.int64))
+    where, lo, hi = step_ranks(
+        np.array([r.start for r in requests], dtype=np.int64),
+        np.array([r.end for r in requests], dtype=np.int64),
+        capture.horizon,
+    )
+    steps = where.tolist()
     rows = len(steps) - 1
     dtype: Any = object if big else np.int64
     size_array = np.array(sizes, dtype=dtype)

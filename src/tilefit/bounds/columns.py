@@ -119,20 +119,41 @@ def live_by(capture: Capture, columns: Sequence[int], width: int) -> tuple[list[
     # Steps are within [0, horizon]: int64 holds them (sizes may not: ``_dtype``).
     starts = np.fromiter((r.start for r in requests), np.int64, len(requests))
     ends = np.fromiter((r.end for r in requests), np.int64, len(requests))
-    points = np.unique(np.concatenate((np.array([0, capture.horizon]), starts, ends)))
+    points, first, last = step_ranks(starts, ends, capture.horizon)
     dtype = _dtype(requests)
     delta: NDArray[Any] = np.zeros((len(points), width), dtype=dtype)
     if requests:
         cols = np.array(columns, dtype=np.intp)
         sizes: NDArray[Any] = np.array([r.size for r in requests], dtype=dtype)
-        np.add.at(delta, (np.searchsorted(points, starts), cols), sizes)
-        np.add.at(delta, (np.searchsorted(points, ends), cols), -sizes)
+        np.add.at(delta, (first, cols), sizes)
+        np.add.at(delta, (last, cols), -sizes)
         # A lifetime wrapping around a cyclic capture's circle (start > end) is live from
         # step 0 to its end and from its start on: the two entries above leave it out of
         # [end, start), so one more from step 0 puts it in the rest.
         wraps = ends <= starts
         np.add.at(delta[0], cols[wraps], sizes[wraps])
     return points.tolist(), np.cumsum(delta, axis=0)[:-1]
+
+
+def step_ranks(
+    starts: NDArray[np.int64], ends: NDArray[np.int64], horizon: int
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The distinct steps among 0, the horizon, the starts and the ends, ascending, and each
+    start's and end's position among them."""
+    if len(starts) and horizon <= 4 * len(starts) and _within(starts, horizon, ends):
+        # Steps within a short horizon: marked in a table rather than sorted.
+        marked = np.zeros(horizon + 1, dtype=bool)
+        marked[[0, horizon]] = True
+        marked[starts] = True
+        marked[ends] = True
+        rank = np.cumsum(marked) - 1
+        return np.flatnonzero(marked), rank[starts], rank[ends]
+    points = np.unique(np.concatenate((np.array([0, horizon], dtype=np.int64), starts, ends)))
+    return points, np.searchsorted(points, starts), np.searchsorted(points, ends)
+
+
+def _within(starts: NDArray[Any], horizon: int, ends: NDArray[Any]) -> bool:
+    return bool(starts.min() >= 0 and ends.min() >= 0 and max(starts.max(), ends.max()) <= horizon)
 
 
 def _local_peaks(live: NDArray[Any]) -> NDArray[Any]:

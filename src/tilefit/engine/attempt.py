@@ -10,9 +10,7 @@ placed by a compiled loop instead, with the same result (see
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +22,7 @@ from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Placer, Replaying, Strategy, as_placers, as_strategies
 from tilefit.engine.uniform import CUT, Ints, UniformArrays
 from tilefit.model.capture import Capture, Interval
+from tilefit.model.collector import collector_paused
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, units
@@ -86,7 +85,7 @@ class Prepared:
 
     @classmethod
     def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
-        with _collector_paused():
+        with collector_paused():
             all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
             horizon = capture.horizon
@@ -108,20 +107,6 @@ def prepare(capture: Capture | Prepared) -> Prepared:
     return capture if isinstance(capture, Prepared) else Prepared.of(capture)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Units, placed intervals and offsets hold no reference cycles, yet creating
-    100,000 of them sets off full cyclic collections that rescan every object;
-    pause the collector meanwhile."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def run_strategy(
     capture: Capture | Prepared,
     strategy: Strategy | str,
@@ -138,7 +123,7 @@ def run_strategy(
     """
     prepared = prepare(capture)
     (chosen,) = as_strategies((strategy,))
-    with _collector_paused():
+    with collector_paused():
         # In plain Python the loop is slower than one by one.
         if prepared.uniform is not None and chosen.fit.uniform is not None and not jit_disabled():
             return _run_uniform(prepared, prepared.uniform, chosen, stop)
@@ -200,18 +185,22 @@ def _run_uniform(
     """Place a uniform capture by the compiled loop: the same attempt as one by one."""
     assert strategy.fit.uniform is not None
     cap = prepared.capture
-    order = strategy.order.sort(prepared.units, cap.horizon)
-    indexes = _indexes(order)
+    # One unit per request here, in capture order: numpy sorts their columns where it can.
+    indexes = strategy.order.ranked(uniform, cap.horizon)
+    if indexes is None:
+        indexes = _indexes(strategy.order.sort(prepared.units, cap.horizon))
     offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop)
+    units = prepared.units
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}
-        return Attempt(strategy, cap.name, kept, tuple(u.id for u in order[:placed]), 0, None, True)
-    placed = len(order) if failed_at < 0 else failed_at
+        ids = _ids_in_order(cap, indexes[:placed])
+        return Attempt(strategy, cap.name, kept, ids, 0, None, True)
+    placed = len(units) if failed_at < 0 else failed_at
     ends = offsets + uniform.sizes
     failure = None
     if failed_at >= 0:
-        unit = order[failed_at]
+        unit = units[int(indexes[failed_at])]
         alive = (offsets >= 0) & (uniform.starts < unit.end) & (uniform.ends > unit.start)
         blocks = [*prepared.constraints.outside[unit.id]]
         blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
@@ -221,10 +210,17 @@ def _run_uniform(
         strategy=strategy,
         capture=cap.name,
         offsets={r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0},
-        placed=tuple(u.id for u in order[:placed]),
+        placed=_ids_in_order(cap, indexes[:placed]),
         peak_address=int(ends[offsets >= 0].max(initial=0)),
         failure=failure,
     )
+
+
+def _ids_in_order(capture: Capture, indexes: Ints) -> tuple[str, ...]:
+    """The ids of the requests at ``indexes`` (one unit per request: a unit's id is its
+    request's), by lookups in a plain list rather than through a million units."""
+    ids = [r.id for r in capture.requests]
+    return tuple(map(ids.__getitem__, indexes.tolist()))
 
 
 def _indexes(order: tuple[Unit, ...]) -> Ints:

@@ -11,11 +11,33 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 from tilefit.model.units import Unit
 
 SortKey = Callable[[Unit, int], tuple[int, ...]]
 """A unit's sort key, given the capture's horizon; ascending, so negate for "descending"."""
+
+
+class Columns(Protocol):
+    """A capture's requests as arrays in capture order (``UniformArrays`` is one)."""
+
+    @property
+    def sizes(self) -> NDArray[Any]: ...
+    @property
+    def alignments(self) -> NDArray[Any]: ...
+    @property
+    def starts(self) -> NDArray[Any]: ...
+    @property
+    def ends(self) -> NDArray[Any]: ...
+
+
+ColumnKey = Callable[[Columns, int], "list[NDArray[Any]] | None"]
+"""The same key as numpy columns, most significant first, for a capture of one unit per
+request; None where the columns would not sort exactly as the key does."""
 
 RESIDENT_CLASS = "resident"
 WEIGHTED_PREFIX = "weighted:"
@@ -28,12 +50,24 @@ MAX_WEIGHT_DENOMINATOR = 1000
 class Order:
     name: str
     key: SortKey
+    columns: ColumnKey | None = None
 
     def sort(self, units: Iterable[Unit], horizon: int) -> tuple[Unit, ...]:
         key = self.key
         # A stable sort of units in capture order leaves ties in capture order.
         in_capture_order = sorted(units, key=_index)
         return tuple(sorted(in_capture_order, key=lambda u: key(u, horizon)))
+
+    def ranked(self, requests: Columns, horizon: int) -> NDArray[Any] | None:
+        """The positions in capture order of a capture of one unit per request, in the
+        order ``sort`` gives (numpy's sort is stable: ties stay in capture order); None
+        when this order has no exact columns for it."""
+        keys = None if self.columns is None else self.columns(requests, horizon)
+        if keys is None:
+            return None
+        import numpy as np  # only here: orders are imported by commands that never sort
+
+        return np.lexsort(keys[::-1]).astype(np.int64)
 
 
 def _index(unit: Unit) -> int:
@@ -50,13 +84,24 @@ def weighted(weight: Fraction) -> Order:
     """size x alignment^w descending, compared exactly: size^q x alignment^p for w = p/q."""
     p, q = weight.numerator, weight.denominator
     name = WEIGHTED_PREFIX + _decimal_text(weight)
-    return Order(name, lambda u, h: (-(u.size**q) * u.alignment**p,))
+
+    def columns(c: Columns, h: int) -> list[NDArray[Any]] | None:
+        # size^q is ordered as size is; one alignment everywhere scales every key alike.
+        return [-c.sizes] if len(c.alignments) and (c.alignments == c.alignments[0]).all() else None
+
+    return Order(name, lambda u, h: (-(u.size**q) * u.alignment**p,), columns)
 
 
-ALIGNMENT = Order("alignment", lambda u, h: (-u.alignment, -u.size))
-LIFETIME = Order("lifetime", lambda u, h: (u.start, -u.size))
-SIZE = Order("size", lambda u, h: (-u.size,))
-LONG_LIVED = Order("long-lived", lambda u, h: (0 if u.end == h else 1, -u.size))
+ALIGNMENT = Order(
+    "alignment", lambda u, h: (-u.alignment, -u.size), lambda c, h: [-c.alignments, -c.sizes]
+)
+LIFETIME = Order("lifetime", lambda u, h: (u.start, -u.size), lambda c, h: [c.starts, -c.sizes])
+SIZE = Order("size", lambda u, h: (-u.size,), lambda c, h: [-c.sizes])
+LONG_LIVED = Order(
+    "long-lived",
+    lambda u, h: (0 if u.end == h else 1, -u.size),
+    lambda c, h: [c.ends != h, -c.sizes],
+)
 RESIDENT_FIRST = Order(
     "resident-first", lambda u, h: (0 if u.cls == RESIDENT_CLASS else 1, -u.size)
 )

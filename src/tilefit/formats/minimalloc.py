@@ -10,9 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import re
+from itertools import repeat
 from typing import Any
 
 from tilefit.model.capture import Capture, Memory, Range, Request
+from tilefit.model.collector import collector_paused
 from tilefit.model.errors import INT_LIMIT, INT_LIMIT_TEXT, InputError
 from tilefit.model.placement import Placement
 from tilefit.model.words import counted
@@ -89,10 +91,11 @@ def _cell_int(cells: dict[str, str], column: str, line: int) -> int:
 
 def capture_from_csv(text: str, file_name: str, capacity: int | None = None) -> Capture:
     """The capture a CSV describes; its rows are checked before a missing capacity is named."""
-    requests = _plain_requests(text)
-    if requests is None:  # anything out of the ordinary: read row by row, each rule named
-        header, rows = _rows(text, need_offset=False)
-        requests = _requests(header, rows)
+    with collector_paused():
+        requests = _plain_requests(text)
+        if requests is None:  # anything out of the ordinary: read row by row, each rule named
+            header, rows = _rows(text, need_offset=False)
+            requests = _requests(header, rows)
     if capacity is None:
         capacity = capacity_from_name(file_name)
         if capacity is None:
@@ -120,6 +123,38 @@ def _plain_requests(text: str) -> tuple[Request, ...] | None:
     for anything else, which the row-by-row reader reads or refuses, naming the line."""
     if '"' in text:
         return None
+    split = _columns(text)
+    if split is None:
+        return None
+    ids, *cells = split
+    if not all(ids) or len(set(ids)) != len(ids):
+        return None
+    if not all(map(_plain_integers, cells)):
+        return None
+    columns = [list(map(int, column)) for column in cells]
+    lower, upper, size = columns[:3]
+    alignment = columns[3] if len(columns) > 3 else [1] * len(ids)
+    if not all(u > lo for lo, u in zip(lower, upper, strict=True)):
+        return None
+    if not all(size) or not all(alignment):  # sizes > 0, alignments >= 1
+        return None
+    return tuple(map(Request, ids, size, lower, upper, alignment))
+
+
+# Printable ASCII and single line ends only: nothing a cell's strip() would remove.
+_PRINTABLE = re.compile(r"[^\x21-\x7e\n]|\n\n")
+
+
+def _columns(text: str) -> list[list[str]] | None:
+    """The cells column by column, stripped, when the header is a plain one and every line
+    has its number of cells; None otherwise."""
+    if _PRINTABLE.search(text) is None:
+        return _columns_at_once(text)
+    return _columns_by_line(text)
+
+
+def _columns_by_line(text: str) -> list[list[str]] | None:
+    """``_columns`` of any text, line by line."""
     lines = text.splitlines()
     if any(len(line) > csv.field_size_limit() for line in lines):
         return None  # a field past the csv module's limit: the row reader refuses it
@@ -129,22 +164,34 @@ def _plain_requests(text: str) -> tuple[Request, ...] | None:
     rows = [line.split(",") for line in lines[1:]]
     if any(len(row) != len(header) for row in rows):
         return None  # a blank line, a cell too many or too few
-    ids = [row[0].strip() for row in rows]
-    if not all(ids) or len(set(ids)) != len(ids):
+    return [[row[k].strip() for row in rows] for k in range(len(header))]
+
+
+def _columns_at_once(text: str) -> list[list[str]] | None:
+    """``_columns`` of a text with nothing to strip and no blank line: split once, at every
+    comma and line end, after counting each line's commas."""
+    body = text[:-1] if text.endswith("\n") else text
+    lines = body.split("\n")
+    if max(map(len, lines)) > csv.field_size_limit():
         return None
-    columns: list[list[int]] = []
-    for k in range(1, len(header)):
-        cells = [row[k].strip() for row in rows]
-        if not all(c.isascii() and c.isdigit() and len(c) <= _DIGITS for c in cells):
-            return None
-        columns.append(list(map(int, cells)))
-    lower, upper, size = columns[:3]
-    alignment = columns[3] if len(columns) > 3 else [1] * len(rows)
-    if not all(u > lo for lo, u in zip(lower, upper, strict=True)):
+    header = lines[0].split(",")
+    if header not in _PLAIN_HEADERS or set(map(str.count, lines, repeat(","))) != {len(header) - 1}:
         return None
-    if not all(size) or not all(alignment):  # sizes > 0, alignments >= 1
-        return None
-    return tuple(map(Request, ids, size, lower, upper, alignment))
+    cells = body.replace("\n", ",").split(",")[len(header) :]
+    return [cells[k :: len(header)] for k in range(len(header))]
+
+
+def _plain_integers(cells: list[str]) -> bool:
+    """Whether every cell is a plain non-negative integer of at most ``_DIGITS`` digits."""
+    if not cells:
+        return True
+    joined = "".join(cells)
+    return (
+        joined.isascii()
+        and joined.isdigit()
+        and min(map(len, cells)) > 0
+        and max(map(len, cells)) <= _DIGITS
+    )
 
 
 def _requests(header: list[str], rows: list[tuple[int, list[str]]]) -> tuple[Request, ...]:

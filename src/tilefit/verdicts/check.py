@@ -23,8 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Memory, Request
+from tilefit.model.collector import collector_paused
+from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement
 from tilefit.model.words import lifetime_text
+from tilefit.verdicts.disjoint import none_meet
 
 KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
 MAX_OVERLAPS_LISTED = 1000
@@ -75,15 +78,24 @@ def check(
     A request without an offset is reported as ``missing`` and skipped by every
     other rule.
     """
+    with collector_paused():  # a million placed requests, no cycles among them
+        return _check(capture, placement, max_overlaps)
+
+
+def _check(capture: Capture, placement: Placement, max_overlaps: int) -> CheckResult:
     offsets = placement.offsets
     placed = [
         _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
     ]
     by_id = {p.request.id: p for p in placed}
-    if capture.wraps:
-        overlaps, not_listed = _overlaps_on_circle(placed, max_overlaps, capture.horizon)
-    else:
-        overlaps, not_listed = _overlaps(placed, max_overlaps)
+    period = capture.horizon if capture.wraps else None
+    overlaps: list[Violation] = []
+    not_listed = 0
+    if not _cleared(placed, period):  # the sweep counts and lists what the quick look saw
+        if period is None:
+            overlaps, not_listed = _overlaps(placed, max_overlaps)
+        else:
+            overlaps, not_listed = _overlaps_on_circle(placed, max_overlaps, period)
     found = [
         *_missing(capture, offsets),
         *_unknown(capture, offsets),
@@ -171,6 +183,32 @@ def _allowed_set(memory: Memory, cls: str, interleaved: bool) -> list[Span]:
             if (r.classes is None or cls in r.classes) and r.end > max(r.start, low)
         ]
     )
+
+
+def _cleared(placed: list[_Placed], period: int | None) -> bool:
+    """Whether ``none_meet`` finds no two placed requests sharing addresses at a step:
+    each lifetime as its steps (one or two runs on a ``period``'s circle). Offsets past
+    2^62 (a broken placement) are left to the sweep."""
+    if period is None:
+        starts = [p.request.start for p in placed]
+        ends = [p.request.end for p in placed]
+        lows = [p.offset for p in placed]
+        sizes = [p.request.size for p in placed]
+    else:
+        runs = [
+            (lo, hi, p.offset, p.request.size)
+            for p in placed
+            for lo, hi in _steps(*_life(p), period)
+        ]
+        starts, ends, lows, sizes = (list(c) for c in zip(*runs, strict=True)) if runs else [[]] * 4
+    try:
+        low = np.array(lows, dtype=np.int64)
+    except OverflowError:
+        return False
+    if len(low) and int(np.abs(low).max()) >= INT_LIMIT:
+        return False
+    start, end = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+    return none_meet(start, end, low, low + np.array(sizes, dtype=np.int64))
 
 
 def _overlaps(placed: list[_Placed], cap: int) -> tuple[list[Violation], int]:

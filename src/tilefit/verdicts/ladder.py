@@ -57,9 +57,10 @@ if TYPE_CHECKING:
     from tilefit.search.outcome import Partial
 
 
-REFEREE_PER_REQUEST = 15e-6
-"""Seconds the exit's referee takes per request, with room: 200,000 requests took 2.8 s on
-the 2-core development machine under a load of 4 (``tilefit.verdicts.check``)."""
+REFEREE_PER_REQUEST = 10e-6
+"""Seconds the exit's referee takes per request, with room: a million requests took 7.0-7.5 s
+CPU on the 2-core development machine under a load of 2-4 once numpy's quick look clears the
+placement (``tilefit.verdicts.check``; 19 s before it)."""
 
 
 def climb_ladder(
