@@ -145,3 +145,24 @@ def test_a_placed_attempt_shows_no_placement_it_lacked(
     assert not told["failed"] and not told["fragmentation"] and told["ended"] is None
     assert told["cut"] == {"h": 2}
     assert {t["offset"] for t in told["tensors"]} == {None}
+
+
+def test_only_a_layer_group_as_built_is_offered_for_export() -> None:
+    # A trace's attempt is a grouping TPU-MLIR tried, not one its model runs: the two-part
+    # answer offers no export of it. A group of the _final.mlir (NAME.groupK) is what
+    # export takes, and its answer names the command.
+    from tilefit.output.headline import diagnosis_headline
+
+    trace = RECORDED / "conv_c32_s112_bm1684x.lmem_assign.log"
+    attempt = next(i.capture for i in read("tpumlir", [str(trace)]).imported)
+    told = diagnosis_headline(diagnose(attempt, time_limit=30, workers=1))
+    assert told is not None and told.adopt is None
+    assert "TPU-MLIR takes no plan back" in " ".join(told.lines())
+    final = RECORDED / "conv_c32_s112_bm1684x_final.mlir"
+    groups = [
+        i.capture for i in read("tpumlir", [str(final)]).imported if ".group" in i.capture.name
+    ]
+    assert groups, "the final.mlir gives its groups"
+    group = diagnosis_headline(diagnose(groups[0], time_limit=30, workers=1))
+    assert group is not None and group.adopt is not None
+    assert "tilefit export tpumlir" in group.adopt

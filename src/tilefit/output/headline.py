@@ -13,29 +13,29 @@ if TYPE_CHECKING:
     from tilefit.verdicts.diagnose import Diagnosis
 
 
-def _adoption(tool: str) -> str | None:
+def _adoption(tool: str, capture: str) -> str | None:
     from tilefit.toolchains import adoption
 
-    return adoption(tool)
+    return adoption(tool, capture)
 
 
 def diagnosis_headline(d: Diagnosis) -> Headline | None:
     """``diagnose``'s and the report's; None for a capture not imported."""
-    return _headline(d, d.bound.available)
+    return _headline(d, d.capture, d.bound.available)
 
 
 def answer_headline(capture: Capture, answer: Answer) -> Headline | None:
     """``solve``'s; None for a capture not imported."""
-    return _headline(answer, capture.available)
+    return _headline(answer, capture.name, capture.available)
 
 
-def _headline(answer: Answer, available: int) -> Headline | None:
+def _headline(answer: Answer, name: str, available: int) -> Headline | None:
     """The bytes that must leave are the capacity answer's (``tilefit.bounds.capacity``)."""
     heap = answer.heap
     if heap is None:
         return None
     leaving = 0 if answer.capacity is None else answer.capacity.leaving
-    return headline(heap, answer.verdict, available, leaving, _adoption(heap.tool))
+    return headline(heap, answer.verdict, available, leaving, _adoption(heap.tool, name))
 
 
 def headline_json(h: Headline | None, placement: str | None = None) -> dict[str, Any] | None:

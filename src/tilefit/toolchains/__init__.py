@@ -41,13 +41,15 @@ def read(name: str, paths: Sequence[str], options: ImportOptions | None = None) 
     return toolchain(name).read(paths, options or ImportOptions())
 
 
-def adoption(tool: str) -> str | None:
-    """How a user puts tilefit's plan into the toolchain whose answers name it ``tool``
-    (``Origin.tool``), if it takes one; None for a tool no toolchain here reads."""
+def adoption(tool: str, capture: str) -> str | None:
+    """How a user puts tilefit's plan of the capture named ``capture`` into the toolchain
+    whose answers name it ``tool`` (``Origin.tool``), if it takes that plan back; None for
+    a tool no toolchain here reads."""
     for name in NAMES:
         chain = toolchain(name)
         if chain.tool == tool:
-            return chain.adopt
+            takes = chain.adopts is None or chain.adopts(capture)
+            return chain.adopt if takes else None
     return None
 
 

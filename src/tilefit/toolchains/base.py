@@ -198,6 +198,9 @@ class Toolchain:
     # How a user puts tilefit's plan into the toolchain, as the two-part answer names it
     # ("{placement}": the placement's file); None: the toolchain takes no plan back.
     adopt: str | None = None
+    # the captures whose plans it takes back, by name (None: every one it imports);
+    # TPU-MLIR runs a layer group as built, never a trace's attempt
+    adopts: Callable[[str], bool] | None = None
     unit: str = "request"  # what the toolchain plans, in a refusal: "tensor", "slice"
     whole: str = "file"  # what its file holds, in a refusal: "model", "program"
     # the plans export writes into its file, where not what import reads (TPU-MLIR:

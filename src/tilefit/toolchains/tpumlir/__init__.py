@@ -22,6 +22,7 @@ In the toolchain registry as ``tpumlir`` (``reading``: its import). What is here
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,6 +59,12 @@ def _groups(final: Path) -> Reading:
     return read_groups(final)
 
 
+def _a_group(capture: str) -> bool:
+    """A layer group as built (``NAME.groupK``) goes back into its model; a trace's
+    attempt (``NAME.attemptN.slices...``) is a grouping TPU-MLIR tried, not one it runs."""
+    return re.search(r"\.group\d+$", capture) is not None
+
+
 TOOLCHAIN = Toolchain(
     name="tpumlir",
     tool="TPU-MLIR",
@@ -69,6 +76,7 @@ TOOLCHAIN = Toolchain(
     export=_export,
     adopt="export it (a layer group's plan, NAME.groupK): "
     "tilefit export tpumlir NAME_final.mlir {placement} -o NAME.bmodel",
+    adopts=_a_group,
     unit="tensor",
     whole="model",
     plans=_groups,
