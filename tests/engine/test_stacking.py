@@ -4,16 +4,24 @@ whenever the memory holds it; its placements always pass the referee."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
 from engine_helpers import captures
 from hypothesis import given, settings
 
-from tilefit.engine.attempt import prepare
+from tilefit.engine.attempt import Attempt, Prepared, prepare, run_strategy
 from tilefit.engine.stacking import NAME, stack
+from tilefit.engine.strategy import Strategy
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
+from tilefit.model.deadline import STRETCH_MOST, Deadline
 from tilefit.model.placement import placement_top
+from tilefit.search.problem import Problem
+from tilefit.verdicts import ladder
 from tilefit.verdicts.check import check
+from tilefit.verdicts.climb import Climb, Entry
 from tilefit.verdicts.solving import solve
 from tilefit.verdicts.verdict import Verdict
 
@@ -111,3 +119,37 @@ def test_without_room_for_the_stacking_a_cut_ladder_still_answers_nothing() -> N
     tight = replace(FOUR, memory=Memory(63, (Range(0, 63),)))
     answer = solve(tight, time_limit=1e-9, minimize=True)
     assert answer.placement is None and answer.verdict is not Verdict.FRAGMENTATION
+
+
+def test_on_a_busy_machine_the_passes_keep_the_stacking_s_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A deadline that started a second ago in which this process ran almost no CPU: the
+    # machine is busy (stretch 8), so the stacking's and the referee's reserves, 8 times
+    # their free-core cost (2000 requests: 0.29 s), outlast the 0.1 s left: no greedy
+    # pass starts and the stacking answers. Unstretched (0.036 s), a pass would start.
+    many = Capture(
+        name="many",
+        horizon=2,
+        memory=Memory(1 << 20, (Range(0, 1 << 20),)),
+        requests=tuple(Request(f"r{k}", 8, 0, 2) for k in range(2000)),
+    )
+    started: list[str] = []
+
+    def run(prepared: Prepared, strategy: Strategy, stop: Callable[[], bool]) -> Attempt:
+        started.append(strategy.name)
+        return run_strategy(prepared, strategy, stop)
+
+    monkeypatch.setattr(ladder, "run_strategy", run)
+    problem = Problem(many)
+    deadline = Deadline(time.monotonic() - 1.0, 1.1, cpu_started=time.process_time())
+    assert deadline.stretch() == STRETCH_MOST
+    climb = Climb(Entry.STRATEGIES, False, True, None, ())
+    answer = ladder.climb_ladder(problem, deadline, climb)
+    assert started == []
+    assert answer.strategy == NAME and answer.placement is not None
+    assert check(many, answer.placement).valid
+    # On a free core (the CPU keeping up with the wall) the passes run and place it.
+    free = Deadline(time.monotonic(), 30.0, cpu_started=time.process_time())
+    assert ladder.climb_ladder(Problem(many), free, climb).strategy != NAME
+    assert started

@@ -24,6 +24,11 @@ from tilefit.model.units import Unit
 NAME = "stacking"
 """The strategy name a stacked placement carries."""
 
+SECONDS_PER_REQUEST = 8e-6
+"""What stacking takes per request with a core to itself, with room (S_1's 28,526 requests:
+0.10 s on the 2-core development machine): the greedy passes end this much times the
+machine's stretch before the deadline until one of them places the capture."""
+
 BUMPS_PER_UNIT = 64
 """How often one unit may be moved up past an obstacle before stacking gives up on it:
 each move passes a range boundary or a memory element, so a unit that needs more is one

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from tilefit.bounds.capacity import capacity_of
 from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.stacking import NAME as STACKING
+from tilefit.engine.stacking import SECONDS_PER_REQUEST as STACKING_PER_REQUEST
 from tilefit.engine.stacking import stack
 from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
@@ -58,9 +59,10 @@ if TYPE_CHECKING:
 
 
 REFEREE_PER_REQUEST = 10e-6
-"""Seconds the exit's referee takes per request, with room: a million requests took 7.0-7.5 s
-CPU on the 2-core development machine under a load of 2-4 once numpy's quick look clears the
-placement (``tilefit.verdicts.check``; 19 s before it)."""
+"""Seconds the exit's referee takes per request with a core to itself, with room: a million
+requests took 7.0-7.5 s CPU on the 2-core development machine under a load of 2-4 once numpy's
+quick look clears the placement (``tilefit.verdicts.check``; 19 s before it); S_1's 28,526
+took 0.09-0.14 s quiet. Kept stretched by the machine's load (``Deadline.stretch``)."""
 
 
 def climb_ladder(
@@ -75,7 +77,10 @@ def climb_ladder(
     passed the referee."""
     cut: list[str] = []
     # The exit's referee reads every request: on a million of them, seconds the limit must hold.
-    climbing = deadline.sooner(REFEREE_PER_REQUEST * len(problem.capture.requests))
+    # On a busy machine it takes several times as long (``Deadline.stretch``).
+    climbing = deadline.sooner(
+        REFEREE_PER_REQUEST * len(problem.capture.requests) * deadline.stretch()
+    )
     answer = _climb(problem, climbing, climb, replayed, watch, cut)
     return _refereed(problem, replace(answer, seconds=deadline.spent(), cut=tuple(cut)))
 
@@ -175,14 +180,17 @@ def _strategies(
     names = [name for name in chosen if name not in tried]
     best: Attempt | None = None
     share = climb.params.least.passes_share
+    # Until a pass places the capture, the stacking's time is kept: it is the answer then.
+    stacked_by = deadline.sooner(
+        STACKING_PER_REQUEST * len(problem.capture.requests) * deadline.stretch()
+    )
     for done, name in enumerate(names):
         if best is not None and deadline.spent() >= share * deadline.limit:
             break
-        watch.stage(f"greedy pass {done + 1} of {len(names)}: {name}", deadline.at)
+        until = deadline if best is not None else stacked_by
+        watch.stage(f"greedy pass {done + 1} of {len(names)}: {name}", until.at)
         attempt = (
-            None
-            if deadline.passed()
-            else run_strategy(problem.prepared, chosen[name], deadline.passed)
+            None if until.passed() else run_strategy(problem.prepared, chosen[name], until.passed)
         )
         if attempt is None or attempt.cut:
             cut.append(f"the strategies' greedy passes ({done} of {len(names)} run)")
