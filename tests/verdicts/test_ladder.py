@@ -303,3 +303,22 @@ def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.Mo
     assert answer.cut[0].startswith("the strategies' greedy passes (0 of")
     assert Deadline(100.0, 10.0).sooner(4.0).at == 106.0
     assert Deadline(100.0, 10.0).sooner(40.0).limit == 0.0
+
+
+def test_a_search_that_cannot_be_loaded_in_time_is_not_started() -> None:
+    """Loading the search and building its model past the deadline (a large capture on a
+    busy machine: S_1 under three busy loops ran 79 s for a 10 s limit) would only add
+    seconds over the limit: the ladder cuts the search before loading it, and says so."""
+    from tilefit.search.problem import Problem
+    from tilefit.verdicts import ladder
+
+    climb = Climb(Entry.STRATEGIES, minimize=False, fallbacks=())
+    problem = Problem(_elements_tile())
+    problem.prepared  # noqa: B018 (timed now, then made to look slow)
+    problem.built["prepared"] = 1000.0  # the model's estimate: 4,000 s, past the limit
+    answer = ladder.climb_ladder(problem, Deadline.start(30.0), climb)
+    assert "the search (no time left to load it)" in answer.cut
+    assert "model" not in problem.built and answer.verdict == Verdict.UNDETERMINED
+    # With the units built as fast as they are, the search runs and proves it.
+    searched = ladder.climb_ladder(Problem(_elements_tile()), Deadline.start(30.0), climb)
+    assert searched.verdict == Verdict.INFEASIBLE and not searched.cut

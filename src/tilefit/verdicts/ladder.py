@@ -65,6 +65,11 @@ quick look clears the placement (``tilefit.verdicts.check``; 19 s before it); S_
 took 0.09-0.14 s quiet. Kept stretched by the machine's load (``Deadline.stretch``)."""
 
 
+SEARCH_LOAD = 0.5
+"""Seconds that importing the search and loading its cached kernels take with a core to
+itself, numba already loaded (0.3-0.5 s on the 2-core development machine)."""
+
+
 def climb_ladder(
     problem: Problem,
     deadline: Deadline,
@@ -117,6 +122,12 @@ def _climb(
     partial: Partial | None = None
     if climb.search and deadline.passed():
         cut.append("the search (no time left)")
+        if placed is not None:
+            return placed
+    elif climb.search and climb.entry != Entry.SEARCH and not _loads_in_time(problem, deadline):
+        # Loading the search and building its model would end past the deadline (a large
+        # capture on a busy machine): seconds over the limit for a search with no time.
+        cut.append("the search (no time left to load it)")
         if placed is not None:
             return placed
     elif climb.search:
@@ -264,6 +275,13 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
     from tilefit.search.compiling import ensure_compiled
 
     return deadline.give_back(ensure_compiled(during=compile_stage(watch)))
+
+
+def _loads_in_time(problem: Problem, deadline: Deadline) -> bool:
+    """Whether the search can be loaded (its modules and cached kernels, ``SEARCH_LOAD``
+    stretched by the machine's load) and its model built (``Problem.model_estimate``, from
+    the units' own build, timed on this machine now) before the deadline."""
+    return deadline.left() > problem.model_estimate() + SEARCH_LOAD * deadline.stretch()
 
 
 def _descends(climb: Climb) -> bool:
