@@ -2,8 +2,9 @@
 
 numba compiles the kernels (``tilefit.search.kernel.jit``) the first time they are
 called after installing or upgrading tilefit, or after editing a module they
-are made of: about 15 s on a quiet 2-core machine (the annealing loop compiles in a
-forked process beside the exact kernel; about 20 s of CPU in all), then they load
+are made of: about 12 s on a quiet 2-core machine (the annealing loop and the engine's
+loop compile in a forked process beside the exact kernel; about 17 s of CPU in all), then
+they load
 from the disk cache in well under a second. Compiled inside a search, that time came out of
 its limit, so the first run after install timed out where a warm one decided.
 
@@ -28,10 +29,10 @@ from typing import Any
 
 _done = False
 
-# The compilation's wall time with two cores free (about 20 s of CPU over the two
+# The compilation's wall time with two cores free (about 17 s of CPU over the two
 # processes, benchmarks/README.md): on a busy machine it stretches with the processes
 # that share the cores.
-QUIET_SECONDS = 15.0
+QUIET_SECONDS = 12.0
 
 
 def ensure_compiled(
