@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 from engine_helpers import captures
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilefit.engine.attempt import Attempt, Prepared, prepare, run_strategy
 from tilefit.engine.stacking import NAME, stack
@@ -126,8 +127,8 @@ def test_on_a_busy_machine_the_passes_keep_the_stacking_s_time(
 ) -> None:
     # A deadline that started a second ago in which this process ran almost no CPU: the
     # machine is busy (stretch 8), so the stacking's and the referee's reserves, 8 times
-    # their free-core cost (2000 requests: 0.29 s), outlast the 0.1 s left: no greedy
-    # pass starts and the stacking answers. Unstretched (0.036 s), a pass would start.
+    # their free-core cost (2000 uniform requests: 0.18 s), outlast the 0.1 s left: no
+    # greedy pass starts and the stacking answers. Unstretched (0.022 s), a pass would.
     many = Capture(
         name="many",
         horizon=2,
@@ -153,3 +154,60 @@ def test_on_a_busy_machine_the_passes_keep_the_stacking_s_time(
     free = Deadline(time.monotonic(), 30.0, cpu_started=time.process_time())
     assert ladder.climb_ladder(Problem(many), free, climb).strategy != NAME
     assert started
+
+
+@st.composite
+def uniform_captures(draw: st.DrawFn) -> Capture:
+    """Captures the shortcut takes: requests of any sizes, alignments and lifetimes, one
+    allowed interval for all, no sequence and no conflict; memories from tight to roomy."""
+    count = draw(st.integers(1, 12))
+    requests = tuple(
+        Request(
+            f"r{k}",
+            draw(st.integers(1, 40)),
+            start := draw(st.integers(0, 5)),
+            draw(st.integers(start + 1, 6)),
+            alignment=draw(st.sampled_from((1, 2, 4, 8, 16))),
+        )
+        for k in range(count)
+    )
+    low = draw(st.integers(0, 24))
+    high = low + draw(st.integers(1, 600))
+    size = high + draw(st.integers(0, 16))
+    elements = (0, size // 2) if draw(st.booleans()) and size > 1 else ()
+    memory = Memory(size, (Range(low, high),), elements=elements)
+    return Capture(name="uniform", horizon=6, memory=memory, requests=requests)
+
+
+@settings(max_examples=300, deadline=None)
+@given(uniform_captures())
+def test_a_uniform_capture_stacks_as_the_general_walk_does(capture: Capture) -> None:
+    # The uniform shortcut against the general walk with its obstacles, on the same units.
+    general = Prepared.of(capture, uniform_from=1 << 40)
+    shortcut = Prepared.of(capture, uniform_from=0)
+    assert general.uniform is None and shortcut.uniform is not None
+    stacked = stack(shortcut)
+    assert stacked == stack(general)
+    if stacked is not None:
+        assert list(stacked.offsets) == [r.id for r in capture.requests]
+        assert check(capture, stacked).valid
+
+
+def test_the_uniform_shortcut_keeps_alignment_and_the_interval() -> None:
+    # One allowed interval [8, 40) for all; c 16-aligned: a at 8, b at 24, c at 32.
+    capture = Capture(
+        name="shortcut",
+        horizon=2,
+        memory=Memory(40, (Range(8, 40),)),
+        requests=(
+            Request("a", 16, 0, 2),
+            Request("b", 4, 0, 1),
+            Request("c", 8, 1, 2, alignment=16),
+        ),
+    )
+    prepared = Prepared.of(capture, uniform_from=0)
+    assert prepared.uniform is not None
+    placement = stack(prepared)
+    assert placement is not None and dict(placement.offsets) == {"a": 8, "b": 24, "c": 32}
+    assert check(capture, placement).valid
+    assert stack(Prepared.of(replace(capture, memory=Memory(39, (Range(8, 39),))), 0)) is None

@@ -25,9 +25,13 @@ NAME = "stacking"
 """The strategy name a stacked placement carries."""
 
 SECONDS_PER_REQUEST = 8e-6
-"""What stacking takes per request with a core to itself, with room (S_1's 28,526 requests:
-0.10 s on the 2-core development machine): the greedy passes end this much times the
-machine's stretch before the deadline until one of them places the capture."""
+"""What stacking takes per request with a core to itself, with room (the general walk:
+S_1's 28,526 requests in 0.10 s, 200,000 made-up ones in 0.74 s on the 2-core development
+machine): the greedy passes end ``seconds(prepared)`` times the machine's stretch before
+the deadline until one of them places the capture."""
+
+UNIFORM_SECONDS_PER_REQUEST = 1e-6
+"""The same for a uniform capture's shortcut (200,000 made-up requests: 0.09 s)."""
 
 BUMPS_PER_UNIT = 64
 """How often one unit may be moved up past an obstacle before stacking gives up on it:
@@ -44,11 +48,19 @@ class _Member:
     starts: tuple[int, ...]  # the allowed intervals' starts, for bisection
 
 
+def seconds(prepared: Prepared) -> float:
+    """About what ``stack`` takes on ``prepared`` with a core to itself, with room."""
+    each = SECONDS_PER_REQUEST if prepared.uniform is None else UNIFORM_SECONDS_PER_REQUEST
+    return each * len(prepared.capture.requests)
+
+
 def stack(prepared: Prepared) -> Placement | None:
     """Every unit of ``prepared`` placed above the previous one in capture order, at the
     lowest base that keeps its members aligned, inside their allowed sets and away from
     the elements of their placed conflict partners; None where some unit finds no such
     base below the memory's size."""
+    if prepared.uniform is not None:
+        return _stack_uniform(prepared, prepared.uniform.low, prepared.uniform.high)
     capture = prepared.capture
     memory = capture.memory
     allowed_of: dict[tuple[str, bool], tuple[tuple[Interval, ...], tuple[int, ...]]] = {}
@@ -74,6 +86,22 @@ def stack(prepared: Prepared) -> Placement | None:
         cursor = base + unit.size
     # Offsets in capture order, as every placement lists them.
     return Placement(capture.name, {r.id: offsets[r.id] for r in capture.requests})
+
+
+def _stack_uniform(prepared: Prepared, low: int, high: int) -> Placement | None:
+    """``stack`` on a uniform capture (every unit one request, no conflict, one allowed
+    interval [low, high) for all): each unit at the lowest aligned base at or above the
+    end of the one before, with nothing else in its way. The general walk gives the
+    same offsets; this one skips its obstacles, a third of a million requests' time."""
+    offsets: dict[str, int] = {}
+    cursor = low
+    for unit in prepared.units:
+        base = align_up(cursor, unit.base_residue, unit.base_modulus)
+        cursor = base + unit.size
+        if cursor > high:
+            return None
+        offsets[unit.id] = base
+    return Placement(prepared.capture.name, offsets)
 
 
 def _lowest_base(

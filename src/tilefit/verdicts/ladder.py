@@ -33,10 +33,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tilefit.bounds.capacity import capacity_of
+from tilefit.engine import stacking
 from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.stacking import NAME as STACKING
-from tilefit.engine.stacking import SECONDS_PER_REQUEST as STACKING_PER_REQUEST
-from tilefit.engine.stacking import stack
 from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
@@ -192,9 +191,7 @@ def _strategies(
     best: Attempt | None = None
     share = climb.params.least.passes_share
     # Until a pass places the capture, the stacking's time is kept: it is the answer then.
-    stacked_by = deadline.sooner(
-        STACKING_PER_REQUEST * len(problem.capture.requests) * deadline.stretch()
-    )
+    stacked_by = deadline.sooner(stacking.seconds(problem.prepared) * deadline.stretch())
     for done, name in enumerate(names):
         if best is not None and deadline.spent() >= share * deadline.limit:
             break
@@ -237,7 +234,7 @@ def _stacked(problem: Problem, minimize: bool, lower: int) -> Answer | None:
     last resort, for a deadline that ends the greedy passes before any places the capture.
     Linear in the units, it runs past the deadline on purpose: an answer a second late
     beats none."""
-    placement = stack(problem.prepared)
+    placement = stacking.stack(problem.prepared)
     if placement is None:
         return None
     least = Least(lower, placement_top(problem.capture, placement.offsets)) if minimize else None
