@@ -194,20 +194,13 @@ def test_a_uniform_capture_stacks_as_the_general_walk_does(capture: Capture) -> 
 
 
 def test_the_uniform_shortcut_keeps_alignment_and_the_interval() -> None:
-    # One allowed interval [8, 40) for all; c 16-aligned: a at 8, b at 24, c at 32.
-    capture = Capture(
-        name="shortcut",
-        horizon=2,
-        memory=Memory(40, (Range(8, 40),)),
-        requests=(
-            Request("a", 16, 0, 2),
-            Request("b", 4, 0, 1),
-            Request("c", 8, 1, 2, alignment=16),
-        ),
-    )
+    # FOUR with one allowed interval [8, 64) for all: from 8 up, c 16-aligned at 32.
+    capture = replace(FOUR, memory=Memory(64, (Range(8, 64),)))
     prepared = Prepared.of(capture, uniform_from=0)
     assert prepared.uniform is not None
     placement = stack(prepared)
-    assert placement is not None and dict(placement.offsets) == {"a": 8, "b": 24, "c": 32}
+    assert placement is not None
+    assert dict(placement.offsets) == {"a": 8, "b": 24, "c": 32, "d": 56}
     assert check(capture, placement).valid
-    assert stack(Prepared.of(replace(capture, memory=Memory(39, (Range(8, 39),))), 0)) is None
+    short = replace(capture, memory=Memory(64, (Range(8, 63),)))
+    assert stack(Prepared.of(short, uniform_from=0)) is None
