@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from tilefit.engine.constraints import Constraints
+from tilefit.engine.constraints import Constraints, outside
 from tilefit.engine.jit import jit_disabled
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
@@ -25,7 +26,7 @@ from tilefit.model.capture import Capture, Interval
 from tilefit.model.collector import collector_paused
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
-from tilefit.model.units import Unit, units
+from tilefit.model.units import Unit, request_unit, units
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,14 @@ whole ``solve --minimize`` 0.4 s against 1.7 s), over 1,042 buffers (resnet50) m
 
 @dataclass(frozen=True)
 class Prepared:
-    """What every strategy on one capture shares: its units and their fixed constraints."""
+    """What every strategy on one capture shares: its units and their fixed constraints.
+
+    The units and the constraints are built when first asked for: a uniform capture's
+    passes in the compiled loop read its arrays instead (a million ``Unit`` objects are
+    3 s and 250 MB), and only an order without exact columns, a failure's report or
+    another stage asks for them."""
 
     capture: Capture
-    units: tuple[Unit, ...]
-    constraints: Constraints
     bucket_width: int
     whole_horizon: bool  # whether some request lives over the whole horizon
     uniform: UniformArrays | None  # for a uniform capture of at least uniform_from units
@@ -86,20 +90,29 @@ class Prepared:
     @classmethod
     def of(cls, capture: Capture, uniform_from: int = UNIFORM_FROM) -> Prepared:
         with collector_paused():
-            all_units = units(capture)
             width = bucket_width(capture.requests, capture.horizon)
             horizon = capture.horizon
+            # Without sequences every request is a unit; with them the loop is not used.
+            count = len(capture.requests) if not capture.sequences else 0
             return cls(
                 capture=capture,
-                units=all_units,
-                constraints=Constraints.of(capture, all_units),
                 bucket_width=width,
                 whole_horizon=any(r.start == 0 and r.end == horizon for r in capture.requests),
                 # The compiled loop knows linear lifetimes only.
                 uniform=UniformArrays.of(capture, width)
-                if len(all_units) >= uniform_from and not capture.wraps
+                if count >= uniform_from and not capture.wraps
                 else None,
             )
+
+    @cached_property
+    def units(self) -> tuple[Unit, ...]:
+        with collector_paused():
+            return units(self.capture)
+
+    @cached_property
+    def constraints(self) -> Constraints:
+        with collector_paused():
+            return Constraints.of(self.capture, self.units)
 
 
 def prepare(capture: Capture | Prepared) -> Prepared:
@@ -190,19 +203,19 @@ def _run_uniform(
     if indexes is None:
         indexes = _indexes(strategy.order.sort(prepared.units, cap.horizon))
     offsets, failed_at = strategy.fit.uniform(uniform, indexes, stop)
-    units = prepared.units
     if failed_at == CUT:
         placed = int((offsets >= 0).sum())
         kept = {r.id: o for r, o in zip(cap.requests, offsets.tolist(), strict=True) if o >= 0}
         ids = _ids_in_order(cap, indexes[:placed])
         return Attempt(strategy, cap.name, kept, ids, 0, None, True)
-    placed = len(units) if failed_at < 0 else failed_at
+    placed = len(cap.requests) if failed_at < 0 else failed_at
     ends = offsets + uniform.sizes
     failure = None
     if failed_at >= 0:
-        unit = units[int(indexes[failed_at])]
+        index = int(indexes[failed_at])
+        unit = request_unit(cap.requests[index], index)
         alive = (offsets >= 0) & (uniform.starts < unit.end) & (uniform.ends > unit.start)
-        blocks = [*prepared.constraints.outside[unit.id]]
+        blocks = [*outside(cap.memory, unit.members[0])]
         blocks += zip(offsets[alive].tolist(), ends[alive].tolist(), strict=True)
         blocks.sort()
         failure = Failure(unit, placed, tuple(sorted(free(blocks), key=_largest_first)))

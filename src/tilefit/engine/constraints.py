@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilefit.model.capture import Capture, Interval, element_index
+from tilefit.model.capture import Capture, Interval, Memory, Request, element_index
 from tilefit.model.units import Unit
 
 UNBOUNDED = 1 << 80
 """An address beyond every memory: the end of the sentinel block past the allowed set."""
+
+
+def outside(memory: Memory, request: Request) -> tuple[Interval, ...]:
+    """Where ``request`` may not go in ``memory``: the complement of its allowed set, with
+    a sentinel block past it (``Constraints.outside``, for one request)."""
+    return _complement(memory.allowed(request.cls, request.interleaved))
 
 
 @dataclass(frozen=True)

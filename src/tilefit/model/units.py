@@ -48,6 +48,11 @@ def units(capture: Capture) -> tuple[Unit, ...]:
     return tuple(out)
 
 
+def request_unit(request: Request, index: int) -> Unit:
+    """The unit of a request outside every sequence, ``index``-th in capture order."""
+    return _unit(request.id, index, (request,))
+
+
 def units_only(capture: Capture, ids: Iterable[str]) -> Capture:
     """The capture with only the units named (a request outside every sequence, or a whole
     sequence by its id) and the conflicts among them: an infeasible subset as a capture."""
