@@ -196,7 +196,7 @@ def bound(capture: Capture) -> BoundReport:
         support=_support(capture, table),
         windows=overloaded_windows(capture, table),
         aligned=aligned_bound(capture),
-        pieces=pieces_short(capture),
+        pieces=pieces_short(capture, table),
         meeting=meeting,
     )
 

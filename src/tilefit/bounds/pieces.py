@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilefit.bounds.columns import chunk_rows, union_table
+from tilefit.bounds.columns import UnionTable, chunk_rows, union_table
 from tilefit.model.capture import Capture, Interval, Memory, Request, align_up
 
 
@@ -47,8 +47,10 @@ def _usable(allowed: tuple[Interval, ...], r: Request) -> tuple[Interval, ...]:
     )
 
 
-def pieces_short(capture: Capture) -> PiecesShort | None:
-    """The worst step and union where demand exceeds the usable stretches, if any."""
+def pieces_short(capture: Capture, allowed_table: UnionTable | None = None) -> PiecesShort | None:
+    """The worst step and union where demand exceeds the usable stretches, if any.
+    ``allowed_table``: the capture's table over allowed sets (``union_table(capture)``),
+    reused where every request can use every interval of its allowed set."""
     memory = capture.memory
     allowed: dict[tuple[str, bool], tuple[Interval, ...]] = {}  # a few kinds, many requests
 
@@ -58,7 +60,10 @@ def pieces_short(capture: Capture) -> PiecesShort | None:
             allowed[key] = memory.allowed(*key)
         return _usable(allowed[key], r)
 
-    table = union_table(capture, usable_here)
+    if allowed_table is not None and all_usable(capture, allowed_table):
+        table = allowed_table  # the same sets, so the same table
+    else:
+        table = union_table(capture, usable_here)
     short = [u for u in range(len(table.unions)) if table.peaks[u] > table.capacity[u]]
     if not short:
         return None
@@ -87,6 +92,18 @@ def pieces_short(capture: Capture) -> PiecesShort | None:
         union=spans,
         requests=tuple(r.id for r in counted),
     )
+
+
+def all_usable(capture: Capture, table: UnionTable) -> bool:
+    """Whether every request fits every interval of its allowed set, however aligned: the
+    largest size plus alignment less one is at most the shortest interval of every allowed
+    set of the kinds present (``table.group``). Then the usable sets are the allowed sets."""
+    memory = capture.memory
+    shortest = min(
+        (end - start for key in table.group for start, end in memory.allowed(*key)), default=0
+    )
+    most = max((r.size + r.alignment - 1 for r in capture.requests), default=0)
+    return most <= shortest
 
 
 def _within(inner: tuple[Interval, ...], outer: tuple[Interval, ...]) -> bool:
