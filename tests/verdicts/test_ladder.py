@@ -305,20 +305,25 @@ def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.Mo
     assert Deadline(100.0, 10.0).sooner(40.0).limit == 0.0
 
 
-def test_a_search_that_cannot_be_loaded_in_time_is_not_started() -> None:
+def test_a_search_that_cannot_be_loaded_in_time_is_not_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Loading the search and building its model past the deadline (a large capture on a
     busy machine: S_1 under three busy loops ran 79 s for a 10 s limit) would only add
-    seconds over the limit: the ladder cuts the search before loading it, and says so."""
+    seconds over the limit: the ladder cuts the search before loading it, and says so;
+    nor does the closest placement build its extended capture's model then."""
+    from tilefit.search import problem as problems
     from tilefit.search.problem import Problem
     from tilefit.verdicts import ladder
 
     climb = Climb(Entry.STRATEGIES, minimize=False, fallbacks=())
-    problem = Problem(_elements_tile())
-    problem.prepared  # noqa: B018 (timed now, then made to look slow)
-    problem.built["prepared"] = 1000.0  # the model's estimate: 4,000 s, past the limit
-    answer = ladder.climb_ladder(problem, Deadline.start(30.0), climb)
+    with monkeypatch.context() as slow:
+        slow.setattr(problems, "MODEL_PER_REQUEST", 1000.0)  # 3,000 s for 3 requests
+        problem = Problem(_elements_tile())
+        answer = ladder.climb_ladder(problem, Deadline.start(30.0), climb)
     assert "the search (no time left to load it)" in answer.cut
+    assert "the closest placement (no time left)" in answer.cut
     assert "model" not in problem.built and answer.verdict == Verdict.UNDETERMINED
-    # With the units built as fast as they are, the search runs and proves it.
+    # Built at its real cost, the search runs and proves it.
     searched = ladder.climb_ladder(Problem(_elements_tile()), Deadline.start(30.0), climb)
     assert searched.verdict == Verdict.INFEASIBLE and not searched.cut

@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from tilefit.search.blocks import SearchModel
 
 
-MODEL_PER_PREPARED = 4.0
-"""Seconds of building the search model per second of preparing the units (1.5-4 on the
-real traces of ``benchmarks/real_traces.py``)."""
+MODEL_PER_REQUEST = 30e-6
+"""Seconds of building the search model per request with a core to itself, with room (S_1's
+28,526 requests: 0.71 s; resnet50's 1,042: 0.015 s, on the 2-core development machine)."""
+
+UNITS_PER_REQUEST = 4e-6
+"""The same for the units and their constraints (a million made-up requests: 3.0 s)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,15 +66,17 @@ class Problem:
 
         return member_count([(r.start, r.end) for r in self.capture.requests])
 
-    def model_estimate(self) -> float:
-        """About how long building the search model takes (0 once it is built): a few
-        times the prepared units' time, the ratio measured on the real traces."""
+    def model_estimate(self, stretch: float = 1.0) -> float:
+        """About how long building the search model takes (0 once it is built), on a
+        machine where a second of CPU takes ``stretch`` seconds (``Deadline.stretch``)."""
         if "model" in self.built:
             return 0.0
-        return MODEL_PER_PREPARED * self.built.get("prepared", 0.0)
+        return MODEL_PER_REQUEST * len(self.capture.requests) * stretch
 
-    def rebuild_seconds(self) -> float:
-        """About what building the prepared units and the model of another capture of this
-        size takes (the closest placement builds them for its extended capture): the
-        seconds they took here, as far as they were built."""
-        return self.built.get("prepared", 0.0) + self.built.get("model", 0.0)
+    def rebuild_seconds(self, stretch: float = 1.0) -> float:
+        """About what building the units and the model of another capture of this size
+        takes (the closest placement builds them for its extended capture): the model's
+        own build where it ran here, else its estimate, and the units' estimate."""
+        count = len(self.capture.requests)
+        model = self.built.get("model", MODEL_PER_REQUEST * count * stretch)
+        return model + UNITS_PER_REQUEST * count * stretch

@@ -57,11 +57,11 @@ if TYPE_CHECKING:
     from tilefit.search.outcome import Partial
 
 
-REFEREE_PER_REQUEST = 10e-6
+REFEREE_PER_REQUEST = 7e-6
 """Seconds the exit's referee takes per request with a core to itself, with room: a million
-requests took 7.0-7.5 s CPU on the 2-core development machine under a load of 2-4 once numpy's
-quick look clears the placement (``tilefit.verdicts.check``; 19 s before it); S_1's 28,526
-took 0.09-0.14 s quiet. Kept stretched by the machine's load (``Deadline.stretch``)."""
+requests took 5.7-6.2 s of CPU on the 2-core development machine once numpy's quick look
+clears the placement (``tilefit.verdicts.check``; 19 s before it); S_1's 28,526 took
+0.09-0.14 s. Kept stretched by the machine's load (``Deadline.stretch``)."""
 
 
 SEARCH_LOAD = 0.5
@@ -142,7 +142,7 @@ def _climb(
             return least_rung(problem, deadline, placed, watch, climb.params)
         problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
         # The closest placement first builds its extended capture's units and model.
-        reserve = min(max(kept, 2 * problem.rebuild_seconds()), left / 2)
+        reserve = min(max(kept, 2 * problem.rebuild_seconds(deadline.stretch())), left / 2)
         if deadline.left() <= reserve:
             cut.append("the search (loading it took its share of the time)")
         else:
@@ -276,9 +276,10 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
 
 def _loads_in_time(problem: Problem, deadline: Deadline) -> bool:
     """Whether the search can be loaded (its modules and cached kernels, ``SEARCH_LOAD``
-    stretched by the machine's load) and its model built (``Problem.model_estimate``, from
-    the units' own build, timed on this machine now) before the deadline."""
-    return deadline.left() > problem.model_estimate() + SEARCH_LOAD * deadline.stretch()
+    stretched by the machine's load) and its model built (``Problem.model_estimate``, per
+    request, stretched too) before the deadline."""
+    stretch = deadline.stretch()
+    return deadline.left() > problem.model_estimate(stretch) + SEARCH_LOAD * stretch
 
 
 def _descends(climb: Climb) -> bool:
@@ -322,7 +323,7 @@ def _closest(
 
     params, descent = climb.params, _descends(climb)
     left = deadline.left()
-    if left <= problem.rebuild_seconds():  # its set-up would run past the deadline
+    if left <= problem.rebuild_seconds(deadline.stretch()):  # its set-up would run past it
         cut.append("the closest placement (no time left)")
         return searched
     cap = left if descent else params.closest.seconds

@@ -96,7 +96,7 @@ def least_rung(
     if placed.placement is None or placed.least is None:
         raise ValueError("the least rung needs a placement to start from")
     too_large = problem.section_members > params.exact.members_most  # not in memory
-    if deadline.left() <= problem.model_estimate() or too_large:
+    if deadline.left() <= problem.model_estimate(deadline.stretch()) or too_large:
         return _reordered(problem, deadline, placed, watch, params, 1.0)  # no probes
     from tilefit.search.exact.route import Exact
 
