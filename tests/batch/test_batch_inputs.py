@@ -67,3 +67,19 @@ def test_bytes_that_are_not_text_fail_to_load(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not UTF-8") as caught:
         load(source)
     assert caught.value.source == source.key
+
+
+def test_another_tool_s_json_in_a_folder_gives_no_job_unless_named(tmp_path: Path) -> None:
+    # A TPU-MLIR work folder holds its own .json files beside the captures: found in a
+    # folder, a .json that names neither the capture format nor requests gives no job;
+    # a broken capture (it names requests) still loads, to become an error row; named on
+    # the command line, even another tool's file is read, to become one.
+    write_capture(TILE, tmp_path / "a.json")
+    (tmp_path / "net.layer_group_debugger.json").write_text('{"type": 3, "groups": []}')
+    (tmp_path / "broken.json").write_text('{"requests": [}')
+    found = {s.path.name: load(s) for s in expand([str(tmp_path)])}
+    assert found["net.layer_group_debugger.json"] == []
+    assert [job.name for job in found["a.json"]] == ["a"]
+    assert [job.name for job in found["broken.json"]] == ["broken"]
+    (named,) = expand([str(tmp_path / "net.layer_group_debugger.json")])
+    assert [job.name for job in load(named)] == ["net.layer_group_debugger"]

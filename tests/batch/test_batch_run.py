@@ -15,6 +15,7 @@ from tilefit.batch.run import Record, prepare, run_batch
 from tilefit.batch.runner import LocalRunner
 from tilefit.batch.store import Store
 from tilefit.batch.work import Settings, work
+from tilefit.cli import main
 from tilefit.formats.save import write_capture
 from tilefit.generate.synth import Recipe, make_tile
 from tilefit.model.errors import InputError
@@ -123,3 +124,18 @@ def test_resume_refuses_other_settings_and_overwrite_starts_again(
         assert store.count() == 0
         run_batch(model[:2], store, Settings(mode="replay"), inline)
         assert {r.mode for r in store.rows()} == {"replay"}
+
+
+def test_another_tool_s_json_is_skipped_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    write_capture(make_tile(Recipe(requests=20, layers=2), name="t"), folder / "t.json")
+    (folder / "net.layer_group_debugger.json").write_text('{"type": 3}')
+    db = tmp_path / "r.sqlite"
+    assert main(["batch", str(folder), "--db", str(db), "--jobs", "1", "--no-search"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 1 .json file found in the folders" in err
+    with Store.open(db, create=False) as store:
+        assert store.count() == 1 and store.error_count() == 0  # no row for it

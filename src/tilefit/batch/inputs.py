@@ -6,7 +6,10 @@ resumed run with the same inputs skips exactly what is recorded. Folders are
 searched recursively for ``.json`` captures, ``.jsonl`` bundles and every
 toolchain's files (an XLA module's ``*-buffer-assignment.txt``, a ``.tflite``
 model: imported as ``tilefit import`` would; hidden entries skipped); a
-minimalloc ``.csv`` is read only when named.
+minimalloc ``.csv`` is read only when named. A ``.json`` file found in a folder
+that names neither the capture format nor ``requests`` is another tool's (TPU-MLIR's
+work folder holds its own): it gives no job, counted apart (``foreign``), where a
+file named on the command line would be an error row.
 
 Reading a source's text happens later, one at a time (``load``), so a broken
 file or line becomes an error row, not the end of the run. A toolchain's file
@@ -36,6 +39,7 @@ class Source:
     line: int | None = None  # 1-based line of a bundle
     offset: int = 0  # byte offset of that line
     toolchain: str | None = None  # the toolchain that imports this file, if any
+    found: bool = False  # found in a folder, not named
 
     @property
     def default_name(self) -> str:
@@ -72,10 +76,10 @@ def expand(inputs: Iterable[str]) -> list[Source]:
     return out
 
 
-def _sources(path: Path) -> Iterator[Source]:
+def _sources(path: Path, found: bool = False) -> Iterator[Source]:
     if path.is_dir():
         for child in sorted(_files(path)):
-            yield from _sources(child)
+            yield from _sources(child, found=True)
     elif path.suffix.lower() == BUNDLE_SUFFIX:
         where = path.resolve()
         for line, offset in bundle_lines(where):
@@ -83,7 +87,9 @@ def _sources(path: Path) -> Iterator[Source]:
     else:
         where = path.resolve()
         chain = claiming(where)
-        yield Source(str(where), where, toolchain=None if chain is None else chain.name)
+        yield Source(
+            str(where), where, toolchain=None if chain is None else chain.name, found=found
+        )
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -110,7 +116,25 @@ def load(source: Source) -> list[Job]:
         raise error.located(source.key) from None
     except OSError as error:
         raise InputError("", f"cannot read: {error.strerror}", source.key) from None
+    if foreign(source, text):
+        return []
     return [Job(source.key, source.default_name, source.path.name, text)]
+
+
+CAPTURE_MARKS = ('"tilefit-capture"', '"requests"')
+"""Words a capture's text holds (its format, its one required list): a ``.json`` file
+found in a folder with neither is not a capture, however broken."""
+
+
+def foreign(source: Source, text: str) -> bool:
+    """Whether ``source`` is a ``.json`` file found in a folder that is no capture at all
+    (another tool's), not one to report as a broken capture."""
+    return (
+        source.found
+        and source.line is None
+        and source.path.suffix.lower() == ".json"
+        and not any(mark in text for mark in CAPTURE_MARKS)
+    )
 
 
 def _decode(raw: bytes) -> str:

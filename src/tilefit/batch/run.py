@@ -31,6 +31,7 @@ class RunCounts:
     recorded: int  # rows written by this run
     errors: int  # of them, error rows
     empty: int = 0  # toolchain files with nothing to plan (no row: not an error)
+    foreign: int = 0  # .json files found in folders that are not captures (no row)
 
 
 def prepare(store: Store, settings: Settings, *, resume: bool, overwrite: bool) -> None:
@@ -70,7 +71,7 @@ def run_batch(
     compilation of the search kernels says so on lines of its own)."""
     recorded = store.recorded()
     pending = [s for s in sources if s.key not in recorded]
-    written = errors = empty = 0
+    written = errors = empty = others = 0
     if pending and prepare is not None:
         prepare()
     if progress is not None:
@@ -85,14 +86,17 @@ def run_batch(
             progress.advance(row)
 
     def jobs() -> Iterator[Job]:
-        nonlocal empty
+        nonlocal empty, others
         for source in pending:
             try:
                 loaded = load(source)
             except InputError as error:
                 record(error_row(source.key, source.default_name, settings.mode, error.message))
                 continue
-            empty += not loaded
+            if not loaded and source.toolchain is None:
+                others += 1  # another tool's .json, found in a folder
+            else:
+                empty += not loaded
             yield from (job for job in loaded if job.source not in recorded)
 
     try:
@@ -100,7 +104,7 @@ def run_batch(
     finally:
         if progress is not None:
             progress.finish()
-    return RunCounts(len(sources), len(sources) - len(pending), written, errors, empty)
+    return RunCounts(len(sources), len(sources) - len(pending), written, errors, empty, others)
 
 
 @dataclass(frozen=True, slots=True)

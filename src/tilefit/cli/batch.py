@@ -158,6 +158,13 @@ def _run(store: Store, sources: list[Source], settings: Settings, args: argparse
             "(a module without a temp heap, a model without a tensor in the arena)",
             file=sys.stderr,
         )
+    if counts.foreign and not args.quiet:
+        print(
+            f"tilefit batch: skipped {counted(counts.foreign, '.json file')} found in the "
+            'folders that name neither "format": "tilefit-capture" nor "requests" '
+            "(another tool's, such as TPU-MLIR's own: name a file to have it read)",
+            file=sys.stderr,
+        )
     _report(store, args)
     return common.EXIT_NO if store.error_count() else common.EXIT_OK
 
