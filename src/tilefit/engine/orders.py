@@ -48,6 +48,8 @@ MAX_WEIGHT_DENOMINATOR = 1000
 
 @dataclass(frozen=True, slots=True)
 class Order:
+    """The order in which a strategy places the units."""
+
     name: str
     key: SortKey
     columns: ColumnKey | None = None

@@ -13,6 +13,8 @@ from tilefit.engine.orders import ORDERS, Order, parse_order
 
 @dataclass(frozen=True, slots=True)
 class Strategy:
+    """An order composed with a fit, named ``ORDER/FIT``."""
+
     order: Order
     fit: Fit
 
