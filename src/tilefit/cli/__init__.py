@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from tilefit.cli.common import Invocation
 
@@ -50,6 +50,43 @@ COMMANDS = {
 
 def _command(name: str) -> ModuleType:
     return import_module(f"tilefit.cli.{COMMANDS[name]}")
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``: COLUMNS where it is a positive number, else
+    the terminal's width on stdout, else 80. Asked here because argparse's formatter, made
+    for every argument added, imports shutil for it, and shutil its archives' modules:
+    2 ms of every command."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as it would make itself (``_columns``)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,
+    ) -> None:
+        # argparse's own default: the terminal's columns less 2.
+        wide = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, wide, **more)
+
+
+class _RawHelp(_Help, argparse.RawDescriptionHelpFormatter):
+    """The commands' help: their descriptions and examples kept as written."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -102,6 +139,7 @@ def build_parser(argv: Sequence[str] | None = None) -> _Parser:
     chosen = given[0] if given and given[0] in COMMANDS else None
     parser = _Parser(
         prog="tilefit",
+        formatter_class=_Help,
         description=(
             "Replay a tile's captured allocation requests and tell fragmentation "
             "(a better placement exists) from a capacity deficit (none can)."
@@ -113,7 +151,7 @@ def build_parser(argv: Sequence[str] | None = None) -> _Parser:
     for name in COMMANDS:
         if argv is not None and not asks_help and name != chosen:
             if chosen is None:  # no command given: the usage error names every one
-                parser.commands[name] = sub.add_parser(name)  # named, not loaded
+                parser.commands[name] = sub.add_parser(name, formatter_class=_Help)  # not loaded
             continue  # another command given: this one's parser (0.2 ms each) is not made
         module = _command(name)
         p = sub.add_parser(
@@ -121,7 +159,7 @@ def build_parser(argv: Sequence[str] | None = None) -> _Parser:
             help=module.HELP,
             description=module.HELP,
             epilog=module.EXAMPLE,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_RawHelp,
         )
         module.add_arguments(p)
         from tilefit.cli import common

@@ -47,7 +47,6 @@ from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
 from tilefit.verdicts.heap import heap_standing
-from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch, compile_stage
@@ -55,6 +54,7 @@ from tilefit.verdicts.watch import QUIET, Watch, compile_stage
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
     from tilefit.search.outcome import Partial
+    from tilefit.verdicts.replay import ReplayResult
 
 
 REFEREE_PER_REQUEST = 10e-6
