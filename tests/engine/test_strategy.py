@@ -60,6 +60,11 @@ def test_an_allocator_is_named_without_a_slash_and_read_as_one() -> None:
     from tilefit.engine.strategy import Replaying, as_placers
 
     assert ALLOCATORS and not any("/" in name for name in ALLOCATORS)
+    # The loader skips the registry for a capture with tilefit's default production:
+    # it names no allocator.
+    from tilefit.model.capture import DEFAULT_PRODUCTION
+
+    assert not set(DEFAULT_PRODUCTION) & set(ALLOCATORS)
     for name in ALLOCATORS:
         assert as_placers([name, "size/first-fit"]) == (
             Replaying(name),
