@@ -8,6 +8,8 @@ whole-process times are measured by ``benchmarks/startup.py``, not here.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +106,77 @@ def test_place_and_check_load_no_heavy_library(tmp_path: Path) -> None:
     assert _heavy(_loaded(["check", "examples/small.json", str(placement)])) == {}
 
 
+# Modules a plain capture's bound, diagnose and solve never use, each with why it stays
+# unloaded (issue 48, item 1: each was loaded once, 0.3-25 ms of a 100-180 ms command).
+UNUSED = {
+    "tilefit.toolchains": "a toolchain's import: only a capture it made is told in its words",
+    "numpy.ma": "np.unique asks it; tilefit.model.distinct sorts instead",
+    "numpy.typing": "type hints only",
+    "statistics": "one median",
+    "pkgutil": "the search routes are named, not discovered",
+    "fractions": "the matrix's weighted orders spelled, not computed",
+    "decimal": "likewise",
+    "shutil": "argparse's help width: the CLI asks the terminal itself",
+    "tilefit.model.lmem": "TPU-MLIR's allocator inputs: none in a plain capture",
+    "tilefit.engine.production": "the allocators replayed whole: none named",
+    "tilefit.verdicts.heap": "an import's standing against its toolchain's plan",
+}
+# bound gives no verdict and searches nothing.
+UNUSED_BY_BOUND = {
+    "tilefit.verdicts": "bound gives no verdict",
+    "tilefit.search": "bound searches nothing",
+}
+
+
+def _unused(loaded: set[str], names: dict[str, str]) -> dict[str, str]:
+    return {
+        name: why
+        for name, why in names.items()
+        if any(m == name or m.startswith(f"{name}.") for m in loaded)
+    }
+
+
+def _plain_trace(folder: Path) -> Path:
+    """A MiniMalloc CSV whose greedy pass reaches the live bound: solved with no search."""
+    trace = folder / "plain.csv"
+    trace.write_text("id,lower,upper,size\n0,0,2,64\n1,1,3,32\n2,3,5,96\n3,4,6,16\n")
+    return trace
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["bound", EXAMPLE], ["diagnose", EXAMPLE], ["diagnose", EXAMPLE, "--json"]],
+    ids=lambda argv: " ".join(argv[:1] + argv[2:]),
+)
+def test_a_plain_capture_loads_no_toolchain_and_nothing_unused(argv: list[str]) -> None:
+    loaded = _loaded(argv)
+    assert _unused(loaded, UNUSED) == {}
+    assert _heavy(loaded) == {}
+    if argv[0] == "bound":
+        assert _unused(loaded, UNUSED_BY_BOUND) == {}
+
+
+def test_a_plain_trace_solved_by_its_greedy_pass_loads_nothing_unused(tmp_path: Path) -> None:
+    argv = ["solve", str(_plain_trace(tmp_path)), "--capacity", "208", "--minimize"]
+    loaded = _loaded(argv)
+    assert "tilefit.verdicts.solving" in loaded  # it did solve
+    assert _unused(loaded, UNUSED) == {}
+    assert _heavy(loaded) == {}
+
+
+def test_the_probe_sees_an_unused_module_when_one_is_loaded(tmp_path: Path) -> None:
+    # A TPU-MLIR import's diagnose loads its toolchain (to tell the verdict in its words):
+    # the pins above would pass vacuously if the probe could not see it.
+    from tilefit.formats.save import capture_text
+    from tilefit.toolchains import read
+
+    trace = ROOT / "examples" / "tpumlir" / "conv_c32_s112_bm1684x.lmem_assign.log"
+    attempt = tmp_path / "attempt.json"
+    attempt.write_text(capture_text(read("tpumlir", [str(trace)]).imported[0].capture))
+    loaded = _loaded(["diagnose", "--no-search", str(attempt)])
+    assert "tilefit.toolchains" in _unused(loaded, UNUSED)
+
+
 def test_the_probe_sees_a_heavy_library_when_one_is_loaded() -> None:
     # The pins above would pass vacuously if the probe saw nothing: a search loads numba.
     loaded = _loaded(["solve", "--node-limit", "1000", EXAMPLE])
@@ -124,3 +197,44 @@ def test_a_usage_error_of_one_command_still_names_the_others(
         main(["diagnos", EXAMPLE])
     assert stop.value.code == 2
     assert "did you mean diagnose?" in capsys.readouterr().err
+
+
+def test_bound_ends_without_the_teardown_and_its_output_whole() -> None:
+    # bound asks for the quick exit (no interpreter teardown: 20 ms of 120 once numpy is
+    # loaded); what it printed is flushed first, to a pipe as to a terminal.
+    from tilefit.cli import main
+    from tilefit.cli.common import Invocation
+
+    invocation = Invocation(0.0)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["bound", EXAMPLE, "--json"], invocation) == 0
+    assert invocation.quick_exit
+    for extra in ([], ["--json"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "tilefit", "bound", EXAMPLE, *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        with contextlib.redirect_stdout(io.StringIO()) as said:
+            main(["bound", EXAMPLE, *extra])
+        assert done.stdout == said.getvalue()
+        assert done.stdout.endswith("\n")
+
+
+@pytest.mark.parametrize("columns", [None, "50", "200", "0", "-3", "wide"])
+def test_the_help_is_as_wide_as_argparse_would_make_it(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The CLI asks the terminal's width itself (shutil, which argparse would import for
+    # it, is not loaded): the same width as shutil gives, with COLUMNS set or not.
+    import shutil
+
+    from tilefit.cli import _columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns

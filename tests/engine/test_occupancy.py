@@ -71,3 +71,17 @@ def test_bucket_width_grows_with_lifetimes_and_shrinks_with_density() -> None:
     # The same requests spread over a longer horizon start less often per step.
     assert bucket_width(long, 200) < bucket_width(long, 2000)
     assert bucket_width((Request("all", 1, 0, 200),), 200) == 200
+
+
+def test_the_bucket_width_median_is_the_statistics_median() -> None:
+    # occupancy's own median, which spares every replay the statistics module's import.
+    import random
+    import statistics
+
+    from tilefit.engine.occupancy import _median
+
+    draw = random.Random(48)
+    for size in (1, 2, 3, 10, 11):
+        values = [draw.randrange(1, 50) for _ in range(size)]
+        assert _median(values) == statistics.median(values)
+        assert type(_median(values)) is type(statistics.median(values))

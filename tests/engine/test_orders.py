@@ -175,3 +175,22 @@ def test_weighted_orders_sort_one_by_one_where_alignments_differ() -> None:
     columns = _Columns(*(np.array(v) for v in ([8, 8], [1, 2], [0, 0], [1, 1])))
     assert weighted(Fraction(1)).ranked(columns, 1) is None
     assert RESIDENT_FIRST.ranked(columns, 1) is None
+
+
+@pytest.mark.parametrize("weight", [Fraction(1, 2), Fraction(1), Fraction(2)])
+def test_the_matrix_weighted_orders_are_what_weighted_makes(weight: Fraction) -> None:
+    # The matrix spells its three weights itself, so that loading the orders loads
+    # neither fractions nor decimal: each is the order weighted() makes of that weight.
+    from types import SimpleNamespace
+
+    made = weighted(weight)
+    built = parse_order(made.name)
+    assert built in ORDERS and built.name == made.name
+    for size, alignment in [(96, 32), (100, 4), (7, 1), (4096, 256)]:
+        unit = SimpleNamespace(size=size, alignment=alignment)
+        assert built.key(unit, 10) == made.key(unit, 10)  # type: ignore[arg-type]
+    columns = SimpleNamespace(sizes=np.array([3, 1]), alignments=np.array([4, 4]))
+    assert [c.tolist() for c in built.columns(columns, 1)] == [  # type: ignore[misc,arg-type]
+        c.tolist()
+        for c in made.columns(columns, 1)  # type: ignore[misc,arg-type]
+    ]

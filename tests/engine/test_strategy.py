@@ -51,3 +51,24 @@ def test_a_list_keeps_its_order_and_canonical_names() -> None:
 def test_bad_names_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_strategies(text)
+
+
+def test_an_allocator_is_named_without_a_slash_and_read_as_one() -> None:
+    # A name with a slash is read as ORDER/FIT without asking the allocators' registry
+    # (it loads TPU-MLIR's allocator inputs): no allocator's name may have one.
+    from tilefit.engine.production import ALLOCATORS
+    from tilefit.engine.strategy import Replaying, as_placers
+
+    assert ALLOCATORS and not any("/" in name for name in ALLOCATORS)
+    # The loader skips the registry for a capture with tilefit's default production:
+    # it names no allocator.
+    from tilefit.model.capture import DEFAULT_PRODUCTION
+
+    assert not set(DEFAULT_PRODUCTION) & set(ALLOCATORS)
+    for name in ALLOCATORS:
+        assert as_placers([name, "size/first-fit"]) == (
+            Replaying(name),
+            parse_strategy("size/first-fit"),
+        )
+    with pytest.raises(ValueError, match="not ORDER/FIT"):
+        as_placers(["first-fit"])

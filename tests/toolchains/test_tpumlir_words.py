@@ -166,3 +166,12 @@ def test_only_a_layer_group_as_built_is_offered_for_export() -> None:
     group = diagnosis_headline(diagnose(groups[0], time_limit=30, workers=1))
     assert group is not None and group.adopt is not None
     assert "tilefit export tpumlir" in group.adopt
+
+
+def test_diagnose_knows_a_tpu_mlir_capture_by_the_name_the_import_gives() -> None:
+    # diagnose loads the toolchain only for a capture whose origin names TPU-MLIR
+    # (tests/cli/test_startup.py): the name it looks for is the one written here.
+    from tilefit.cli.diagnose import TPUMLIR
+    from tilefit.toolchains.tpumlir.words import TOOL
+
+    assert TPUMLIR == TOOL

@@ -74,14 +74,16 @@ steps).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.bounds.columns import step_ranks
 from tilefit.model.arcs import cut_open
 from tilefit.model.capture import Capture, Interval
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
 
 __all__ = ["AlignedBound", "aligned_bound", "paddings", "stretches"]
 

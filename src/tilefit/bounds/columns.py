@@ -17,12 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Interval, Memory, Request
+from tilefit.model.distinct import distinct
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
 
 MAX_EXHAUSTIVE_SETS = 12
 _CHUNK_CELLS = 1 << 22  # rows x unions per matrix product, to bound memory
@@ -148,7 +151,7 @@ def step_ranks(
         marked[ends] = True
         rank = np.cumsum(marked) - 1
         return np.flatnonzero(marked), rank[starts], rank[ends]
-    points = np.unique(np.concatenate((np.array([0, horizon], dtype=np.int64), starts, ends)))
+    points = distinct(np.concatenate((np.array([0, horizon], dtype=np.int64), starts, ends)))
     return points, np.searchsorted(points, starts), np.searchsorted(points, ends)
 
 

@@ -85,6 +85,8 @@ class SupportBound:
 
 @dataclass(frozen=True)
 class BoundReport:
+    """Every lower bound of a capture against its available storage, with the evidence."""
+
     available: int
     lower_bound: int  # most bytes live at one step
     peak_step: int  # earliest step with that many

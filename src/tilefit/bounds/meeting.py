@@ -38,12 +38,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Request
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
 
 _INT_LIMIT = 2**62  # sums of sizes below it stay exact in int64
 

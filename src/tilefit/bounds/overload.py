@@ -13,13 +13,15 @@ first: shrinking one of them helps in every window it lives in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.bounds.columns import UnionTable, chunk_rows
 from tilefit.model.capture import Capture, Request
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
 
 
 @dataclass(frozen=True, slots=True)

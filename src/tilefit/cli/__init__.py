@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from tilefit.cli.common import Invocation
 
@@ -50,6 +50,43 @@ COMMANDS = {
 
 def _command(name: str) -> ModuleType:
     return import_module(f"tilefit.cli.{COMMANDS[name]}")
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``: COLUMNS where it is a positive number, else
+    the terminal's width on stdout, else 80. Asked here because argparse's formatter, made
+    for every argument added, imports shutil for it, and shutil its archives' modules:
+    2 ms of every command."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as it would make itself (``_columns``)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,
+    ) -> None:
+        # argparse's own default: the terminal's columns less 2.
+        wide = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, wide, **more)
+
+
+class _RawHelp(_Help, argparse.RawDescriptionHelpFormatter):
+    """The commands' help: their descriptions and examples kept as written."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,13 +131,15 @@ def _near(word: str, known: list[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> _Parser:
     """The parser of every command, or, given the arguments of one command, the parser
-    that command needs: the others are named (for usage errors) but not loaded, so a
-    command imports only its own module and ``--version`` none at all."""
+    that command needs alone: a command imports only its own module and ``--version``
+    none at all. Arguments that name no command get the others named (for the usage
+    error) but not loaded."""
     given = list(sys.argv[1:] if argv is None else argv)
     asks_help = not given or given[0] in ("-h", "--help")
     chosen = given[0] if given and given[0] in COMMANDS else None
     parser = _Parser(
         prog="tilefit",
+        formatter_class=_Help,
         description=(
             "Replay a tile's captured allocation requests and tell fragmentation "
             "(a better placement exists) from a capacity deficit (none can)."
@@ -111,15 +150,16 @@ def build_parser(argv: Sequence[str] | None = None) -> _Parser:
     parser.commands = {}
     for name in COMMANDS:
         if argv is not None and not asks_help and name != chosen:
-            parser.commands[name] = sub.add_parser(name)  # named, not loaded
-            continue
+            if chosen is None:  # no command given: the usage error names every one
+                parser.commands[name] = sub.add_parser(name, formatter_class=_Help)  # not loaded
+            continue  # another command given: this one's parser (0.2 ms each) is not made
         module = _command(name)
         p = sub.add_parser(
             module.NAME,
             help=module.HELP,
             description=module.HELP,
             epilog=module.EXAMPLE,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_RawHelp,
         )
         module.add_arguments(p)
         from tilefit.cli import common

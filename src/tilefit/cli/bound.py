@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(bound_json(report))
     else:
         print("\n".join(bound_lines(report)))
+    args.invocation.quick_exit = True  # the interpreter's teardown, numpy's with it: 20 ms
     return common.EXIT_OK
 
 

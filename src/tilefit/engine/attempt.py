@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,12 +22,15 @@ from tilefit.engine.jit import jit_disabled
 from tilefit.engine.occupancy import Occupancy, bucket_width
 from tilefit.engine.space import UnitSpace
 from tilefit.engine.strategy import Placer, Replaying, Strategy, as_placers, as_strategies
-from tilefit.engine.uniform import CUT, Ints, UniformArrays
+from tilefit.engine.uniform import CUT, UniformArrays
 from tilefit.model.capture import Capture, Interval
 from tilefit.model.collector import collector_paused
 from tilefit.model.intervals import free
 from tilefit.model.placement import Placement
 from tilefit.model.units import Unit, request_unit, units
+
+if TYPE_CHECKING:
+    from tilefit.engine.uniform import Ints
 
 
 @dataclass(frozen=True)

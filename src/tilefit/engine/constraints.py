@@ -25,6 +25,8 @@ def outside(memory: Memory, request: Request) -> tuple[Interval, ...]:
 
 @dataclass(frozen=True)
 class Constraints:
+    """Where each request may go: the memory, its elements, allowed sets and conflicts."""
+
     memory_size: int
     elements: tuple[int, ...]  # element start addresses, ascending, first 0
     outside: dict[str, tuple[Interval, ...]]  # request id -> complement of its allowed set

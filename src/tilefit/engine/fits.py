@@ -34,6 +34,8 @@ class Space(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Fit:
+    """How a strategy chooses a unit's base offset among the free ones."""
+
     name: str
     choose: Callable[[Space], int | None]
     """The base offset for the unit, or None when it has no valid offset."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from numpy.typing import NDArray
 
 from tilefit.model.units import Unit
@@ -42,12 +42,14 @@ request; None where the columns would not sort exactly as the key does."""
 RESIDENT_CLASS = "resident"
 WEIGHTED_PREFIX = "weighted:"
 # size**q * alignment**p grows fast; a weight past this says nothing new and costs a lot.
-MAX_WEIGHT = Fraction(16)
+MAX_WEIGHT = 16
 MAX_WEIGHT_DENOMINATOR = 1000
 
 
 @dataclass(frozen=True, slots=True)
 class Order:
+    """The order in which a strategy places the units."""
+
     name: str
     key: SortKey
     columns: ColumnKey | None = None
@@ -76,14 +78,20 @@ def _index(unit: Unit) -> int:
 
 def _decimal_text(weight: Fraction) -> str:
     # Canonical spelling, so "weighted:1.0" and "weighted:1" name the same strategy.
+    from decimal import Decimal  # only for a weight not among ORDERS' (2 ms with fractions)
+
     text = format(Decimal(weight.numerator) / Decimal(weight.denominator), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def weighted(weight: Fraction) -> Order:
     """size x alignment^w descending, compared exactly: size^q x alignment^p for w = p/q."""
-    p, q = weight.numerator, weight.denominator
-    name = WEIGHTED_PREFIX + _decimal_text(weight)
+    return _weighted(weight.numerator, weight.denominator, _decimal_text(weight))
+
+
+def _weighted(p: int, q: int, said: str) -> Order:
+    """``weighted`` of the weight p/q, whose decimal spelling is ``said``."""
+    name = WEIGHTED_PREFIX + said
 
     def columns(c: Columns, h: int) -> list[NDArray[Any]] | None:
         # size^q is ordered as size is; one alignment everywhere scales every key alike.
@@ -110,9 +118,9 @@ ORDERS: tuple[Order, ...] = (
     ALIGNMENT,
     LIFETIME,
     SIZE,
-    weighted(Fraction(1, 2)),
-    weighted(Fraction(1)),
-    weighted(Fraction(2)),
+    _weighted(1, 2, "0.5"),  # weighted(Fraction(1, 2)), without loading fractions
+    _weighted(1, 1, "1"),
+    _weighted(2, 1, "2"),
     LONG_LIVED,
     RESIDENT_FIRST,
 )
@@ -133,6 +141,9 @@ def parse_order(text: str) -> Order:
 
 
 def _weight(text: str) -> Fraction:
+    from decimal import Decimal, InvalidOperation
+    from fractions import Fraction
+
     try:
         value = Decimal(text)
     except InvalidOperation:

@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tilefit.engine.lmem.assign import assign
-from tilefit.model.capture import Capture
 from tilefit.model.intervals import free
-from tilefit.model.lmem import NAME, LmemAllocator
+from tilefit.model.lmem import NAME
 
 if TYPE_CHECKING:  # loading a capture asks for the names only: numpy stays unloaded
     from tilefit.engine.attempt import Attempt, Prepared
     from tilefit.engine.strategy import Replaying
+    from tilefit.model.capture import Capture
+    from tilefit.model.lmem import LmemAllocator
 
-Runner = Callable[["Prepared", LmemAllocator], "Attempt"]
+Runner = Callable[["Prepared", "LmemAllocator"], "Attempt"]
 
 
 def lmem_bytes(capture: Capture) -> int:
@@ -32,6 +32,7 @@ def lmem_bytes(capture: Capture) -> int:
 def _tpumlir(prepared: Prepared, inputs: LmemAllocator) -> Attempt:
     """``assignLmemAddr`` replayed round by round (``tilefit.engine.lmem.assign``)."""
     from tilefit.engine.attempt import Attempt, Failure
+    from tilefit.engine.lmem.assign import assign
     from tilefit.engine.strategy import Replaying
 
     capture = prepared.capture

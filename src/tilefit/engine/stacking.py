@@ -42,6 +42,8 @@ that a placement above it would not hold either in any memory met so far."""
 
 @dataclass(frozen=True)
 class _Member:
+    """One request of a unit, at its offset from the unit's base."""
+
     id: str
     offset: int  # from the unit's base
     size: int

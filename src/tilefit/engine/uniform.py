@@ -24,15 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.engine.jit import jit_disabled as jit_disabled  # its old home, still asked here
 from tilefit.model.capture import Capture
 
-Ints = NDArray[np.int64]
-Bools = NDArray[np.bool_]
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.int64]
+    Bools = NDArray[np.bool_]
 
 MAX_ADDRESS_BITS = 62  # offsets plus sizes stay within int64
 

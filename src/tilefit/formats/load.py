@@ -153,6 +153,8 @@ def capture_from_json(obj: object, default_name: str = "capture") -> Capture:
 def _with_allocator(capture: Capture, value: object) -> Capture:
     """The capture with its ``allocator`` inputs, which a production allocator named in
     ``production`` needs (``tilefit.formats.allocator``)."""
+    if value is None and capture.production == DEFAULT_PRODUCTION:
+        return capture  # nothing to check: the allocators' registry stays unloaded
     from dataclasses import replace
 
     from tilefit.engine.production import ALLOCATORS

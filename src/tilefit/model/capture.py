@@ -11,8 +11,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from math import gcd
+from typing import TYPE_CHECKING
 
-from tilefit.model.lmem import LmemAllocator
+if TYPE_CHECKING:  # a capture without an allocator never loads it
+    from tilefit.model.lmem import LmemAllocator
 
 FORMAT = "tilefit-capture"
 VERSION = 1

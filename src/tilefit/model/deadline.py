@@ -20,6 +20,8 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
+    """When a command's time runs out: a start, a limit, and the seconds not counted."""
+
     started: float  # on the monotonic clock
     limit: float  # seconds
     given_back: float = 0.0  # seconds not counted (a one-time compilation)

@@ -16,6 +16,8 @@ from tilefit.model.capture import Capture, Conflict, Request, sequence_base
 
 @dataclass(frozen=True, slots=True)
 class Unit:
+    """What the engine places at once: one request, or a sequence at fixed offsets."""
+
     id: str
     index: int  # position in capture order; ties always go to it
     members: tuple[Request, ...]

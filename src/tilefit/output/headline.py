@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tilefit.verdicts.headline import Headline, headline
-
 if TYPE_CHECKING:
     from tilefit.model.capture import Capture
     from tilefit.verdicts.answer import Answer
     from tilefit.verdicts.diagnose import Diagnosis
+    from tilefit.verdicts.headline import Headline
 
 
 def _adoption(tool: str, capture: str) -> str | None:
@@ -34,6 +33,8 @@ def _headline(answer: Answer, name: str, available: int) -> Headline | None:
     heap = answer.heap
     if heap is None:
         return None
+    from tilefit.verdicts.headline import headline  # an import's answer only
+
     leaving = 0 if answer.capacity is None else answer.capacity.leaving
     return headline(heap, answer.verdict, available, leaving, _adoption(heap.tool, name))
 

@@ -31,6 +31,8 @@ UNITS_PER_REQUEST = 4e-6
 
 @dataclass(frozen=True, eq=False)
 class Problem:
+    """A capture with what the verdicts share of it, each part built once when first asked."""
+
     capture: Capture
     uniform_from: int = UNIFORM_FROM  # units from which the engine's compiled loop places it
     built: dict[str, float] = field(default_factory=dict, compare=False, repr=False)

@@ -12,7 +12,6 @@ the search; asking for the whole registry (``registered``) imports every module 
 
 from __future__ import annotations
 
-import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -128,6 +127,8 @@ def registered() -> tuple[type[Route], ...]:
     schema's enum): each module of ``tilefit.search`` imported once first, so that every
     route of the package has registered itself (a route made elsewhere registers when its
     module is imported)."""
+    import pkgutil  # only where every route is asked for: most commands name theirs
+
     import tilefit.search as package
 
     for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):

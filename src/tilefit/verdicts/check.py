@@ -17,10 +17,9 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tilefit.model.capture import Capture, Memory, Request
 from tilefit.model.collector import collector_paused
@@ -28,6 +27,9 @@ from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement
 from tilefit.model.words import lifetime_text
 from tilefit.verdicts.disjoint import none_meet
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
 
 KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
 MAX_OVERLAPS_LISTED = 1000
@@ -46,6 +48,8 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
+    """The referee's finding: every rule a placement breaks (none: it is valid)."""
+
     violations: tuple[Violation, ...]
     overlaps_not_listed: int = 0  # overlapping pairs beyond the listing cap
 
@@ -61,6 +65,8 @@ class CheckResult:
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
+    """A request placed, with its position in capture order."""
+
     index: int  # capture order
     request: Request
     offset: int

@@ -17,13 +17,17 @@ of the referee, it shares nothing with the engine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-Ints = NDArray[np.int64]
-Indices = NDArray[Any]  # int32 or int64
+from tilefit.model.distinct import distinct
+
+if TYPE_CHECKING:  # numpy.typing is for the type checker only
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.int64]
+    Indices = NDArray[Any]  # int32 or int64
 
 
 def none_meet(starts: Ints, ends: Ints, lows: Ints, highs: Ints) -> bool:
@@ -32,7 +36,7 @@ def none_meet(starts: Ints, ends: Ints, lows: Ints, highs: Ints) -> bool:
     if len(starts) < 2:
         return True
     # Indices below 2^31 (nodes, ranks, request positions) kept as int32: half the memory.
-    points = np.unique(np.concatenate((starts, ends)))
+    points = distinct(np.concatenate((starts, ends)))
     first = np.searchsorted(points, starts).astype(np.int32)
     stop = np.searchsorted(points, ends).astype(np.int32)
     leaves = 1 << len(points).bit_length()  # more leaves than points
@@ -40,7 +44,7 @@ def none_meet(starts: Ints, ends: Ints, lows: Ints, highs: Ints) -> bool:
     node, owner = _cover(first, stop, leaves)
     del first, stop
     # Addresses by rank among all lows and highs: exact, and small enough for one key.
-    ranks = np.unique(np.concatenate((lows, highs)))
+    ranks = distinct(np.concatenate((lows, highs)))
     width = len(ranks)
     low = np.searchsorted(ranks, lows).astype(np.int32)[owner]
     high = np.searchsorted(ranks, highs).astype(np.int32)[owner]

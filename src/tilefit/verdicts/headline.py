@@ -18,6 +18,8 @@ from tilefit.verdicts.verdict import Verdict
 
 @dataclass(frozen=True, slots=True)
 class Headline:
+    """The two-part answer of an import: the toolchain's plan, then tilefit's."""
+
     tool: str  # "TFLM"
     plan: str  # what the tool calls its plan: "head"
     heap: int  # the top of the toolchain's own plan

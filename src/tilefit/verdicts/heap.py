@@ -19,6 +19,8 @@ from tilefit.model.capture import Capture
 
 @dataclass(frozen=True, slots=True)
 class HeapStanding:
+    """A toolchain's own plan against the bounds and the best placement tilefit found."""
+
     tool: str
     heap: int  # the tool's own memory top
     lower_bound: int  # the live lower bound

@@ -46,8 +46,6 @@ from tilefit.search.routes import PIECES, SOLVED
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
-from tilefit.verdicts.heap import heap_standing
-from tilefit.verdicts.replay import ReplayResult
 from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch, compile_stage
@@ -55,6 +53,7 @@ from tilefit.verdicts.watch import QUIET, Watch, compile_stage
 if TYPE_CHECKING:
     from tilefit.search.closest import Closest
     from tilefit.search.outcome import Partial
+    from tilefit.verdicts.replay import ReplayResult
 
 
 REFEREE_PER_REQUEST = 7e-6
@@ -383,14 +382,18 @@ def _refereed(problem: Problem, answer: Answer) -> Answer:
     best = least.best_top if least is not None else top
     proven = least.optimal if least is not None else False
     report = problem.bound
-    heap = heap_standing(
-        capture,
-        report.lower_bound,
-        best,
-        proven,
-        report.aligned.top,
-        looked=least is not None,
-    )
+    heap = None  # a capture not imported stands against no toolchain's heap
+    if capture.origin is not None:
+        from tilefit.verdicts.heap import heap_standing
+
+        heap = heap_standing(
+            capture,
+            report.lower_bound,
+            best,
+            proven,
+            report.aligned.top,
+            looked=least is not None,
+        )
     # A climb that skipped the bounds' rung (solve's) still says what a bound proves.
     return replace(answer, heap=heap, capacity=answer.capacity or capacity_of(report))
 

@@ -19,6 +19,8 @@ from tilefit.model.placement import Placement
 
 @dataclass(frozen=True)
 class ReplayResult:
+    """The production attempts replayed, and whether they reproduce the observed failure."""
+
     capture: str
     attempts: tuple[Attempt, ...]  # in the order run; the last fits, or all failed
     observed: str | None  # the id in the production compiler's final error

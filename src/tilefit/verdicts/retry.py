@@ -24,6 +24,8 @@ DEFAULT_FALLBACKS: tuple[str, ...] = ("long-lived/first-fit",)
 
 @dataclass(frozen=True)
 class PlaceResult:
+    """The retry chain's attempts: production's first, the fallbacks after."""
+
     attempts: tuple[Attempt, ...]  # in the order run; the last fits, or all failed
     production: int  # how many leading attempts ran production strategies
 

@@ -34,6 +34,8 @@ class Round:
 
 @dataclass(frozen=True, slots=True)
 class Replayed:
+    """TPU-MLIR's allocator replayed: what it placed, in order, and where it failed."""
+
     placed: tuple[tuple[str, int], ...]  # (tensor, address) in the order placed
     failed: tuple[str, ...]  # the tensors left when it failed, in the last round's order
     rounds: tuple[Round, ...]

@@ -19,14 +19,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tilefit.engine.uniform import Ints, UniformArrays, lowest_offsets, smallest_holes
+from tilefit.engine.uniform import UniformArrays, lowest_offsets, smallest_holes
 from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.routes import LEAST, Route
+
+if TYPE_CHECKING:
+    from tilefit.engine.uniform import Ints
 
 
 class Reorder(Route):
