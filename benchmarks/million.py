@@ -4,6 +4,7 @@ Run from the repository root (after `pip install -e '.[test,bench]'`, `tilefit c
 and, for idealloc, `bash benchmarks/peers/build_idealloc.sh IDEALLOC_SRC`):
 
     .venv/bin/python benchmarks/million.py                          # 1,000,000 buffers
+    .venv/bin/python benchmarks/million.py --time-limit 10 --time-limit 60
     .venv/bin/python benchmarks/million.py --buffers 100000 --time-limit 5
 
 Three traces of ``--buffers`` buffers, made in a temporary folder: ``made`` (
@@ -15,7 +16,7 @@ skipped, with the reason, when that folder is absent). On each, one after the ot
 
 - tilefit as a user runs it: ``python -m tilefit solve TRACE --capacity SUM --minimize
   --time-limit T --json -o OUT`` (SUM: every size added, a memory where stacking fits,
-  no hint of the peak); the placement is read from OUT;
+  no hint of the peak), for each T given (default 10); the placement is read from OUT;
 - each of omnimalloc's greedy allocators (``best_fit`` and the ``greedy*`` ones, its
   fastest), each in a process of its own (``peers/omni_child.py``: reading the CSV,
   allocating, printing the offsets);
@@ -81,17 +82,18 @@ def run_tilefit(trace: Trace, limit: float, folder: Path) -> tuple[Answer, Measu
         *("--json", "-o", str(output)),
     ]
     run = run_measured(command, limit + GRACE)
+    solver = f"tilefit T={limit:g}"
     if run.returncode is None:
-        return Answer("tilefit", None, run.wall, note=f"stopped at T + {GRACE:g} s"), run
+        return Answer(solver, None, run.wall, note=f"stopped at T + {GRACE:g} s"), run
     try:
         status = json.loads(run.stdout).get("status")
     except json.JSONDecodeError:
         last = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        return Answer("tilefit", None, run.wall, note=f"exit {run.returncode}: {last[:90]}"), run
+        return Answer(solver, None, run.wall, note=f"exit {run.returncode}: {last[:90]}"), run
     if not output.is_file():
-        return Answer("tilefit", None, run.wall, note=f"status {status}, no placement"), run
+        return Answer(solver, None, run.wall, note=f"status {status}, no placement"), run
     offsets = json.loads(output.read_text(encoding="utf-8"))["offsets"]
-    return refereed(trace, "tilefit", offsets, run.wall, note=f"status {status}"), run
+    return refereed(trace, solver, offsets, run.wall, note=f"status {status}"), run
 
 
 def greedy_allocators() -> list[str] | str:
@@ -153,14 +155,18 @@ def line(trace: Trace, answer: Answer, run: Measured | None) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--buffers", type=int, default=1_000_000, help="buffers per trace")
-    parser.add_argument("--time-limit", type=float, default=10.0, help="tilefit's T, seconds")
+    parser.add_argument(
+        "--time-limit", type=float, action="append", help="tilefit's T, seconds (repeatable)"
+    )
     parser.add_argument("--peer-limit", type=float, default=120.0, help="a peer's seconds")
     parser.add_argument("--memory-cap", type=float, default=4.0, help="a peer's GB")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the real traces' folder")
     args = parser.parse_args()
+    limits = args.time_limit or [10.0]
     cap = int(args.memory_cap * 1e9)
     allocators = greedy_allocators()
-    print(f"{args.buffers:,} buffers a trace, tilefit T = {args.time_limit:g} s, peers up to")
+    shown = ", ".join(f"{t:g}" for t in limits)
+    print(f"{args.buffers:,} buffers a trace, tilefit T = {shown} s, peers up to")
     print(f"{args.peer_limit:g} s and {args.memory_cap:g} GB; load {os.getloadavg()}")
     print(f"  {'solver':28} {'wall':>9} {'CPU':>9} {'max RSS':>9}  {'top':>18} {'vs bound':>10}")
     with tempfile.TemporaryDirectory(prefix="million-") as name:
@@ -171,7 +177,8 @@ def main() -> int:
                 continue
             trace = read_trace(path)
             print(f"\n{label}: live bound {trace.bound:,} B", flush=True)
-            print(line(trace, *run_tilefit(trace, args.time_limit, folder)), flush=True)
+            for limit in limits:
+                print(line(trace, *run_tilefit(trace, limit, folder)), flush=True)
             if isinstance(allocators, str):
                 print(line(trace, Answer("omnimalloc", None, 0.0, note=allocators), None))
             for allocator in [] if isinstance(allocators, str) else allocators:
