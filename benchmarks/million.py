@@ -5,7 +5,7 @@ and, for idealloc, `bash benchmarks/peers/build_idealloc.sh IDEALLOC_SRC`):
 
     .venv/bin/python benchmarks/million.py                          # 1,000,000 buffers
     .venv/bin/python benchmarks/million.py --time-limit 10 --time-limit 60
-    .venv/bin/python benchmarks/million.py --buffers 100000 --time-limit 5
+    .venv/bin/python benchmarks/million.py --buffers 100000 --time-limit 5 --traces tiled
 
 Three traces of ``--buffers`` buffers, made in a temporary folder: ``made`` (
 ``time_limit.py``'s made-up trace: 2% alive throughout, most for a few steps),
@@ -56,7 +56,12 @@ GRACE = 30.0
 """How long past the limit tilefit may run before it is stopped (and said so)."""
 
 
-def traces(folder: Path, buffers: int, shared: Path) -> Iterator[tuple[str, Path | str]]:
+TRACES = ("made", "training", "tiled")
+
+
+def traces(
+    folder: Path, buffers: int, shared: Path, names: list[str]
+) -> Iterator[tuple[str, Path | str]]:
     """Each trace's name and file, or the reason it is skipped."""
     made = {
         "made": lambda: _made_up(buffers),
@@ -64,6 +69,8 @@ def traces(folder: Path, buffers: int, shared: Path) -> Iterator[tuple[str, Path
         "tiled": lambda: tiled_real(shared, buffers),
     }
     for name, make in made.items():
+        if name not in names:
+            continue
         text = make()
         if text is None:
             yield name, f"skipped: no trace in {shared} (the shared real traces are absent)"
@@ -134,9 +141,11 @@ def _failure(run: Measured) -> str:
     """Why a peer gave no placement: killed at its limit, or its last words."""
     if run.returncode is None:
         return f"no answer in {run.wall:.0f} s"
-    lines = [line for line in run.stderr.strip().splitlines() if line.strip()] or ["no output"]
-    panic = [k for k, line in enumerate(lines[:-1]) if "panicked at" in line]
-    last = lines[panic[0] + 1] if panic else lines[-1]
+    lines = run.stderr.strip().splitlines()
+    said = [line for line in lines if line.strip() and not line.startswith("note:")]
+    panic = [k for k, line in enumerate(said[:-1]) if "panicked at" in line]
+    failed = [line for line in said if line.startswith("memory allocation of")]  # Rust's
+    last = said[panic[0] + 1] if panic else failed[0] if failed else (said or ["no output"])[-1]
     return f"exit {run.returncode}: {last.strip()[:110]}"
 
 
@@ -161,6 +170,7 @@ def main() -> int:
     parser.add_argument("--peer-limit", type=float, default=120.0, help="a peer's seconds")
     parser.add_argument("--memory-cap", type=float, default=4.0, help="a peer's GB")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the real traces' folder")
+    parser.add_argument("--traces", nargs="+", choices=TRACES, default=list(TRACES))
     args = parser.parse_args()
     limits = args.time_limit or [10.0]
     cap = int(args.memory_cap * 1e9)
@@ -171,7 +181,7 @@ def main() -> int:
     print(f"  {'solver':28} {'wall':>9} {'CPU':>9} {'max RSS':>9}  {'top':>18} {'vs bound':>10}")
     with tempfile.TemporaryDirectory(prefix="million-") as name:
         folder = Path(name)
-        for label, path in traces(folder, args.buffers, args.shared):
+        for label, path in traces(folder, args.buffers, args.shared, args.traces):
             if isinstance(path, str):
                 print(f"\n{label}: {path}")
                 continue

@@ -12,10 +12,11 @@ touches at most ``LONG_BUCKETS`` of them, and looks at the buckets its lifetime
 touches. A longer request (alive for much of the horizon, as many of a real
 program's are) sits in one list of long requests kept by address, which every
 request reads through: many of them are alive at once, and the list needs no
-sorting. When that list would grow past ``LONG_LIST_MOST``, a second level of
-buckets, ``LONG_BUCKETS`` times as wide, takes the requests that touch at most
-``LONG_BUCKETS`` of its own (a million made-up buffers put 42,000 requests of a
-few hundred steps in the list: a pass took a minute; now 10 s). A request alive
+sorting. When that list would grow past ``LONG_LIST_MOST``, a level of buckets
+``LONG_BUCKETS`` times as wide takes the requests that touch at most ``LONG_BUCKETS``
+of its own, then another above it, as long as the list stays too long (a million
+made-up buffers put 42,000 requests of a few hundred steps in the list: a pass took a
+minute; now 10 s). A request alive
 whenever any other is (a weight) is in neither: the others read the union of
 those requests' addresses.
 """
@@ -184,16 +185,21 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
 def _levels(
     starts: Ints, ends: Ints, whole: Bools, width: int
 ) -> tuple[Ints, Ints, Ints, Ints, Bools]:
-    """The levels' widths, their first buckets' numbers (one more entry: the count of all
-    buckets), each request's first and last bucket at the first level at which it touches
-    at most ``LONG_BUCKETS`` of them, and whether it is too long for every level. The
-    requests alive throughout (``whole``) are in no list: they do not count."""
+    """The levels' widths (each ``LONG_BUCKETS`` times the one's below), their first
+    buckets' numbers (one more entry: the count of all buckets), each request's first and
+    last bucket at the first level at which it touches at most ``LONG_BUCKETS`` of them,
+    and whether it is too long for every level. The requests alive throughout (``whole``)
+    are in no list: they do not count."""
     horizon = int(ends.max())
     first, last = starts // width, (ends - 1) // width
     long = last - first >= LONG_BUCKETS
     widths, bases = [width], [0, (horizon - 1) // width + 1]
-    if np.count_nonzero(long & ~whole) > LONG_LIST_MOST:  # a second level takes what it can
-        wide = width * LONG_BUCKETS
+    # While the list would be too long, a level of wider buckets takes what it can; the
+    # last has one bucket over the horizon (a million buffers of real traces end to end,
+    # each long for the first levels and short for the whole: 91,000 in the list at two
+    # levels, every pass quadratic; one or two more levels take them).
+    while np.count_nonzero(long & ~whole) > LONG_LIST_MOST and widths[-1] < horizon:
+        wide = widths[-1] * LONG_BUCKETS
         at_first, at_last = starts // wide, (ends - 1) // wide
         lifted = long & (at_last - at_first < LONG_BUCKETS)
         first = np.where(lifted, bases[-1] + at_first, first)
