@@ -23,6 +23,7 @@ those requests' addresses.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,7 +51,14 @@ UNION_WIDTH = 4096
 (a request alive throughout then gathers what is placed instead)."""
 
 CHUNK = 2048
-"""Requests placed per call of the compiled loop: ``stop`` is asked between calls."""
+"""Requests placed per call of the compiled loop, at most: ``stop`` is asked between
+calls."""
+
+CALL_SECONDS = 0.05
+"""How long one call should run: where requests are slow to place (200,000 alive at once:
+milliseconds each, 2,048 of them 4-10 s), the next call takes fewer of them, so that a
+deadline is heard within about this (a million requests of a training step ran 20 s
+past a 120 s limit). The placement does not depend on where the calls split it."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,8 @@ def smallest_holes(
 def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -> tuple[Ints, int]:
     """Offsets by capture index (-1 where not placed) and the position in ``order`` of the
     first request with no valid offset, -1 when all fit, or ``CUT`` when ``stop`` (asked
-    every ``CHUNK`` requests) ended it first."""
+    between calls of at most ``CHUNK`` requests, fewer where they are slow) ended it
+    first."""
     from tilefit.engine.uniform_loop import place_span
 
     count = len(uniform.starts)
@@ -149,9 +158,12 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
     offsets = np.full(count, -1, np.int64)
     seen = np.full(count, -1, np.int64)
     bounds = np.array([uniform.low, uniform.high], np.int64)
-    for begin in range(0, len(order), CHUNK):
+    begin, span = 0, CHUNK
+    while begin < len(order):
         if stop is not None and stop():
             return offsets, CUT
+        end = min(begin + span, len(order))
+        called = time.perf_counter()
         failed_at = place_span(
             uniform.starts,
             uniform.ends,
@@ -175,11 +187,21 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
             offsets,
             seen,
             begin,
-            min(begin + CHUNK, len(order)),
+            end,
         )
         if failed_at >= 0:
             return offsets, failed_at
+        span = _next_span(span, end - begin, time.perf_counter() - called)
+        begin = end
     return offsets, -1
+
+
+def _next_span(span: int, placed: int, seconds: float) -> int:
+    """The requests the next call takes: as many as ``CALL_SECONDS`` held at this call's
+    pace, between 1 and ``CHUNK``, at most twice as many as now."""
+    if seconds <= 0:
+        return min(CHUNK, 2 * span)
+    return max(1, min(CHUNK, 2 * span, int(placed * CALL_SECONDS / seconds)))
 
 
 def _levels(
