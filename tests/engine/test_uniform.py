@@ -165,3 +165,25 @@ def test_without_the_compiler_the_one_by_one_engine_places(
 
     monkeypatch.setattr(attempt, "_run_uniform", refused)
     assert run_strategy(prepared, "size/first-fit") == compiled
+
+
+@settings(max_examples=40, deadline=None)
+@given(plain_captures(), st.sampled_from(STRATEGIES))
+def test_calls_of_one_request_each_place_alike(capture: Capture, strategy: Strategy) -> None:
+    """Where requests are slow to place the compiled loop is called on fewer of them at a
+    time (down to one), so that a deadline is heard sooner: the placement is the same."""
+    from tilefit.engine import uniform
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(uniform, "CALL_SECONDS", 0.0)  # every call: one request
+        prepared = Prepared.of(capture, uniform_from=0)
+        assert run_strategy(prepared, strategy) == run_strategy(one_by_one(capture), strategy)
+
+
+def test_a_slow_call_makes_the_next_one_shorter_and_a_quick_one_longer() -> None:
+    from tilefit.engine.uniform import CALL_SECONDS, CHUNK, _next_span
+
+    assert _next_span(CHUNK, CHUNK, 100 * CALL_SECONDS) == CHUNK // 100
+    assert _next_span(CHUNK, CHUNK, 1e6) == 1  # never none
+    assert _next_span(10, 10, CALL_SECONDS / 100) == 20  # at most twice as many
+    assert _next_span(CHUNK, CHUNK, 0.0) == CHUNK  # never more than CHUNK

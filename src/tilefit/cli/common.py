@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -259,8 +258,10 @@ def spans_text(spans: Sequence[tuple[int, int]], empty: str) -> str:
 def print_json(obj: Any) -> None:
     """One JSON object, keys in a fixed order, so the same input prints the same bytes.
     Encoded whole, then written: ``json.dump`` writes piece by piece, ten times slower on
-    a placement of a million offsets."""
-    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+    a placement of a million offsets; a placement's offsets are joined in one go."""
+    from tilefit.output.jsontext import json_text
+
+    sys.stdout.write(json_text(obj, indent=2) + "\n")
 
 
 def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:

@@ -12,16 +12,18 @@ touches at most ``LONG_BUCKETS`` of them, and looks at the buckets its lifetime
 touches. A longer request (alive for much of the horizon, as many of a real
 program's are) sits in one list of long requests kept by address, which every
 request reads through: many of them are alive at once, and the list needs no
-sorting. When that list would grow past ``LONG_LIST_MOST``, a second level of
-buckets, ``LONG_BUCKETS`` times as wide, takes the requests that touch at most
-``LONG_BUCKETS`` of its own (a million made-up buffers put 42,000 requests of a
-few hundred steps in the list: a pass took a minute; now 10 s). A request alive
+sorting. When that list would grow past ``LONG_LIST_MOST``, a level of buckets
+``LONG_BUCKETS`` times as wide takes the requests that touch at most ``LONG_BUCKETS``
+of its own, then another above it, as long as the list stays too long (a million
+made-up buffers put 42,000 requests of a few hundred steps in the list: a pass took a
+minute; now 10 s). A request alive
 whenever any other is (a weight) is in neither: the others read the union of
 those requests' addresses.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,7 +54,14 @@ UNION_WIDTH = 4096
 (a request alive throughout then gathers what is placed instead)."""
 
 CHUNK = 2048
-"""Requests placed per call of the compiled loop: ``stop`` is asked between calls."""
+"""Requests placed per call of the compiled loop, at most: ``stop`` is asked between
+calls."""
+
+CALL_SECONDS = 0.05
+"""How long one call should run: where requests are slow to place (200,000 alive at once:
+milliseconds each, 2,048 of them 4-10 s), the next call takes fewer of them, so that a
+deadline is heard within about this (a million requests of a training step ran 20 s
+past a 120 s limit). The placement does not depend on where the calls split it."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,8 @@ def smallest_holes(
 def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -> tuple[Ints, int]:
     """Offsets by capture index (-1 where not placed) and the position in ``order`` of the
     first request with no valid offset, -1 when all fit, or ``CUT`` when ``stop`` (asked
-    every ``CHUNK`` requests) ended it first."""
+    between calls of at most ``CHUNK`` requests, fewer where they are slow) ended it
+    first."""
     from tilefit.engine.uniform_loop import place_span
 
     count = len(uniform.starts)
@@ -151,9 +161,12 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
     offsets = np.full(count, -1, np.int64)
     seen = np.full(count, -1, np.int64)
     bounds = np.array([uniform.low, uniform.high], np.int64)
-    for begin in range(0, len(order), CHUNK):
+    begin, span = 0, CHUNK
+    while begin < len(order):
         if stop is not None and stop():
             return offsets, CUT
+        end = min(begin + span, len(order))
+        called = time.perf_counter()
         failed_at = place_span(
             uniform.starts,
             uniform.ends,
@@ -177,26 +190,41 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
             offsets,
             seen,
             begin,
-            min(begin + CHUNK, len(order)),
+            end,
         )
         if failed_at >= 0:
             return offsets, failed_at
+        span = _next_span(span, end - begin, time.perf_counter() - called)
+        begin = end
     return offsets, -1
+
+
+def _next_span(span: int, placed: int, seconds: float) -> int:
+    """The requests the next call takes: as many as ``CALL_SECONDS`` held at this call's
+    pace, between 1 and ``CHUNK``, at most twice as many as now."""
+    if seconds <= 0:
+        return min(CHUNK, 2 * span)
+    return max(1, min(CHUNK, 2 * span, int(placed * CALL_SECONDS / seconds)))
 
 
 def _levels(
     starts: Ints, ends: Ints, whole: Bools, width: int
 ) -> tuple[Ints, Ints, Ints, Ints, Bools]:
-    """The levels' widths, their first buckets' numbers (one more entry: the count of all
-    buckets), each request's first and last bucket at the first level at which it touches
-    at most ``LONG_BUCKETS`` of them, and whether it is too long for every level. The
-    requests alive throughout (``whole``) are in no list: they do not count."""
+    """The levels' widths (each ``LONG_BUCKETS`` times the one's below), their first
+    buckets' numbers (one more entry: the count of all buckets), each request's first and
+    last bucket at the first level at which it touches at most ``LONG_BUCKETS`` of them,
+    and whether it is too long for every level. The requests alive throughout (``whole``)
+    are in no list: they do not count."""
     horizon = int(ends.max())
     first, last = starts // width, (ends - 1) // width
     long = last - first >= LONG_BUCKETS
     widths, bases = [width], [0, (horizon - 1) // width + 1]
-    if np.count_nonzero(long & ~whole) > LONG_LIST_MOST:  # a second level takes what it can
-        wide = width * LONG_BUCKETS
+    # While the list would be too long, a level of wider buckets takes what it can; the
+    # last has one bucket over the horizon (a million buffers of real traces end to end,
+    # each long for the first levels and short for the whole: 91,000 in the list at two
+    # levels, every pass quadratic; one or two more levels take them).
+    while np.count_nonzero(long & ~whole) > LONG_LIST_MOST and widths[-1] < horizon:
+        wide = widths[-1] * LONG_BUCKETS
         at_first, at_last = starts // wide, (ends - 1) // wide
         lifted = long & (at_last - at_first < LONG_BUCKETS)
         first = np.where(lifted, bases[-1] + at_first, first)

@@ -93,7 +93,8 @@ def _check(capture: Capture, placement: Placement, max_overlaps: int) -> CheckRe
     placed = [
         _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
     ]
-    by_id = {p.request.id: p for p in placed}
+    # Only sequences and conflicts look placed requests up by id: none, no table.
+    by_id = {p.request.id: p for p in placed} if capture.sequences or capture.conflicts else {}
     period = capture.horizon if capture.wraps else None
     overlaps: list[Violation] = []
     not_listed = 0
@@ -103,7 +104,8 @@ def _check(capture: Capture, placement: Placement, max_overlaps: int) -> CheckRe
         else:
             overlaps, not_listed = _overlaps_on_circle(placed, max_overlaps, period)
     found = [
-        *_missing(capture, offsets),
+        # Every request has an offset: none is missing, no second walk.
+        *(() if len(placed) == len(capture.requests) else _missing(capture, offsets)),
         *_unknown(capture, offsets),
         *_misaligned(placed),
         *_out_of_range(capture.memory, placed),
