@@ -77,9 +77,13 @@ def test_another_tool_s_json_in_a_folder_gives_no_job_unless_named(tmp_path: Pat
     write_capture(TILE, tmp_path / "a.json")
     (tmp_path / "net.layer_group_debugger.json").write_text('{"type": 3, "groups": []}')
     (tmp_path / "broken.json").write_text('{"requests": [}')
+    (tmp_path / "cut.json").write_text('{"form')  # a capture cut short: no mark left
+    (tmp_path / "deep.json").write_text("[" * 100_000)  # past the JSON parser's nesting
     found = {s.path.name: load(s) for s in expand([str(tmp_path)])}
     assert found["net.layer_group_debugger.json"] == []
     assert [job.name for job in found["a.json"]] == ["a"]
     assert [job.name for job in found["broken.json"]] == ["broken"]
+    assert [job.name for job in found["cut.json"]] == ["cut"]
+    assert [job.name for job in found["deep.json"]] == ["deep"]
     (named,) = expand([str(tmp_path / "net.layer_group_debugger.json")])
     assert [job.name for job in load(named)] == ["net.layer_group_debugger"]

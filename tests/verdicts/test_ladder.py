@@ -293,11 +293,11 @@ def test_the_ladder_keeps_the_referee_s_time_for_the_exit(monkeypatch: pytest.Mo
     """The exit's referee reads every request (22 s on a million): the rungs end that much
     before the limit. Here it is made to need the whole limit, so no rung runs at all."""
     from tilefit.search.problem import Problem
-    from tilefit.verdicts import ladder
+    from tilefit.verdicts import ladder, reserves
 
     climb = Climb(Entry.STRATEGIES)
     assert ladder.climb_ladder(Problem(_many(50)), Deadline.start(60.0), climb).verdict.places
-    monkeypatch.setattr(ladder, "REFEREE_PER_REQUEST", 60.0 / 50)
+    monkeypatch.setattr(reserves, "REFEREE_PER_REQUEST", 60.0 / 50)
     answer = ladder.climb_ladder(Problem(_many(50)), Deadline.start(60.0), climb)
     assert answer.verdict == Verdict.UNDETERMINED
     assert answer.cut[0].startswith("the strategies' greedy passes (0 of")

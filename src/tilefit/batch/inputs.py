@@ -6,10 +6,10 @@ resumed run with the same inputs skips exactly what is recorded. Folders are
 searched recursively for ``.json`` captures, ``.jsonl`` bundles and every
 toolchain's files (an XLA module's ``*-buffer-assignment.txt``, a ``.tflite``
 model: imported as ``tilefit import`` would; hidden entries skipped); a
-minimalloc ``.csv`` is read only when named. A ``.json`` file found in a folder
+minimalloc ``.csv`` is read only when named. A whole JSON document found in a folder
 that names neither the capture format nor ``requests`` is another tool's (TPU-MLIR's
 work folder holds its own): it gives no job, counted apart (``foreign``), where a
-file named on the command line would be an error row.
+file named on the command line, or a broken one, would be an error row.
 
 Reading a source's text happens later, one at a time (``load``), so a broken
 file or line becomes an error row, not the end of the run. A toolchain's file
@@ -122,19 +122,24 @@ def load(source: Source) -> list[Job]:
 
 
 CAPTURE_MARKS = ('"tilefit-capture"', '"requests"')
-"""Words a capture's text holds (its format, its one required list): a ``.json`` file
-found in a folder with neither is not a capture, however broken."""
+"""Words a capture's text holds (its format, its one required list)."""
 
 
 def foreign(source: Source, text: str) -> bool:
-    """Whether ``source`` is a ``.json`` file found in a folder that is no capture at all
-    (another tool's), not one to report as a broken capture."""
-    return (
-        source.found
-        and source.line is None
-        and source.path.suffix.lower() == ".json"
-        and not any(mark in text for mark in CAPTURE_MARKS)
-    )
+    """Whether ``source`` is a ``.json`` file found in a folder that is no capture at all:
+    a whole JSON document (another tool's) that names neither of ``CAPTURE_MARKS``. A
+    text that is not whole JSON may be a broken capture: it is read, to be reported."""
+    if not (source.found and source.line is None and source.path.suffix.lower() == ".json"):
+        return False
+    if any(mark in text for mark in CAPTURE_MARKS):
+        return False
+    import json
+
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):  # not whole JSON, or nested past the parser
+        return False
+    return True
 
 
 def _decode(raw: bytes) -> str:

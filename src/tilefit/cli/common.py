@@ -259,7 +259,7 @@ def print_json(obj: Any) -> None:
     """One JSON object, keys in a fixed order, so the same input prints the same bytes.
     Encoded whole, then written: ``json.dump`` writes piece by piece, ten times slower on
     a placement of a million offsets; a placement's offsets are joined in one go."""
-    from tilefit.output.jsontext import json_text
+    from tilefit.formats.jsontext import json_text
 
     sys.stdout.write(json_text(obj, indent=2) + "\n")
 

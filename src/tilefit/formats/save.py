@@ -95,7 +95,7 @@ def capture_to_json(capture: Capture) -> dict[str, Any]:
 
 def dumps(obj: Any) -> str:
     """Compact-but-readable JSON: one request per line keeps diffs of captures small."""
-    from tilefit.output.jsontext import json_text  # a placement's offsets in one join
+    from tilefit.formats.jsontext import json_text  # a placement's offsets in one join
 
     return json_text(obj, indent=1, ensure_ascii=False) + "\n"
 

@@ -40,9 +40,9 @@ from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.outcome import Least
-from tilefit.search.params import ClosestParams
 from tilefit.search.problem import Problem
 from tilefit.search.routes import PIECES, SOLVED
+from tilefit.verdicts import reserves
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
@@ -56,18 +56,6 @@ if TYPE_CHECKING:
     from tilefit.verdicts.replay import ReplayResult
 
 
-REFEREE_PER_REQUEST = 7e-6
-"""Seconds the exit's referee takes per request with a core to itself, with room: a million
-requests took 5.7-6.2 s of CPU on the 2-core development machine once numpy's quick look
-clears the placement (``tilefit.verdicts.check``; 19 s before it); S_1's 28,526 took
-0.09-0.14 s. Kept stretched by the machine's load (``Deadline.stretch``)."""
-
-
-SEARCH_LOAD = 0.5
-"""Seconds that importing the search and loading its cached kernels take with a core to
-itself, numba already loaded (0.3-0.5 s on the 2-core development machine)."""
-
-
 def climb_ladder(
     problem: Problem,
     deadline: Deadline,
@@ -79,11 +67,7 @@ def climb_ladder(
     (``replayed``: the production replay, for ``Entry.REPLAY``). Every placement in it has
     passed the referee."""
     cut: list[str] = []
-    # The exit's referee reads every request: on a million of them, seconds the limit must hold.
-    # On a busy machine it takes several times as long (``Deadline.stretch``).
-    climbing = deadline.sooner(
-        REFEREE_PER_REQUEST * len(problem.capture.requests) * deadline.stretch()
-    )
+    climbing = deadline.sooner(reserves.referee_seconds(problem, deadline))
     answer = _climb(problem, climbing, climb, replayed, watch, cut)
     return _refereed(problem, replace(answer, seconds=deadline.spent(), cut=tuple(cut)))
 
@@ -122,7 +106,11 @@ def _climb(
         cut.append("the search (no time left)")
         if placed is not None:
             return placed
-    elif climb.search and climb.entry != Entry.SEARCH and not _loads_in_time(problem, deadline):
+    elif (
+        climb.search
+        and climb.entry != Entry.SEARCH
+        and not reserves.loads_in_time(problem, deadline)
+    ):
         # Loading the search and building its model would end past the deadline (a large
         # capture on a busy machine): seconds over the limit for a search with no time.
         cut.append("the search (no time left to load it)")
@@ -133,7 +121,7 @@ def _climb(
         # loaded: loading it is the search's cost, so where loading takes seconds (a busy
         # machine) the search's share shrinks, not the closest placement's (issue 48).
         left = deadline.left()
-        kept = closest_reserve(left, passes, climb.params.closest, _descends(climb))
+        kept = reserves.closest_reserve(left, passes, climb.params.closest, _descends(climb))
         deadline = _compiled(deadline, watch)
         if climb.entry == Entry.SEARCH:
             return bare_rung(problem, deadline, climb, watch)
@@ -273,14 +261,6 @@ def _compiled(deadline: Deadline, watch: Watch) -> Deadline:
     return deadline.give_back(ensure_compiled(during=compile_stage(watch)))
 
 
-def _loads_in_time(problem: Problem, deadline: Deadline) -> bool:
-    """Whether the search can be loaded (its modules and cached kernels, ``SEARCH_LOAD``
-    stretched by the machine's load) and its model built (``Problem.model_estimate``, per
-    request, stretched too) before the deadline."""
-    stretch = deadline.stretch()
-    return deadline.left() > problem.model_estimate(stretch) + SEARCH_LOAD * stretch
-
-
 def _descends(climb: Climb) -> bool:
     """Whether the closest placement runs its descent (route ``Descent``, when it is on):
     the descent is annealing, so not without the search, nor with its ``anneal`` route
@@ -292,16 +272,6 @@ def _descends(climb: Climb) -> bool:
 
     routes = climb.params.routes
     return routes.on(Descent) and routes.on(Anneal)
-
-
-def closest_reserve(remaining: float, passes: float, params: ClosestParams, descent: bool) -> float:
-    """Seconds of ``remaining`` kept from the search for the closest placement, should it
-    end undecided: with the ``descent``, ``params.share`` of it; without, about twice the
-    greedy passes just run (``passes`` seconds: the closest runs 24 of them on a larger
-    capture), at most ``params.seconds`` and a fifth of it."""
-    if descent:
-        return remaining * params.share
-    return min(params.seconds, 2 * passes, remaining / 5)
 
 
 def _closest(

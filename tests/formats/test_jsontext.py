@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tilefit.output.jsontext import LARGE, json_text
+from tilefit.formats.jsontext import LARGE, json_text
 
 OFFSETS = {f"b{k}": k * 64 for k in range(LARGE + 5)}
 
