@@ -238,3 +238,37 @@ def test_the_help_is_as_wide_as_argparse_would_make_it(
     else:
         monkeypatch.setenv("COLUMNS", columns)
     assert _columns() == shutil.get_terminal_size().columns
+
+
+def test_numba_loads_without_scipys_linear_algebra_which_still_imports_after() -> None:
+    # numba's array support probes for a BLAS by importing scipy.linalg (0.19 s of a
+    # searching command here): load_numba refuses that import while numba loads only.
+    probe = (
+        "import sys\n"
+        "from tilefit.engine.jit import load_numba\n"
+        "numba = load_numba()\n"
+        "import numpy as np\n"
+        "total = numba.njit(lambda a: a.sum())(np.arange(5))\n"
+        "before = 'scipy.linalg' in sys.modules\n"
+        "import scipy.linalg\n"
+        "print(total, before, scipy.linalg.__name__, sys.meta_path[0].__class__.__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    total, before, name, first_finder = done.stdout.split()
+    assert (total, before, name) == ("10", "False", "scipy.linalg")
+    assert first_finder != "_NoLinearAlgebra"
+
+
+def test_numba_loaded_after_scipys_linear_algebra_is_loaded_as_it_is() -> None:
+    probe = (
+        "import scipy.linalg\n"
+        "from tilefit.engine.jit import load_numba\n"
+        "import numba.np.arraymath\n"
+        "print(load_numba().np.arraymath._HAVE_BLAS)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.split() == ["True"]

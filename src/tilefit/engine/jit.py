@@ -7,7 +7,11 @@ importing each other.
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
 
 def jit_disabled() -> bool:
@@ -15,3 +19,35 @@ def jit_disabled() -> bool:
     the engine's loop (``tilefit.engine.uniform_loop``) and the search's kernels
     (``tilefit.search.kernel.jit``)."""
     return bool(os.environ.get("TILEFIT_NO_JIT"))
+
+
+class _NoLinearAlgebra:
+    """An import finder (``sys.meta_path``) that refuses ``scipy.linalg`` while it is
+    installed (not an ``importlib.abc`` subclass: that module loads ``shutil``)."""
+
+    def find_spec(self, name: str, path: object, target: object = None) -> ModuleSpec | None:
+        if name == "scipy.linalg":
+            raise ModuleNotFoundError(f"not while numba loads: {name}", name=name)
+        return None
+
+
+def load_numba() -> ModuleType:
+    """numba, loaded without the probe that its array support makes on import.
+
+    ``numba.np.arraymath`` asks whether a BLAS is there for ``np.dot`` by importing
+    ``scipy.linalg`` (0.19 s of a 1.0 s ``solve`` here, scipy being installed for the
+    choice proof); no kernel of tilefit calls ``np.dot`` or ``np.linalg``, so the probe
+    is refused while that module loads and numba carries on as without scipy. Once
+    loaded, nothing is refused: ``scipy.linalg`` imports as usual later. If scipy's
+    linear algebra is loaded already, numba is loaded as it is.
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return importlib.import_module("numba")
+    numba = importlib.import_module("numba")
+    refuse = _NoLinearAlgebra()
+    sys.meta_path.insert(0, refuse)
+    try:
+        importlib.import_module("numba.np.arraymath")
+    finally:
+        sys.meta_path.remove(refuse)
+    return numba

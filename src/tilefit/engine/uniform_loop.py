@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.engine.jit import jit_disabled
+from tilefit.engine.jit import jit_disabled, load_numba
 
 Ints = NDArray[np.int64]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -28,9 +28,7 @@ def _choose(entry: bool) -> Callable[[F], F]:
     function Python calls: the others' wrappers were a third of the compilation)."""
     if jit_disabled():
         return lambda function: function
-    import numba
-
-    njit: Any = numba.njit  # its stubs know no wrapper options
+    njit: Any = load_numba().njit  # its stubs know no wrapper options
     wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     compile_cached: Any = njit(cache=True, **wrappers)
     return cast(Callable[[F], F], compile_cached)

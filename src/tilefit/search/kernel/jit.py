@@ -18,7 +18,6 @@ commands that never search never load numba.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tilefit.engine.uniform import jit_disabled
+from tilefit.engine.jit import jit_disabled, load_numba
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -151,7 +150,7 @@ def _choose() -> tuple[Callable[[Any, bool], Any], bool]:
     if jit_disabled():
         return _plain, False
     try:
-        numba = importlib.import_module("numba")
+        numba = load_numba()
     except ImportError:
         return _plain, False
     return _digest_cache(numba), True
@@ -186,7 +185,7 @@ def from_python(function: F) -> F:
 
 @cache
 def _twin(function: Any) -> Any:
-    return importlib.import_module("numba").njit(function.py_func)
+    return load_numba().njit(function.py_func)
 
 
 @contextmanager
@@ -195,7 +194,7 @@ def _python(**types: str) -> Iterator[None]:
     yield
 
 
-_objmode: Any = importlib.import_module("numba").objmode if COMPILED else _python
+_objmode: Any = load_numba().objmode if COMPILED else _python
 
 
 @jit
