@@ -8,5 +8,7 @@
 - ``occupancy``: what is placed, by time bucket;
 - ``constraints``: a capture's fixed constraints per unit (allowed sets, conflicts);
 - ``uniform`` and ``uniform_loop``: a large uniform capture (every request its own
-  unit, no conflict, one shared allowed interval) placed by a compiled loop.
+  unit, no conflict, one shared allowed interval) placed by a compiled loop;
+  ``sweep_loop``: its first-fit in an order of ascending starts, as an allocator's
+  free list at each start.
 """

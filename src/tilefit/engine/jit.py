@@ -1,8 +1,9 @@
-"""Whether compiled code runs: ``TILEFIT_NO_JIT`` asks for plain Python instead.
+"""Whether compiled code runs (``TILEFIT_NO_JIT`` asks for plain Python instead), and
+how numba is loaded and asked to compile the engine's loops.
 
-Its own module so that the compiled loop (``tilefit.engine.uniform_loop``) and
-the module that drives it (``tilefit.engine.uniform``) both ask it without
-importing each other.
+Its own module so that the compiled loops (``tilefit.engine.uniform_loop``,
+``tilefit.engine.sweep_loop``) and the module that drives them
+(``tilefit.engine.uniform``) all ask it without importing each other.
 """
 
 from __future__ import annotations
@@ -10,13 +11,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import Any, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def jit_disabled() -> bool:
     """Whether ``TILEFIT_NO_JIT`` asks for plain Python instead of numba's compiled code:
-    the engine's loop (``tilefit.engine.uniform_loop``) and the search's kernels
+    the engine's loops (``tilefit.engine.uniform_loop``, ``sweep_loop``) and the search's kernels
     (``tilefit.search.kernel.jit``)."""
     return bool(os.environ.get("TILEFIT_NO_JIT"))
 
@@ -51,3 +56,17 @@ def load_numba() -> ModuleType:
     finally:
         sys.meta_path.remove(refuse)
     return numba
+
+
+def loop_decorator(entry: bool) -> Callable[[F], F]:
+    """numba's ``njit`` with its disk cache for an engine loop's functions, or nothing
+    under ``TILEFIT_NO_JIT``; without the wrappers that convert Python objects to the
+    arguments unless ``entry`` (the one function Python calls: the others' wrappers were
+    a third of the compilation). numba keys the cache on the function's own file, so a
+    loop's module calls nothing compiled outside it."""
+    if jit_disabled():
+        return lambda function: function
+    njit: Any = load_numba().njit  # its stubs know no wrapper options
+    wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    compile_cached: Any = njit(cache=True, **wrappers)
+    return cast(Callable[[F], F], compile_cached)

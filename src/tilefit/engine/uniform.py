@@ -134,7 +134,10 @@ CUT = -2
 def lowest_offsets(
     uniform: UniformArrays, order: Ints, stop: Stop | None = None
 ) -> tuple[Ints, int]:
-    """First-fit: each request in ``order`` (capture indices) at its lowest valid offset."""
+    """First-fit: each request in ``order`` (capture indices) at its lowest valid offset;
+    by the sweep (``tilefit.engine.sweep_loop``) when the order's starts ascend."""
+    if len(order) and bool(np.all(np.diff(uniform.starts[order]) >= 0)):
+        return _sweep(uniform, order, stop)
     return _place(uniform, order, False, stop)
 
 
@@ -143,6 +146,11 @@ def smallest_holes(
 ) -> tuple[Ints, int]:
     """Best-fit: each request in ``order`` in the smallest hole that holds it."""
     return _place(uniform, order, True, stop)
+
+
+Span = Callable[[int, int], int]
+"""A compiled loop's call on ``order[begin:end]``: the position of the first request with
+no valid offset, or -1."""
 
 
 def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -> tuple[Ints, int]:
@@ -161,42 +169,116 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
     offsets = np.full(count, -1, np.int64)
     seen = np.full(count, -1, np.int64)
     bounds = np.array([uniform.low, uniform.high], np.int64)
-    begin, span = 0, CHUNK
-    while begin < len(order):
-        if stop is not None and stop():
-            return offsets, CUT
-        end = min(begin + span, len(order))
-        called = time.perf_counter()
-        failed_at = place_span(
-            uniform.starts,
-            uniform.ends,
-            uniform.sizes,
-            uniform.alignments,
-            bounds,
-            order,
-            best,
-            uniform.first_bucket,
-            uniform.last_bucket,
-            uniform.table_start,
-            table,
-            filled,
-            uniform.widths,
-            uniform.bases,
-            uniform.long,
-            longs,
-            uniform.whole,
-            unions,
-            counts,
-            offsets,
-            seen,
-            begin,
-            end,
+
+    def span(begin: int, end: int) -> int:
+        return int(
+            place_span(
+                uniform.starts,
+                uniform.ends,
+                uniform.sizes,
+                uniform.alignments,
+                bounds,
+                order,
+                best,
+                uniform.first_bucket,
+                uniform.last_bucket,
+                uniform.table_start,
+                table,
+                filled,
+                uniform.widths,
+                uniform.bases,
+                uniform.long,
+                longs,
+                uniform.whole,
+                unions,
+                counts,
+                offsets,
+                seen,
+                begin,
+                end,
+            )
         )
+
+    return offsets, _in_calls(span, len(order), stop)
+
+
+def _sweep(
+    uniform: UniformArrays,
+    order: Ints,
+    stop: Stop | None,
+    width: int | None = None,
+    rows: int | None = None,
+    repacks: list[int] | None = None,
+) -> tuple[Ints, int]:
+    """``_place``'s first-fit for an order whose starts ascend, by the sweep: the holes
+    start as the one allowed interval, in the first chunk. ``width`` holes a chunk,
+    ``rows`` chunks (by default ``sweep_loop``'s: the tests narrow both to split and
+    repack the chunks often, and count the repackings in ``repacks``; ``rows`` must hold
+    every hole in chunks half full)."""
+    from tilefit.engine import sweep_loop
+
+    width = width or sweep_loop.WIDTH
+    rows = rows or sweep_loop.chunk_rows(len(order), width)
+    sweep_span = sweep_loop.sweep_span
+    lows, highs = np.zeros((rows, width), np.int64), np.zeros((rows, width), np.int64)
+    held, longest = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
+    chain = np.zeros(rows, np.int64)
+    spare = np.zeros(rows, np.int64)  # a stack of the chunks not in use: all but 0
+    spare[: rows - 1] = np.arange(rows - 1, 0, -1)
+    lows[0, 0], highs[0, 0], held[0], longest[0] = (
+        uniform.low,
+        uniform.high,
+        1,
+        uniform.high - uniform.low,
+    )
+    state = np.array([1, 0, rows - 1, 0], np.int64)  # chunks, released, spare, repacks
+    by_end = order[np.argsort(uniform.ends[order], kind="stable")]
+    offsets = np.full(len(uniform.starts), -1, np.int64)
+
+    def span(begin: int, end: int) -> int:
+        return int(
+            sweep_span(
+                uniform.starts,
+                uniform.ends,
+                uniform.sizes,
+                uniform.alignments,
+                order,
+                by_end,
+                lows,
+                highs,
+                held,
+                longest,
+                chain,
+                spare,
+                state,
+                offsets,
+                begin,
+                end,
+            )
+        )
+
+    failed_at = _in_calls(span, len(order), stop)
+    if repacks is not None:
+        repacks.append(int(state[sweep_loop.REPACKS]))
+    return offsets, failed_at
+
+
+def _in_calls(span: Span, length: int, stop: Stop | None) -> int:
+    """``span`` over the positions [0, length) in calls of at most ``CHUNK``, fewer where
+    they are slow, ``stop`` asked before each: the first position with no valid offset,
+    -1 when all fit, or ``CUT``."""
+    begin, size = 0, CHUNK
+    while begin < length:
+        if stop is not None and stop():
+            return CUT
+        end = min(begin + size, length)
+        called = time.perf_counter()
+        failed_at = span(begin, end)
         if failed_at >= 0:
-            return offsets, failed_at
-        span = _next_span(span, end - begin, time.perf_counter() - called)
+            return failed_at
+        size = _next_span(size, end - begin, time.perf_counter() - called)
         begin = end
-    return offsets, -1
+    return -1
 
 
 def _next_span(span: int, placed: int, seconds: float) -> int:

@@ -10,32 +10,15 @@ compare its placements with the one-by-one engine's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
-
 import numpy as np
 from numpy.typing import NDArray
 
-from tilefit.engine.jit import jit_disabled, load_numba
+from tilefit.engine.jit import loop_decorator
 
 Ints = NDArray[np.int64]
-F = TypeVar("F", bound=Callable[..., Any])
 
-
-def _choose(entry: bool) -> Callable[[F], F]:
-    """numba's ``njit`` with its disk cache, or nothing under ``TILEFIT_NO_JIT``; without
-    the wrappers that convert Python objects to the arguments unless ``entry`` (the one
-    function Python calls: the others' wrappers were a third of the compilation)."""
-    if jit_disabled():
-        return lambda function: function
-    njit: Any = load_numba().njit  # its stubs know no wrapper options
-    wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-    compile_cached: Any = njit(cache=True, **wrappers)
-    return cast(Callable[[F], F], compile_cached)
-
-
-_entry = _choose(entry=True)
-_jit = _choose(entry=False)
+_entry = loop_decorator(entry=True)
+_jit = loop_decorator(entry=False)
 
 
 @_entry

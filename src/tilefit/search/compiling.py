@@ -92,11 +92,17 @@ def estimate(load: float | None = None, cores: int | None = None) -> str:
 
 def _entries() -> tuple[Any, ...]:
     """The compiled entry points: each holds everything it calls."""
-    from tilefit.engine import uniform_loop
+    from tilefit.engine import sweep_loop, uniform_loop
     from tilefit.search.kernel import branch
     from tilefit.search.local import anneal_loop
 
-    return (branch.run, anneal_loop.iterate, anneal_loop.settle, uniform_loop.place_span)
+    return (
+        branch.run,
+        anneal_loop.iterate,
+        anneal_loop.settle,
+        uniform_loop.place_span,
+        sweep_loop.sweep_span,
+    )
 
 
 def compilations() -> int:
@@ -109,7 +115,7 @@ def compilations() -> int:
 
     names = [f"tilefit.search.{m.replace('/', '.')}" for m in KERNEL_MODULES]
     count = 0
-    for name in (*names, "tilefit.engine.uniform_loop"):
+    for name in (*names, "tilefit.engine.uniform_loop", "tilefit.engine.sweep_loop"):
         for value in vars(importlib.import_module(name)).values():
             misses = getattr(getattr(value, "stats", None), "cache_misses", None)
             if isinstance(misses, dict):
@@ -118,15 +124,15 @@ def compilations() -> int:
 
 
 def loop_cached() -> bool:
-    """Whether the engine's compiled loop is in numba's disk cache (or there is nothing to
-    compile: ``TILEFIT_NO_JIT``, where the engine places one by one)."""
+    """Whether the engine's compiled loops are in numba's disk cache (or there is nothing
+    to compile: ``TILEFIT_NO_JIT``, where the engine places one by one)."""
     from tilefit.engine.uniform import jit_disabled
 
     if jit_disabled():
         return True
-    from tilefit.engine import uniform_loop
+    from tilefit.engine import sweep_loop, uniform_loop
 
-    return _cached(uniform_loop.place_span)
+    return _cached(uniform_loop.place_span) and _cached(sweep_loop.sweep_span)
 
 
 def kernels_cached() -> bool:
@@ -232,7 +238,8 @@ def _one_request() -> Any:
 
 
 def _uniform_once() -> None:
-    """The engine's compiled loop for uniform captures, both fits, on one request."""
+    """The engine's compiled loops for uniform captures, both fits and the sweep, on one
+    request."""
     from tilefit.engine.attempt import Prepared, run_strategy
     from tilefit.model.capture import Capture, Memory, Range, Request
 
@@ -240,6 +247,7 @@ def _uniform_once() -> None:
     prepared = Prepared.of(capture, uniform_from=0)
     run_strategy(prepared, "size/first-fit")
     run_strategy(prepared, "size/best-fit")
+    run_strategy(prepared, "lifetime/first-fit")  # the sweep
 
 
 def _exact_once() -> None:

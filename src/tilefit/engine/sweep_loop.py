@@ -1,0 +1,345 @@
+"""The compiled sweep: first-fit for requests placed in order of their starts (``sweep_span``).
+
+Placed in start order, a request meets exactly the placed requests still alive at its
+start, so the holes it may use are an allocator's free intervals at that moment. The
+sweep keeps those intervals (a request's bytes given back when it ends, merged with the
+holes beside them) where ``place_span`` gathers every live neighbour of each request:
+a pass over a training step's million buffers, 200,000 of them alive at its turn, placed
+70,000 in 150 s there. Each request goes to the lowest aligned offset of the lowest hole
+that holds it: the same offsets as ``place_span``'s first-fit in the same order
+(``tests/engine/test_sweep.py``).
+
+The holes are kept by address in chunks of at most ``WIDTH`` (the chunks in address
+order in ``chain``), each with the length of its longest hole, so that a first-fit
+looks inside the chunks that may hold the request only. It calls nothing outside this
+module: numba's cache, keyed on this file, is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilefit.engine.jit import loop_decorator
+
+Ints = NDArray[np.int64]
+
+WIDTH = 128
+"""Holes a chunk holds; a full chunk is split in two."""
+
+# The fields of ``state``, the sweep's scalars kept between calls.
+CHUNKS = 0  # chunks in ``chain``
+RELEASED = 1  # requests of ``by_end`` given back so far
+SPARE = 2  # chunk numbers on the ``spare`` stack
+REPACKS = 3  # repackings so far (for the tests)
+
+_entry = loop_decorator(entry=True)
+_jit = loop_decorator(entry=False)
+
+
+def chunk_rows(requests: int, width: int = WIDTH) -> int:
+    """Chunks to allocate for a sweep over ``requests``: at most one hole more than the
+    requests alive, in chunks of ``width`` at least half full after a repacking, with
+    room for as many splits again before the next."""
+    return 4 * (requests + 1) // width + 8
+
+
+@_entry
+def sweep_span(
+    starts: Ints,
+    ends: Ints,
+    sizes: Ints,
+    alignments: Ints,
+    order: Ints,  # capture indices, starts ascending
+    by_end: Ints,  # the same requests, ends ascending
+    lows: Ints,  # per chunk and slot, a hole's first byte
+    highs: Ints,  # ... and the byte past its last
+    held: Ints,  # per chunk, its holes
+    longest: Ints,  # per chunk, its longest hole's length
+    chain: Ints,  # the chunks in use, by address
+    spare: Ints,  # the chunks not in use (a stack)
+    state: Ints,
+    offsets: Ints,  # by capture index, -1 until placed
+    begin: int,
+    end: int,
+) -> int:
+    """Place ``order[begin:end]``, filling ``offsets``: the position of the first request
+    with no hole that holds it, or -1 when every one of them is placed."""
+    for position in range(begin, end):
+        i = order[position]
+        now = starts[i]
+        released = state[RELEASED]
+        while released < len(by_end) and ends[by_end[released]] <= now:
+            j = by_end[released]
+            _give_back(offsets[j], offsets[j] + sizes[j], lows, highs, held, longest,
+                       chain, spare, state)  # fmt: skip
+            released += 1
+        state[RELEASED] = released
+        x = _take_lowest(sizes[i], alignments[i], lows, highs, held, longest, chain,
+                         spare, state)  # fmt: skip
+        if x < 0:
+            return position
+        offsets[i] = x
+    return -1
+
+
+@_jit
+def _up(x: int, alignment: int) -> int:
+    """``x`` rounded up to a multiple of ``alignment``."""
+    if alignment & (alignment - 1) == 0:
+        return (x + alignment - 1) & -alignment
+    return (x + alignment - 1) // alignment * alignment
+
+
+@_jit
+def _take_lowest(
+    size: int,
+    alignment: int,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> int:
+    """The lowest aligned offset of the lowest hole that holds ``size`` bytes, taken out
+    of the holes; -1 when none holds it."""
+    for j in range(state[CHUNKS]):
+        c = chain[j]
+        if longest[c] < size:
+            continue
+        for k in range(held[c]):
+            low, high = lows[c, k], highs[c, k]
+            x = _up(low, alignment)
+            if x + size > high:
+                continue
+            if x == low and x + size == high:
+                _delete(j, k, lows, highs, held, longest, chain, spare, state)
+                return x
+            if x > low:  # the gap below it stays a hole
+                highs[c, k] = x
+            else:
+                lows[c, k] = x + size
+            _measure(c, lows, highs, held, longest)
+            if x > low and x + size < high:  # and the bytes above it another
+                _insert(j, k + 1, x + size, high, lows, highs, held, longest, chain, spare, state)
+            return x
+    return -1
+
+
+@_jit
+def _give_back(
+    low: int,
+    high: int,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> None:
+    """[low, high) free again: merged with the hole ending at ``low`` and the one starting
+    at ``high``, or a hole of its own."""
+    # The last hole starting below ``low`` (none: j == -1 or k == -1) and the one after.
+    j = _chunk_at(low, lows, chain, state[CHUNKS])
+    k = -1
+    if j >= 0:
+        k = _slot_at(low, lows, chain[j], held[chain[j]])
+    nj, nk = j, k + 1
+    if j < 0:
+        nj, nk = 0, 0
+    elif nk == held[chain[j]]:
+        nj, nk = j + 1, 0
+    before = j >= 0 and highs[chain[j], k] == low
+    after = nj < state[CHUNKS] and lows[chain[nj], nk] == high
+    if before and after:
+        highs[chain[j], k] = highs[chain[nj], nk]
+        _measure(chain[j], lows, highs, held, longest)
+        _delete(nj, nk, lows, highs, held, longest, chain, spare, state)
+    elif before:
+        highs[chain[j], k] = high
+        _measure(chain[j], lows, highs, held, longest)
+    elif after:
+        lows[chain[nj], nk] = low
+        _measure(chain[nj], lows, highs, held, longest)
+    elif j < 0:
+        _insert(0, 0, low, high, lows, highs, held, longest, chain, spare, state)
+    else:
+        _insert(j, k + 1, low, high, lows, highs, held, longest, chain, spare, state)
+
+
+@_jit
+def _chunk_at(x: int, lows: Ints, chain: Ints, chunks: int) -> int:
+    """The position in ``chain`` of the last chunk whose first hole starts below ``x``;
+    -1 when none does."""
+    lo, hi = 0, chunks
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lows[chain[mid], 0] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@_jit
+def _slot_at(x: int, lows: Ints, c: int, count: int) -> int:
+    """The slot in chunk ``c`` of its last hole starting below ``x``."""
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lows[c, mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@_jit
+def _measure(c: int, lows: Ints, highs: Ints, held: Ints, longest: Ints) -> None:
+    best = 0
+    for k in range(held[c]):
+        best = max(best, highs[c, k] - lows[c, k])
+    longest[c] = best
+
+
+@_jit
+def _insert(
+    j: int,
+    k: int,
+    low: int,
+    high: int,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> None:
+    """The hole [low, high) at slot ``k`` of the ``j``-th chunk by address (a new first
+    chunk when there is none); a full chunk is split first."""
+    if state[CHUNKS] == 0:
+        c = _new_chunk(0, lows, highs, held, longest, chain, spare, state)
+        lows[c, 0], highs[c, 0], held[c], longest[c] = low, high, 1, high - low
+        return
+    c = chain[j]
+    while held[c] == lows.shape[1]:
+        d = _new_chunk(j + 1, lows, highs, held, longest, chain, spare, state)
+        if d < 0:  # repacked, every chunk half full: the slot found again
+            j = max(_chunk_at(low, lows, chain, state[CHUNKS]), 0)
+            c = chain[j]
+            k = _slot_at(low, lows, c, held[c]) + 1
+            continue
+        half = held[c] // 2
+        moved = held[c] - half
+        for s in range(moved):
+            lows[d, s], highs[d, s] = lows[c, half + s], highs[c, half + s]
+        held[d], held[c] = moved, half
+        _measure(c, lows, highs, held, longest)
+        _measure(d, lows, highs, held, longest)
+        if k > half:
+            c, k = d, k - half
+    count = held[c]
+    for s in range(count, k, -1):
+        lows[c, s], highs[c, s] = lows[c, s - 1], highs[c, s - 1]
+    lows[c, k], highs[c, k] = low, high
+    held[c] = count + 1
+    longest[c] = max(longest[c], high - low)
+
+
+@_jit
+def _delete(
+    j: int,
+    k: int,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> None:
+    """The hole at slot ``k`` of the ``j``-th chunk by address removed; an emptied chunk
+    leaves the chain."""
+    c = chain[j]
+    count = held[c] - 1
+    for s in range(k, count):
+        lows[c, s], highs[c, s] = lows[c, s + 1], highs[c, s + 1]
+    held[c] = count
+    if count > 0:
+        _measure(c, lows, highs, held, longest)
+        return
+    chunks = state[CHUNKS] - 1
+    for s in range(j, chunks):
+        chain[s] = chain[s + 1]
+    state[CHUNKS] = chunks
+    spare[state[SPARE]] = c
+    state[SPARE] += 1
+
+
+@_jit
+def _new_chunk(
+    j: int,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> int:
+    """An empty chunk at position ``j`` of the chain; -1 when none was spare, after
+    repacking every hole into chunks half full (the caller then looks again)."""
+    if state[SPARE] == 0:
+        _repack(lows, highs, held, longest, chain, spare, state)
+        return -1
+    state[SPARE] -= 1
+    c = int(spare[state[SPARE]])
+    chunks = state[CHUNKS]
+    for s in range(chunks, j, -1):
+        chain[s] = chain[s - 1]
+    chain[j] = c
+    state[CHUNKS] = chunks + 1
+    held[c], longest[c] = 0, 0
+    return c
+
+
+@_jit
+def _repack(
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    spare: Ints,
+    state: Ints,
+) -> None:
+    """Every hole, in address order, into chunks half full, numbered from 0."""
+    total = 0
+    for j in range(state[CHUNKS]):
+        total += held[chain[j]]
+    all_lows, all_highs = np.empty(total, np.int64), np.empty(total, np.int64)
+    n = 0
+    for j in range(state[CHUNKS]):
+        c = chain[j]
+        for k in range(held[c]):
+            all_lows[n], all_highs[n] = lows[c, k], highs[c, k]
+            n += 1
+    half = lows.shape[1] // 2
+    chunks = (total + half - 1) // half
+    for c in range(chunks):
+        first = c * half
+        count = min(half, total - first)
+        for s in range(count):
+            lows[c, s], highs[c, s] = all_lows[first + s], all_highs[first + s]
+        held[c] = count
+        chain[c] = c
+        _measure(c, lows, highs, held, longest)
+    rows = lows.shape[0]
+    for s in range(rows - chunks):
+        spare[s] = rows - 1 - s
+    state[CHUNKS], state[SPARE] = chunks, rows - chunks
+    state[REPACKS] += 1
