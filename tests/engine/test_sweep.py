@@ -1,6 +1,6 @@
-"""The sweep (``tilefit.engine.sweep_loop``) places as first-fit does in any order whose
-starts ascend: the same offsets and the same failure as the compiled loop that gathers
-every live neighbour (``place_span``) and as the one-by-one engine."""
+"""The sweep (``tilefit.engine.sweep_loop``) places as first-fit and best-fit do in any
+order whose starts ascend: the same offsets and the same failure as the compiled loop that
+gathers every live neighbour (``place_span``) and as the one-by-one engine."""
 
 from __future__ import annotations
 
@@ -45,17 +45,19 @@ def _most_holes(uniform: UniformArrays, order: np.ndarray, offsets: np.ndarray) 
 
 
 @settings(max_examples=200, deadline=None)
-@given(plain_captures(reach=40), st.integers(0, 2**16), st.sampled_from([2, 4, 128]))
-def test_the_sweep_places_as_the_gathering_loop(capture: Capture, seed: int, width: int) -> None:
+@given(plain_captures(reach=40), st.integers(0, 2**16), st.sampled_from([2, 4, 128]), st.booleans())
+def test_the_sweep_places_as_the_gathering_loop(
+    capture: Capture, seed: int, width: int, best: bool
+) -> None:
     uniform = UniformArrays.of(capture, 3)
     assert uniform is not None
     order = _start_order(uniform, seed)
-    gathered = _place(uniform, order, False, None)
+    gathered = _place(uniform, order, best, None)
     # Narrow chunks split often; just enough of them are repacked often.
     half = max(1, width // 2)
     rows = -(-_most_holes(uniform, order, gathered[0]) // half) + 1
     for chunks in (None, rows):
-        swept = _sweep(uniform, order, None, width=width, rows=chunks)
+        swept = _sweep(uniform, order, best, None, width=width, rows=chunks)
         assert swept[1] == gathered[1]
         assert swept[0].tolist() == gathered[0].tolist()
 
@@ -79,21 +81,23 @@ def _sparse_chunks(pairs: int = 12, tops: int = 40) -> Capture:
 
 
 @pytest.mark.parametrize("width", [4, 6])
-def test_chunks_run_out_are_repacked_and_place_alike(width: int) -> None:
+@pytest.mark.parametrize("best", [False, True])
+def test_chunks_run_out_are_repacked_and_place_alike(width: int, best: bool) -> None:
     uniform = UniformArrays.of(_sparse_chunks(), 3)
     assert uniform is not None
     order = np.arange(len(uniform.starts), dtype=np.int64)  # starts ascend
-    gathered = _place(uniform, order, False, None)
+    gathered = _place(uniform, order, best, None)
     rows = -(-_most_holes(uniform, order, gathered[0]) // (width // 2)) + 1
     repacks: list[int] = []
-    offsets, failed = _sweep(uniform, order, None, width=width, rows=rows, repacks=repacks)
+    offsets, failed = _sweep(uniform, order, best, None, width=width, rows=rows, repacks=repacks)
     assert repacks[0] >= 1
     assert failed == gathered[1] == -1
     assert offsets.tolist() == gathered[0].tolist()
 
 
-def test_lifetime_first_fit_takes_the_sweep_and_places_as_one_by_one(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("fit", ["first-fit", "best-fit"])
+def test_lifetime_fits_take_the_sweep_and_place_as_one_by_one(
+    monkeypatch: pytest.MonkeyPatch, fit: str
 ) -> None:
     # Nested lifetimes and alignment gaps: holes open, merge and split all along.
     rng = np.random.default_rng(7)
@@ -119,12 +123,12 @@ def test_lifetime_first_fit_takes_the_sweep_and_places_as_one_by_one(
 
     monkeypatch.setattr("tilefit.engine.uniform._sweep", counted)
     prepared = Prepared.of(capture, uniform_from=0)
-    attempt = run_strategy(prepared, "lifetime/first-fit")
+    attempt = run_strategy(prepared, f"lifetime/{fit}")
     assert swept == [1]
     assert attempt.fits
-    assert attempt == run_strategy(replace(prepared, uniform=None), "lifetime/first-fit")
-    # size/first-fit's order does not ascend by start: the gathering loop places it.
-    run_strategy(prepared, "size/first-fit")
+    assert attempt == run_strategy(replace(prepared, uniform=None), f"lifetime/{fit}")
+    # The size order does not ascend by start: the gathering loop places it.
+    run_strategy(prepared, f"size/{fit}")
     assert swept == [1]
 
 

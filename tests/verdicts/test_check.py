@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import combinations, pairwise
 
 from hypothesis import given, settings
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.placement import Placement
+from tilefit.verdicts import check as check_module
 from tilefit.verdicts.check import KINDS, check
 
 # Memory [0, 64): four 16-byte elements; [32, 48) open only to scratch;
@@ -317,3 +319,34 @@ def test_capped_overlaps_are_a_subset_and_the_count_is_exact(
     assert len(listed) == min(cap, len(expected))
     assert set(listed) <= expected
     assert result.count("overlap") == len(expected)
+
+
+@settings(max_examples=400, deadline=None)
+@given(scenarios(), st.booleans())
+def test_the_columns_clear_exactly_the_valid_placements_they_look_at(
+    scenario: tuple[Capture, dict[str, int]], one_kind: bool
+) -> None:
+    """The referee's look in numpy columns (no object per placed request) says "valid"
+    only where the walk, rule by rule, finds nothing, and says it wherever the walk finds
+    nothing on a capture of one allowed set and no sequence or conflict."""
+    capture, offsets = scenario
+    requests = capture.requests
+    if one_kind:
+        requests = tuple(replace(r, cls=requests[0].cls, interleaved=False) for r in requests)
+    capture = replace(capture, requests=requests, sequences=(), conflicts=())
+    valid = not brute_force(capture, offsets)
+    cleared = check_module._clear_in_columns(capture, offsets)
+    assert valid or not cleared
+    if one_kind:
+        assert cleared == valid
+    assert check(capture, Placement(capture.name, offsets)).valid == valid
+
+
+def test_a_valid_placement_of_one_kind_is_cleared_in_columns_and_a_broken_one_is_not() -> None:
+    requests = (Request("a", 4, 0, 2, alignment=4), Request("b", 4, 1, 3), Request("c", 8, 2, 4))
+    capture = Capture("cols", 4, Memory(16, (Range(0, 16),)), requests)
+    good = {"a": 0, "b": 4, "c": 8}
+    assert check_module._clear_in_columns(capture, good)
+    for broken in ({**good, "b": 2}, {**good, "a": 2}, {**good, "c": 9}, {"a": 0, "b": 4}):
+        assert not check_module._clear_in_columns(capture, broken)
+        assert not check(capture, Placement("cols", broken)).valid

@@ -327,3 +327,30 @@ def test_a_search_that_cannot_be_loaded_in_time_is_not_started(
     # Built at its real cost, the search runs and proves it.
     searched = ladder.climb_ladder(Problem(_elements_tile()), Deadline.start(30.0), climb)
     assert searched.verdict == Verdict.INFEASIBLE and not searched.cut
+
+
+@pytest.mark.parametrize("minimize", [False, True])
+def test_minimising_a_large_uniform_capture_runs_the_sweep_first(
+    monkeypatch: pytest.MonkeyPatch, minimize: bool
+) -> None:
+    """The sweep (lifetime/first-fit on a uniform capture) costs the requests only, where
+    the other passes cost the requests alive at once too: minimising, it runs first. Not
+    minimising, the first pass that fits decides, and the retry chain's order stays."""
+    from tilefit.search.problem import Problem
+    from tilefit.verdicts import ladder
+
+    requests = tuple(Request(f"r{k}", 8 + k % 5, k % 7, k % 7 + 3) for k in range(40))
+    capture = Capture("uniform", 10, Memory(4096, (Range(0, 4096),)), requests)
+    problem = Problem(capture, 0)  # uniform from the first request
+    assert problem.prepared.uniform is not None
+    ran: list[str] = []
+    real = ladder.run_strategy
+
+    def recorded(prepared: Any, strategy: Any, stop: Any = None) -> Any:
+        ran.append(strategy.name)
+        return real(prepared, strategy, stop)
+
+    monkeypatch.setattr(ladder, "run_strategy", recorded)
+    climb = Climb(Entry.STRATEGIES, minimize=minimize, search=False)
+    ladder.climb_ladder(problem, Deadline.start(5.0), climb)
+    assert ran[0] == ("lifetime/first-fit" if minimize else "long-lived/first-fit")

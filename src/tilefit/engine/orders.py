@@ -53,6 +53,7 @@ class Order:
     name: str
     key: SortKey
     columns: ColumnKey | None = None
+    by_start: bool = False  # its key sorts by start first: a uniform capture's fits are the sweep
 
     def sort(self, units: Iterable[Unit], horizon: int) -> tuple[Unit, ...]:
         key = self.key
@@ -103,7 +104,9 @@ def _weighted(p: int, q: int, said: str) -> Order:
 ALIGNMENT = Order(
     "alignment", lambda u, h: (-u.alignment, -u.size), lambda c, h: [-c.alignments, -c.sizes]
 )
-LIFETIME = Order("lifetime", lambda u, h: (u.start, -u.size), lambda c, h: [c.starts, -c.sizes])
+LIFETIME = Order(
+    "lifetime", lambda u, h: (u.start, -u.size), lambda c, h: [c.starts, -c.sizes], by_start=True
+)
 SIZE = Order("size", lambda u, h: (-u.size,), lambda c, h: [-c.sizes])
 LONG_LIVED = Order(
     "long-lived",

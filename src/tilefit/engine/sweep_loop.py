@@ -1,4 +1,4 @@
-"""The compiled sweep: first-fit for requests placed in order of their starts (``sweep_span``).
+"""The compiled sweep: the fits for requests placed in order of their starts (``sweep_span``).
 
 Placed in start order, a request meets exactly the placed requests still alive at its
 start, so the holes it may use are an allocator's free intervals at that moment. The
@@ -6,12 +6,12 @@ sweep keeps those intervals (a request's bytes given back when it ends, merged w
 holes beside them) where ``place_span`` gathers every live neighbour of each request:
 a pass over a training step's million buffers, 200,000 of them alive at its turn, placed
 70,000 in 150 s there. Each request goes to the lowest aligned offset of the lowest hole
-that holds it: the same offsets as ``place_span``'s first-fit in the same order
-(``tests/engine/test_sweep.py``).
+that holds it, or (best-fit) in the shortest such hole: the same offsets as
+``place_span``'s in the same order (``tests/engine/test_sweep.py``).
 
 The holes are kept by address in chunks of at most ``WIDTH`` (the chunks in address
-order in ``chain``), each with the length of its longest hole, so that a first-fit
-looks inside the chunks that may hold the request only. It calls nothing outside this
+order in ``chain``), each with the length of its longest hole, so that a fit looks
+inside the chunks that may hold the request only. It calls nothing outside this
 module: numba's cache, keyed on this file, is exact.
 """
 
@@ -51,6 +51,7 @@ def sweep_span(
     sizes: Ints,
     alignments: Ints,
     order: Ints,  # capture indices, starts ascending
+    best: bool,  # the smallest hole that holds the request (ties: lower); else the lowest
     by_end: Ints,  # the same requests, ends ascending
     lows: Ints,  # per chunk and slot, a hole's first byte
     highs: Ints,  # ... and the byte past its last
@@ -70,16 +71,17 @@ def sweep_span(
         now = starts[i]
         released = state[RELEASED]
         while released < len(by_end) and ends[by_end[released]] <= now:
-            j = by_end[released]
-            _give_back(offsets[j], offsets[j] + sizes[j], lows, highs, held, longest,
+            q = by_end[released]
+            _give_back(offsets[q], offsets[q] + sizes[q], lows, highs, held, longest,
                        chain, spare, state)  # fmt: skip
             released += 1
         state[RELEASED] = released
-        x = _take_lowest(sizes[i], alignments[i], lows, highs, held, longest, chain,
-                         spare, state)  # fmt: skip
-        if x < 0:
+        j, k = _choose(sizes[i], alignments[i], best, lows, highs, held, longest, chain, state)
+        if j < 0:
             return position
-        offsets[i] = x
+        offsets[i] = _take(
+            j, k, sizes[i], alignments[i], lows, highs, held, longest, chain, spare, state
+        )
     return -1
 
 
@@ -92,7 +94,43 @@ def _up(x: int, alignment: int) -> int:
 
 
 @_jit
-def _take_lowest(
+def _choose(
+    size: int,
+    alignment: int,
+    best: bool,
+    lows: Ints,
+    highs: Ints,
+    held: Ints,
+    longest: Ints,
+    chain: Ints,
+    state: Ints,
+) -> tuple[int, int]:
+    """The hole for ``size`` bytes at ``alignment`` (its position in ``chain`` and its
+    slot): the lowest that holds it, or (``best``) the shortest, ties to the lower (a
+    hole's length counts before alignment, as ``engine.fits`` counts it); (-1, -1) when
+    none holds it."""
+    chosen_j, chosen_k, chosen_length = -1, -1, 0
+    for j in range(state[CHUNKS]):
+        c = chain[j]
+        if longest[c] < size:
+            continue
+        for k in range(held[c]):
+            low, high = lows[c, k], highs[c, k]
+            if _up(low, alignment) + size > high:
+                continue
+            if not best:
+                return j, k
+            if chosen_j < 0 or high - low < chosen_length:
+                chosen_j, chosen_k, chosen_length = j, k, high - low
+                if chosen_length == size:  # none shorter holds it: the lowest of these
+                    return chosen_j, chosen_k
+    return chosen_j, chosen_k
+
+
+@_jit
+def _take(
+    j: int,
+    k: int,
     size: int,
     alignment: int,
     lows: Ints,
@@ -103,29 +141,22 @@ def _take_lowest(
     spare: Ints,
     state: Ints,
 ) -> int:
-    """The lowest aligned offset of the lowest hole that holds ``size`` bytes, taken out
-    of the holes; -1 when none holds it."""
-    for j in range(state[CHUNKS]):
-        c = chain[j]
-        if longest[c] < size:
-            continue
-        for k in range(held[c]):
-            low, high = lows[c, k], highs[c, k]
-            x = _up(low, alignment)
-            if x + size > high:
-                continue
-            if x == low and x + size == high:
-                _delete(j, k, lows, highs, held, longest, chain, spare, state)
-                return x
-            if x > low:  # the gap below it stays a hole
-                highs[c, k] = x
-            else:
-                lows[c, k] = x + size
-            _measure(c, lows, highs, held, longest)
-            if x > low and x + size < high:  # and the bytes above it another
-                _insert(j, k + 1, x + size, high, lows, highs, held, longest, chain, spare, state)
-            return x
-    return -1
+    """The request's bytes at the lowest aligned offset of the hole at slot ``k`` of the
+    ``j``-th chunk, taken out of it: that offset."""
+    c = chain[j]
+    low, high = lows[c, k], highs[c, k]
+    x = _up(low, alignment)
+    if x == low and x + size == high:
+        _delete(j, k, lows, highs, held, longest, chain, spare, state)
+        return x
+    if x > low:  # the gap below it stays a hole
+        highs[c, k] = x
+    else:
+        lows[c, k] = x + size
+    _measure(c, lows, highs, held, longest)
+    if x > low and x + size < high:  # and the bytes above it another
+        _insert(j, k + 1, x + size, high, lows, highs, held, longest, chain, spare, state)
+    return x
 
 
 @_jit

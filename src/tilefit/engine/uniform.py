@@ -134,18 +134,23 @@ CUT = -2
 def lowest_offsets(
     uniform: UniformArrays, order: Ints, stop: Stop | None = None
 ) -> tuple[Ints, int]:
-    """First-fit: each request in ``order`` (capture indices) at its lowest valid offset;
-    by the sweep (``tilefit.engine.sweep_loop``) when the order's starts ascend."""
-    if len(order) and bool(np.all(np.diff(uniform.starts[order]) >= 0)):
-        return _sweep(uniform, order, stop)
-    return _place(uniform, order, False, stop)
+    """First-fit: each request in ``order`` (capture indices) at its lowest valid offset."""
+    return _fit(uniform, order, False, stop)
 
 
 def smallest_holes(
     uniform: UniformArrays, order: Ints, stop: Stop | None = None
 ) -> tuple[Ints, int]:
     """Best-fit: each request in ``order`` in the smallest hole that holds it."""
-    return _place(uniform, order, True, stop)
+    return _fit(uniform, order, True, stop)
+
+
+def _fit(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -> tuple[Ints, int]:
+    """By the sweep (``tilefit.engine.sweep_loop``) when the order's starts ascend, else
+    by the loop that gathers each request's live neighbours."""
+    if len(order) and bool(np.all(np.diff(uniform.starts[order]) >= 0)):
+        return _sweep(uniform, order, best, stop)
+    return _place(uniform, order, best, stop)
 
 
 Span = Callable[[int, int], int]
@@ -205,12 +210,13 @@ def _place(uniform: UniformArrays, order: Ints, best: bool, stop: Stop | None) -
 def _sweep(
     uniform: UniformArrays,
     order: Ints,
+    best: bool,
     stop: Stop | None,
     width: int | None = None,
     rows: int | None = None,
     repacks: list[int] | None = None,
 ) -> tuple[Ints, int]:
-    """``_place``'s first-fit for an order whose starts ascend, by the sweep: the holes
+    """``_place`` for an order whose starts ascend, by the sweep: the holes
     start as the one allowed interval, in the first chunk. ``width`` holes a chunk,
     ``rows`` chunks (by default ``sweep_loop``'s: the tests narrow both to split and
     repack the chunks often, and count the repackings in ``repacks``; ``rows`` must hold
@@ -243,6 +249,7 @@ def _sweep(
                 uniform.sizes,
                 uniform.alignments,
                 order,
+                best,
                 by_end,
                 lows,
                 highs,

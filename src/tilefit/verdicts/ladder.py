@@ -36,7 +36,7 @@ from tilefit.bounds.capacity import capacity_of
 from tilefit.engine import stacking
 from tilefit.engine.attempt import Attempt, run_strategy
 from tilefit.engine.stacking import NAME as STACKING
-from tilefit.engine.strategy import STRATEGIES, as_strategies, format_strategy
+from tilefit.engine.strategy import STRATEGIES, Strategy, as_strategies, format_strategy
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement, placement_top
 from tilefit.search.outcome import Least
@@ -175,6 +175,8 @@ def _strategies(
     lower = problem.bound.aligned.top
     chosen = {format_strategy(s): s for s in (*as_strategies(climb.fallbacks), *STRATEGIES)}
     names = [name for name in chosen if name not in tried]
+    if climb.minimize and problem.prepared.uniform is not None:
+        names.sort(key=lambda name: not _swept(chosen[name]))
     best: Attempt | None = None
     share = climb.params.least.passes_share
     # Until a pass places the capture, the stacking's time is kept: it is the answer then.
@@ -214,6 +216,15 @@ def _strategies(
         placement=_placed(best),
         least=least,
     )
+
+
+def _swept(strategy: Strategy) -> bool:
+    """Whether a large uniform capture's pass is the sweep (``tilefit.engine.sweep_loop``):
+    minimising, it goes first, its time growing with the requests, not with how many are
+    alive at once (where the other passes' grows with both: a training step's million
+    buffers, 200,000 alive at its turn, had none end in two minutes). Not minimising,
+    the first pass that fits decides, and the order stays the retry chain's."""
+    return strategy.order.by_start
 
 
 def _stacked(problem: Problem, minimize: bool, lower: int) -> Answer | None:
