@@ -354,3 +354,33 @@ def test_minimising_a_large_uniform_capture_runs_the_sweep_first(
     climb = Climb(Entry.STRATEGIES, minimize=minimize, search=False)
     ladder.climb_ladder(problem, Deadline.start(5.0), climb)
     assert ran[0] == ("lifetime/first-fit" if minimize else "long-lived/first-fit")
+
+
+@pytest.mark.parametrize("loads", [True, False])
+def test_the_passes_take_the_time_a_search_could_not_load_in(
+    monkeypatch: pytest.MonkeyPatch, loads: bool
+) -> None:
+    """Minimising, the passes stop at their share of the limit once one has fitted, to
+    leave the rest to the search; where the search could not be loaded in the time left
+    (a million requests), they go on instead."""
+    from tilefit.search.params import LeastParams
+    from tilefit.search.problem import Problem
+    from tilefit.verdicts import ladder, reserves
+
+    requests = tuple(Request(f"r{k}", 8 + k % 5, k % 7, k % 7 + 3) for k in range(40))
+    capture = Capture("uniform", 10, Memory(4096, (Range(0, 4096),)), requests)
+    ran: list[str] = []
+    real = ladder.run_strategy
+
+    def recorded(prepared: Any, strategy: Any, stop: Any = None) -> Any:
+        ran.append(strategy.name)
+        return real(prepared, strategy, stop)
+
+    monkeypatch.setattr(ladder, "run_strategy", recorded)
+    monkeypatch.setattr(reserves, "loads_in_time", lambda *_: loads)
+    monkeypatch.setattr(ladder, "_compiled", lambda deadline, watch: deadline)
+    monkeypatch.setattr(ladder, "least_rung", lambda problem, deadline, placed, *_: placed)
+    params = replace(SearchParams(), least=LeastParams(passes_share=1e-9))
+    climb = Climb(Entry.STRATEGIES, minimize=True, params=params)
+    ladder.climb_ladder(Problem(capture, 0), Deadline.start(5.0), climb)
+    assert len(ran) == (1 if loads else 16)

@@ -170,8 +170,9 @@ def _strategies(
     that fits is a placement (``fragmentation``). Minimising, a pass whose top reaches
     the aligned lower bound decides (none can be lower); else the lowest pass is the
     answer so far, the least rung's start, and the passes stop once they have had
-    ``LeastParams.passes_share`` of the limit. A pass the deadline reaches is cut, and the passes
-    after it are not run."""
+    ``LeastParams.passes_share`` of the limit, or, where the search could not be loaded
+    in the time left anyway (a million requests), go on to the deadline. A pass the
+    deadline reaches is cut, and the passes after it are not run."""
     lower = problem.bound.aligned.top
     chosen = {format_strategy(s): s for s in (*as_strategies(climb.fallbacks), *STRATEGIES)}
     names = [name for name in chosen if name not in tried]
@@ -179,6 +180,8 @@ def _strategies(
         names.sort(key=lambda name: not _swept(chosen[name]))
     best: Attempt | None = None
     share = climb.params.least.passes_share
+    if climb.search and not reserves.loads_in_time(problem, deadline):
+        share = 1.0  # no search will load in the time left: the passes may have all of it
     # Until a pass places the capture, the stacking's time is kept: it is the answer then.
     stacked_by = deadline.sooner(stacking.seconds(problem.prepared) * deadline.stretch())
     for done, name in enumerate(names):

@@ -14,11 +14,13 @@ if TYPE_CHECKING:
     from tilefit.search.params import ClosestParams
     from tilefit.search.problem import Problem
 
-REFEREE_PER_REQUEST = 7e-6
-"""Seconds the exit's referee takes per request with a core to itself, with room: a million
-requests took 5.7-6.2 s of CPU on the 2-core development machine once numpy's quick look
-clears the placement (``tilefit.verdicts.check``; 19 s before it); S_1's 28,526 took
-0.09-0.14 s. Kept stretched by the machine's load (``Deadline.stretch``)."""
+REFEREE_PER_REQUEST = 5e-6
+"""Seconds the exit's referee and the placement's top take per request with a core to
+itself, with room: a million requests took 2.5-3.2 s of CPU and 0.8 s on the 2-core
+development machine once the referee clears the placement in numpy columns
+(``tilefit.verdicts.check``; 5.7-6.2 s with an object per placed request, 19 s before
+numpy's quick look); S_1's 28,526 took 0.09-0.14 s. Kept stretched by the machine's load
+(``Deadline.stretch``)."""
 
 
 SEARCH_LOAD = 0.5
