@@ -195,8 +195,8 @@ def _give_back(
     elif after:
         lows[chain[nj], nk] = low
         _measure(chain[nj], lows, highs, held, longest)
-    elif j < 0:
-        _insert(0, 0, low, high, lows, highs, held, longest, chain, spare, state)
+    elif j < 0:  # (nj, nk: 0, 0 not as constants, which numba compiles a call for again)
+        _insert(nj, nk, low, high, lows, highs, held, longest, chain, spare, state)
     else:
         _insert(j, k + 1, low, high, lows, highs, held, longest, chain, spare, state)
 
@@ -252,8 +252,8 @@ def _insert(
 ) -> None:
     """The hole [low, high) at slot ``k`` of the ``j``-th chunk by address (a new first
     chunk when there is none); a full chunk is split first."""
-    if state[CHUNKS] == 0:
-        c = _new_chunk(0, lows, highs, held, longest, chain, spare, state)
+    if state[CHUNKS] == 0:  # (the first position, not a constant: one compilation)
+        c = _new_chunk(state[CHUNKS], lows, highs, held, longest, chain, spare, state)
         lows[c, 0], highs[c, 0], held[c], longest[c] = low, high, 1, high - low
         return
     c = chain[j]

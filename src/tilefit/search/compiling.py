@@ -238,16 +238,17 @@ def _one_request() -> Any:
 
 
 def _uniform_once() -> None:
-    """The engine's compiled loops for uniform captures, both fits and the sweep, on one
-    request."""
+    """The engine's compiled loops for uniform captures on two requests: the loop that
+    gathers live neighbours (the size order, whose starts do not ascend here) and the
+    sweep (the lifetime order's); each compiles once for both fits."""
     from tilefit.engine.attempt import Prepared, run_strategy
     from tilefit.model.capture import Capture, Memory, Range, Request
 
-    capture = Capture("warm-up", 1, Memory(1, (Range(0, 1),)), (Request("w", 1, 0, 1),))
+    requests = (Request("a", 2, 1, 2), Request("b", 1, 0, 2))
+    capture = Capture("warm-up", 2, Memory(3, (Range(0, 3),)), requests)
     prepared = Prepared.of(capture, uniform_from=0)
     run_strategy(prepared, "size/first-fit")
-    run_strategy(prepared, "size/best-fit")
-    run_strategy(prepared, "lifetime/first-fit")  # the sweep
+    run_strategy(prepared, "lifetime/first-fit")
 
 
 def _exact_once() -> None:
