@@ -329,20 +329,23 @@ def test_a_search_that_cannot_be_loaded_in_time_is_not_started(
     assert searched.verdict == Verdict.INFEASIBLE and not searched.cut
 
 
-@pytest.mark.parametrize("minimize", [False, True])
-def test_minimising_a_large_uniform_capture_runs_the_sweep_first(
-    monkeypatch: pytest.MonkeyPatch, minimize: bool
-) -> None:
-    """The sweep (lifetime/first-fit on a uniform capture) costs the requests only, where
-    the other passes cost the requests alive at once too: minimising, it runs first. Not
-    minimising, the first pass that fits decides, and the retry chain's order stays."""
+def _uniform_problem() -> Any:
+    """A small capture the engine places as a large uniform one (its arrays from the
+    first request)."""
     from tilefit.search.problem import Problem
-    from tilefit.verdicts import ladder
 
     requests = tuple(Request(f"r{k}", 8 + k % 5, k % 7, k % 7 + 3) for k in range(40))
     capture = Capture("uniform", 10, Memory(4096, (Range(0, 4096),)), requests)
-    problem = Problem(capture, 0)  # uniform from the first request
+    problem = Problem(capture, 0)
     assert problem.prepared.uniform is not None
+    return problem
+
+
+@pytest.fixture
+def passes_run(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The strategies the ladder's greedy passes run, in turn."""
+    from tilefit.verdicts import ladder
+
     ran: list[str] = []
     real = ladder.run_strategy
 
@@ -351,36 +354,37 @@ def test_minimising_a_large_uniform_capture_runs_the_sweep_first(
         return real(prepared, strategy, stop)
 
     monkeypatch.setattr(ladder, "run_strategy", recorded)
+    return ran
+
+
+@pytest.mark.parametrize("minimize", [False, True])
+def test_minimising_a_large_uniform_capture_runs_the_sweep_first(
+    passes_run: list[str], minimize: bool
+) -> None:
+    """The sweep (lifetime/first-fit on a uniform capture) costs the requests only, where
+    the other passes cost the requests alive at once too: minimising, it runs first. Not
+    minimising, the first pass that fits decides, and the retry chain's order stays."""
+    from tilefit.verdicts import ladder
+
     climb = Climb(Entry.STRATEGIES, minimize=minimize, search=False)
-    ladder.climb_ladder(problem, Deadline.start(5.0), climb)
-    assert ran[0] == ("lifetime/first-fit" if minimize else "long-lived/first-fit")
+    ladder.climb_ladder(_uniform_problem(), Deadline.start(5.0), climb)
+    assert passes_run[0] == ("lifetime/first-fit" if minimize else "long-lived/first-fit")
 
 
 @pytest.mark.parametrize("loads", [True, False])
 def test_the_passes_take_the_time_a_search_could_not_load_in(
-    monkeypatch: pytest.MonkeyPatch, loads: bool
+    monkeypatch: pytest.MonkeyPatch, passes_run: list[str], loads: bool
 ) -> None:
     """Minimising, the passes stop at their share of the limit once one has fitted, to
     leave the rest to the search; where the search could not be loaded in the time left
     (a million requests), they go on instead."""
     from tilefit.search.params import LeastParams
-    from tilefit.search.problem import Problem
     from tilefit.verdicts import ladder, reserves
 
-    requests = tuple(Request(f"r{k}", 8 + k % 5, k % 7, k % 7 + 3) for k in range(40))
-    capture = Capture("uniform", 10, Memory(4096, (Range(0, 4096),)), requests)
-    ran: list[str] = []
-    real = ladder.run_strategy
-
-    def recorded(prepared: Any, strategy: Any, stop: Any = None) -> Any:
-        ran.append(strategy.name)
-        return real(prepared, strategy, stop)
-
-    monkeypatch.setattr(ladder, "run_strategy", recorded)
     monkeypatch.setattr(reserves, "loads_in_time", lambda *_: loads)
     monkeypatch.setattr(ladder, "_compiled", lambda deadline, watch: deadline)
     monkeypatch.setattr(ladder, "least_rung", lambda problem, deadline, placed, *_: placed)
     params = replace(SearchParams(), least=LeastParams(passes_share=1e-9))
     climb = Climb(Entry.STRATEGIES, minimize=True, params=params)
-    ladder.climb_ladder(Problem(capture, 0), Deadline.start(5.0), climb)
-    assert len(ran) == (1 if loads else 16)
+    ladder.climb_ladder(_uniform_problem(), Deadline.start(5.0), climb)
+    assert len(passes_run) == (1 if loads else 16)
