@@ -17,6 +17,8 @@ module: numba's cache, keyed on this file, is exact.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -32,6 +34,19 @@ CHUNKS = 0  # chunks in ``chain``
 RELEASED = 1  # requests of ``by_end`` given back so far
 SPARE = 2  # chunk numbers on the ``spare`` stack
 REPACKS = 3  # repackings so far (for the tests)
+
+
+class Holes(NamedTuple):
+    """The sweep's free holes, kept between calls (numba passes them as one argument)."""
+
+    lows: Ints  # per chunk and slot, a hole's first byte
+    highs: Ints  # ... and the byte past its last
+    held: Ints  # per chunk, its holes
+    longest: Ints  # per chunk, its longest hole's length
+    chain: Ints  # the chunks in use, by address
+    spare: Ints  # the chunks not in use (a stack)
+    state: Ints  # the scalars below
+
 
 _entry = loop_decorator(entry=True)
 _jit = loop_decorator(entry=False)
@@ -53,35 +68,27 @@ def sweep_span(
     order: Ints,  # capture indices, starts ascending
     best: bool,  # the smallest hole that holds the request (ties: lower); else the lowest
     by_end: Ints,  # the same requests, ends ascending
-    lows: Ints,  # per chunk and slot, a hole's first byte
-    highs: Ints,  # ... and the byte past its last
-    held: Ints,  # per chunk, its holes
-    longest: Ints,  # per chunk, its longest hole's length
-    chain: Ints,  # the chunks in use, by address
-    spare: Ints,  # the chunks not in use (a stack)
-    state: Ints,
+    h: Holes,
     offsets: Ints,  # by capture index, -1 until placed
     begin: int,
     end: int,
 ) -> int:
     """Place ``order[begin:end]``, filling ``offsets``: the position of the first request
     with no hole that holds it, or -1 when every one of them is placed."""
+    state = h.state
     for position in range(begin, end):
         i = order[position]
         now = starts[i]
         released = state[RELEASED]
         while released < len(by_end) and ends[by_end[released]] <= now:
             q = by_end[released]
-            _give_back(offsets[q], offsets[q] + sizes[q], lows, highs, held, longest,
-                       chain, spare, state)  # fmt: skip
+            _give_back(offsets[q], offsets[q] + sizes[q], h)
             released += 1
         state[RELEASED] = released
-        j, k = _choose(sizes[i], alignments[i], best, lows, highs, held, longest, chain, state)
+        j, k = _choose(sizes[i], alignments[i], best, h)
         if j < 0:
             return position
-        offsets[i] = _take(
-            j, k, sizes[i], alignments[i], lows, highs, held, longest, chain, spare, state
-        )
+        offsets[i] = _take(j, k, sizes[i], alignments[i], h)
     return -1
 
 
@@ -98,17 +105,13 @@ def _choose(
     size: int,
     alignment: int,
     best: bool,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    state: Ints,
+    h: Holes,
 ) -> tuple[int, int]:
     """The hole for ``size`` bytes at ``alignment`` (its position in ``chain`` and its
     slot): the lowest that holds it, or (``best``) the shortest, ties to the lower (a
     hole's length counts before alignment, as ``engine.fits`` counts it); (-1, -1) when
     none holds it."""
+    lows, highs, held, longest, chain, state = h.lows, h.highs, h.held, h.longest, h.chain, h.state
     chosen_j, chosen_k, chosen_length = -1, -1, 0
     for j in range(state[CHUNKS]):
         c = chain[j]
@@ -133,21 +136,16 @@ def _take(
     k: int,
     size: int,
     alignment: int,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> int:
     """The request's bytes at the lowest aligned offset of the hole at slot ``k`` of the
     ``j``-th chunk, taken out of it: that offset."""
+    lows, highs, held, longest, chain = h.lows, h.highs, h.held, h.longest, h.chain
     c = chain[j]
     low, high = lows[c, k], highs[c, k]
     x = _up(low, alignment)
     if x == low and x + size == high:
-        _delete(j, k, lows, highs, held, longest, chain, spare, state)
+        _delete(j, k, h)
         return x
     if x > low:  # the gap below it stays a hole
         highs[c, k] = x
@@ -155,7 +153,7 @@ def _take(
         lows[c, k] = x + size
     _measure(c, lows, highs, held, longest)
     if x > low and x + size < high:  # and the bytes above it another
-        _insert(j, k + 1, x + size, high, lows, highs, held, longest, chain, spare, state)
+        _insert(j, k + 1, x + size, high, h)
     return x
 
 
@@ -163,16 +161,11 @@ def _take(
 def _give_back(
     low: int,
     high: int,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> None:
     """[low, high) free again: merged with the hole ending at ``low`` and the one starting
     at ``high``, or a hole of its own."""
+    lows, highs, held, longest, chain, state = h.lows, h.highs, h.held, h.longest, h.chain, h.state
     # The last hole starting below ``low`` (none: j == -1 or k == -1) and the one after.
     j = _chunk_at(low, lows, chain, state[CHUNKS])
     k = -1
@@ -188,7 +181,7 @@ def _give_back(
     if before and after:
         highs[chain[j], k] = highs[chain[nj], nk]
         _measure(chain[j], lows, highs, held, longest)
-        _delete(nj, nk, lows, highs, held, longest, chain, spare, state)
+        _delete(nj, nk, h)
     elif before:
         highs[chain[j], k] = high
         _measure(chain[j], lows, highs, held, longest)
@@ -196,9 +189,9 @@ def _give_back(
         lows[chain[nj], nk] = low
         _measure(chain[nj], lows, highs, held, longest)
     elif j < 0:  # (nj, nk: 0, 0 not as constants, which numba compiles a call for again)
-        _insert(nj, nk, low, high, lows, highs, held, longest, chain, spare, state)
+        _insert(nj, nk, low, high, h)
     else:
-        _insert(j, k + 1, low, high, lows, highs, held, longest, chain, spare, state)
+        _insert(j, k + 1, low, high, h)
 
 
 @_jit
@@ -242,23 +235,18 @@ def _insert(
     k: int,
     low: int,
     high: int,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> None:
     """The hole [low, high) at slot ``k`` of the ``j``-th chunk by address (a new first
     chunk when there is none); a full chunk is split first."""
+    lows, highs, held, longest, chain, state = h.lows, h.highs, h.held, h.longest, h.chain, h.state
     if state[CHUNKS] == 0:  # (the first position, not a constant: one compilation)
-        c = _new_chunk(state[CHUNKS], lows, highs, held, longest, chain, spare, state)
+        c = _new_chunk(state[CHUNKS], h)
         lows[c, 0], highs[c, 0], held[c], longest[c] = low, high, 1, high - low
         return
     c = chain[j]
     while held[c] == lows.shape[1]:
-        d = _new_chunk(j + 1, lows, highs, held, longest, chain, spare, state)
+        d = _new_chunk(j + 1, h)
         if d < 0:  # repacked, every chunk half full: the slot found again
             j = max(_chunk_at(low, lows, chain, state[CHUNKS]), 0)
             c = chain[j]
@@ -285,16 +273,19 @@ def _insert(
 def _delete(
     j: int,
     k: int,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> None:
     """The hole at slot ``k`` of the ``j``-th chunk by address removed; an emptied chunk
     leaves the chain."""
+    lows, highs, held, longest, chain, spare, state = (
+        h.lows,
+        h.highs,
+        h.held,
+        h.longest,
+        h.chain,
+        h.spare,
+        h.state,
+    )
     c = chain[j]
     count = held[c] - 1
     for s in range(k, count):
@@ -314,18 +305,13 @@ def _delete(
 @_jit
 def _new_chunk(
     j: int,
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> int:
     """An empty chunk at position ``j`` of the chain; -1 when none was spare, after
     repacking every hole into chunks half full (the caller then looks again)."""
+    held, longest, chain, spare, state = h.held, h.longest, h.chain, h.spare, h.state
     if state[SPARE] == 0:
-        _repack(lows, highs, held, longest, chain, spare, state)
+        _repack(h)
         return -1
     state[SPARE] -= 1
     c = int(spare[state[SPARE]])
@@ -340,15 +326,18 @@ def _new_chunk(
 
 @_jit
 def _repack(
-    lows: Ints,
-    highs: Ints,
-    held: Ints,
-    longest: Ints,
-    chain: Ints,
-    spare: Ints,
-    state: Ints,
+    h: Holes,
 ) -> None:
     """Every hole, in address order, into chunks half full, numbered from 0."""
+    lows, highs, held, longest, chain, spare, state = (
+        h.lows,
+        h.highs,
+        h.held,
+        h.longest,
+        h.chain,
+        h.spare,
+        h.state,
+    )
     total = 0
     for j in range(state[CHUNKS]):
         total += held[chain[j]]

@@ -238,6 +238,7 @@ def _sweep(
         uniform.high - uniform.low,
     )
     state = np.array([1, 0, rows - 1, 0], np.int64)  # chunks, released, spare, repacks
+    holes = sweep_loop.Holes(lows, highs, held, longest, chain, spare, state)
     by_end = order[np.argsort(uniform.ends[order], kind="stable")]
     offsets = np.full(len(uniform.starts), -1, np.int64)
 
@@ -251,13 +252,7 @@ def _sweep(
                 order,
                 best,
                 by_end,
-                lows,
-                highs,
-                held,
-                longest,
-                chain,
-                spare,
-                state,
+                holes,
                 offsets,
                 begin,
                 end,
