@@ -101,12 +101,7 @@ def _up(x: int, alignment: int) -> int:
 
 
 @_jit
-def _choose(
-    size: int,
-    alignment: int,
-    best: bool,
-    h: Holes,
-) -> tuple[int, int]:
+def _choose(size: int, alignment: int, best: bool, h: Holes) -> tuple[int, int]:
     """The hole for ``size`` bytes at ``alignment`` (its position in ``chain`` and its
     slot): the lowest that holds it, or (``best``) the shortest, ties to the lower (a
     hole's length counts before alignment, as ``engine.fits`` counts it); (-1, -1) when
@@ -131,13 +126,7 @@ def _choose(
 
 
 @_jit
-def _take(
-    j: int,
-    k: int,
-    size: int,
-    alignment: int,
-    h: Holes,
-) -> int:
+def _take(j: int, k: int, size: int, alignment: int, h: Holes) -> int:
     """The request's bytes at the lowest aligned offset of the hole at slot ``k`` of the
     ``j``-th chunk, taken out of it: that offset."""
     lows, highs, held, longest, chain = h.lows, h.highs, h.held, h.longest, h.chain
@@ -158,11 +147,7 @@ def _take(
 
 
 @_jit
-def _give_back(
-    low: int,
-    high: int,
-    h: Holes,
-) -> None:
+def _give_back(low: int, high: int, h: Holes) -> None:
     """[low, high) free again: merged with the hole ending at ``low`` and the one starting
     at ``high``, or a hole of its own."""
     lows, highs, held, longest, chain, state = h.lows, h.highs, h.held, h.longest, h.chain, h.state
@@ -230,13 +215,7 @@ def _measure(c: int, lows: Ints, highs: Ints, held: Ints, longest: Ints) -> None
 
 
 @_jit
-def _insert(
-    j: int,
-    k: int,
-    low: int,
-    high: int,
-    h: Holes,
-) -> None:
+def _insert(j: int, k: int, low: int, high: int, h: Holes) -> None:
     """The hole [low, high) at slot ``k`` of the ``j``-th chunk by address (a new first
     chunk when there is none); a full chunk is split first."""
     lows, highs, held, longest, chain, state = h.lows, h.highs, h.held, h.longest, h.chain, h.state
@@ -270,22 +249,10 @@ def _insert(
 
 
 @_jit
-def _delete(
-    j: int,
-    k: int,
-    h: Holes,
-) -> None:
+def _delete(j: int, k: int, h: Holes) -> None:
     """The hole at slot ``k`` of the ``j``-th chunk by address removed; an emptied chunk
     leaves the chain."""
-    lows, highs, held, longest, chain, spare, state = (
-        h.lows,
-        h.highs,
-        h.held,
-        h.longest,
-        h.chain,
-        h.spare,
-        h.state,
-    )
+    lows, highs, held, longest, chain, spare, state = h
     c = chain[j]
     count = held[c] - 1
     for s in range(k, count):
@@ -303,10 +270,7 @@ def _delete(
 
 
 @_jit
-def _new_chunk(
-    j: int,
-    h: Holes,
-) -> int:
+def _new_chunk(j: int, h: Holes) -> int:
     """An empty chunk at position ``j`` of the chain; -1 when none was spare, after
     repacking every hole into chunks half full (the caller then looks again)."""
     held, longest, chain, spare, state = h.held, h.longest, h.chain, h.spare, h.state
@@ -325,19 +289,9 @@ def _new_chunk(
 
 
 @_jit
-def _repack(
-    h: Holes,
-) -> None:
+def _repack(h: Holes) -> None:
     """Every hole, in address order, into chunks half full, numbered from 0."""
-    lows, highs, held, longest, chain, spare, state = (
-        h.lows,
-        h.highs,
-        h.held,
-        h.longest,
-        h.chain,
-        h.spare,
-        h.state,
-    )
+    lows, highs, held, longest, chain, spare, state = h
     total = 0
     for j in range(state[CHUNKS]):
         total += held[chain[j]]
