@@ -47,13 +47,13 @@ def cold(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 def test_the_estimate_stretches_with_the_machines_load() -> None:
-    """12 s on two free cores; stretched by the load over the cores: at load 5-9 on two
+    """11 s on two free cores; stretched by the load over the cores: at load 5-9 on two
     cores it says nearer a minute, not "about 10 s"."""
     assert compiling.estimate(load=0.0, cores=2) == "about 10 s"
     assert compiling.estimate(load=0.0, cores=8) == "about 10 s"
     assert compiling.estimate(load=0.0, cores=1) == "about 20 s"
     assert compiling.estimate(load=5.0, cores=2) == "about 40 s"
-    assert compiling.estimate(load=9.0, cores=2) == "about 70 s"
+    assert compiling.estimate(load=9.0, cores=2) == "about 60 s"
     assert compiling.estimate(load=20.0, cores=2) == "about 2 minutes"
 
 

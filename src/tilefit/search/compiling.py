@@ -2,8 +2,8 @@
 
 numba compiles the kernels (``tilefit.search.kernel.jit``) the first time they are
 called after installing or upgrading tilefit, or after editing a module they
-are made of: about 12 s on a quiet 2-core machine (the annealing loop and the engine's
-loop compile in a forked process beside the exact kernel; about 17 s of CPU in all), then
+are made of: about 10 s on a quiet 2-core machine (the annealing loop and the engine's
+loops compile in a forked process beside the exact kernel; about 19 s of CPU in all), then
 they load
 from the disk cache in well under a second. Compiled inside a search, that time came out of
 its limit, so the first run after install timed out where a warm one decided.
@@ -29,10 +29,10 @@ from typing import Any
 
 _done = False
 
-# The compilation's wall time with two cores free (about 17 s of CPU over the two
-# processes, benchmarks/README.md): on a busy machine it stretches with the processes
-# that share the cores.
-QUIET_SECONDS = 12.0
+# The compilation's wall time with two cores free (about 19 s of CPU over the two
+# processes, 9.7-11 s of wall, benchmarks/README.md): on a busy machine it stretches with
+# the processes that share the cores.
+QUIET_SECONDS = 11.0
 
 
 def ensure_compiled(
@@ -158,12 +158,12 @@ def _cached(dispatcher: Any) -> bool:
 
 
 def _run_once(cold: bool) -> None:
-    """The exact kernel, the engine's loop and the annealing loop, each once on a
-    one-request capture. On a cold cache with two cores free the annealing loop and the
-    engine's loop compile in a forked process at the same time as the exact kernel (their
-    disk cache is what this process then loads): they share no function with it, so the
-    wait is about the exact kernel's compile (the longest, about 10 s of CPU) instead of
-    the sum (about 18 s)."""
+    """The exact kernel, the engine's loops and the annealing loop, each once on a tiny
+    capture. On a cold cache with two cores free the annealing loop and the engine's
+    loops compile in a forked process at the same time as the exact kernel (their disk
+    cache is what this process then loads): they share no function with it, so the wait
+    is about the longer of the two (about 10 s of CPU each) instead of the sum (about
+    19 s)."""
     aside: list[Any] = []
     try:
         if cold:
