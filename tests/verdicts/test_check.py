@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations, pairwise
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -350,3 +351,13 @@ def test_a_valid_placement_of_one_kind_is_cleared_in_columns_and_a_broken_one_is
     for broken in ({**good, "b": 2}, {**good, "a": 2}, {**good, "c": 9}, {"a": 0, "b": 4}):
         assert not check_module._clear_in_columns(capture, broken)
         assert not check(capture, Placement("cols", broken)).valid
+
+
+def test_offsets_that_are_not_ints_are_walked_not_cleared_in_columns() -> None:
+    # numpy would make 4.5 and "4" the int 4; the referee reads them as given.
+    requests = (Request("a", 4, 0, 2), Request("b", 4, 1, 3))
+    capture = Capture("cols", 3, Memory(16, (Range(0, 16),)), requests)
+    for odd in (4.5, "4", 1 << 70):
+        offsets: dict[str, Any] = {"a": 0, "b": odd}
+        assert not check_module._clear_in_columns(capture, offsets)
+    assert check_module._clear_in_columns(capture, {"a": 0, "b": 4})

@@ -208,9 +208,8 @@ def _clear_in_columns(capture: Capture, offsets: Mapping[str, int]) -> bool:
     found = [offsets.get(r.id) for r in requests]
     if None in found:  # one missing: with as many offsets as requests, one unknown too
         return False
-    try:
-        low = np.array(found, dtype=np.int64)
-    except (OverflowError, TypeError):
+    low = np.array(found)  # no dtype: a float, a text or a huge offset is not made an int
+    if low.dtype != np.int64:
         return False
     if len(low) and int(np.abs(low).max()) >= INT_LIMIT:
         return False
