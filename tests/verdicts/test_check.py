@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tilefit.model.capture import Capture, Conflict, Memory, Range, Request, Sequence
 from tilefit.model.placement import Placement
-from tilefit.verdicts import check as check_module
 from tilefit.verdicts.check import KINDS, check
+from tilefit.verdicts.clearance import clear_in_columns
 
 # Memory [0, 64): four 16-byte elements; [32, 48) open only to scratch;
 # addresses >= 48 interleaved.
@@ -336,7 +336,7 @@ def test_the_columns_clear_exactly_the_valid_placements_they_look_at(
         requests = tuple(replace(r, cls=requests[0].cls, interleaved=False) for r in requests)
     capture = replace(capture, requests=requests, sequences=(), conflicts=())
     valid = not brute_force(capture, offsets)
-    cleared = check_module._clear_in_columns(capture, offsets)
+    cleared = clear_in_columns(capture, offsets)
     assert valid or not cleared
     if one_kind:
         assert cleared == valid
@@ -347,9 +347,9 @@ def test_a_valid_placement_of_one_kind_is_cleared_in_columns_and_a_broken_one_is
     requests = (Request("a", 4, 0, 2, alignment=4), Request("b", 4, 1, 3), Request("c", 8, 2, 4))
     capture = Capture("cols", 4, Memory(16, (Range(0, 16),)), requests)
     good = {"a": 0, "b": 4, "c": 8}
-    assert check_module._clear_in_columns(capture, good)
+    assert clear_in_columns(capture, good)
     for broken in ({**good, "b": 2}, {**good, "a": 2}, {**good, "c": 9}, {"a": 0, "b": 4}):
-        assert not check_module._clear_in_columns(capture, broken)
+        assert not clear_in_columns(capture, broken)
         assert not check(capture, Placement("cols", broken)).valid
 
 
@@ -359,5 +359,5 @@ def test_offsets_that_are_not_ints_are_walked_not_cleared_in_columns() -> None:
     capture = Capture("cols", 3, Memory(16, (Range(0, 16),)), requests)
     for odd in (4.5, "4", 1 << 70):
         offsets: dict[str, Any] = {"a": 0, "b": odd}
-        assert not check_module._clear_in_columns(capture, offsets)
-    assert check_module._clear_in_columns(capture, {"a": 0, "b": 4})
+        assert not clear_in_columns(capture, offsets)
+    assert clear_in_columns(capture, {"a": 0, "b": 4})

@@ -26,6 +26,8 @@ from tilefit.model.collector import collector_paused
 from tilefit.model.errors import INT_LIMIT
 from tilefit.model.placement import Placement
 from tilefit.model.words import lifetime_text
+from tilefit.verdicts.allowed import Span, allowed_set, intersect, union
+from tilefit.verdicts.clearance import clear_in_columns
 from tilefit.verdicts.disjoint import none_meet
 
 if TYPE_CHECKING:  # numpy.typing is for the type checker only
@@ -33,8 +35,6 @@ if TYPE_CHECKING:  # numpy.typing is for the type checker only
 
 KINDS = ("missing", "unknown", "alignment", "range", "overlap", "sequence", "conflict")
 MAX_OVERLAPS_LISTED = 1000
-
-Span = tuple[int, int]  # half-open [start, end): addresses, steps or element indices
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,7 @@ def check(
 
 def _check(capture: Capture, placement: Placement, max_overlaps: int) -> CheckResult:
     offsets = placement.offsets
-    if _clear_in_columns(capture, offsets):
+    if clear_in_columns(capture, offsets):
         return CheckResult(())
     placed = [
         _Placed(k, r, offsets[r.id]) for k, r in enumerate(capture.requests) if r.id in offsets
@@ -166,7 +166,7 @@ def _out_of_range(memory: Memory, placed: list[_Placed]) -> Iterator[Violation]:
     for p in placed:
         key = (p.request.cls, p.request.interleaved)
         if key not in allowed:
-            spans = _allowed_set(memory, *key)
+            spans = allowed_set(memory, *key)
             allowed[key] = ([s for s, _ in spans], spans)
         starts, spans = allowed[key]
         # The one span that could hold the request is the last starting at or below it.
@@ -179,61 +179,6 @@ def _out_of_range(memory: Memory, placed: list[_Placed]) -> Iterator[Violation]:
             f"{_fmt_spans(spans)} ({what})"
         )
         yield Violation("range", (p.request.id,), detail)
-
-
-def _allowed_set(memory: Memory, cls: str, interleaved: bool) -> list[Span]:
-    """The ranges admitting ``cls``, cut to the interleaved region if asked, joined."""
-    low = 0
-    if interleaved:
-        low = memory.size if memory.interleaved_offset is None else memory.interleaved_offset
-    return _union(
-        [
-            (max(r.start, low), r.end)
-            for r in memory.ranges
-            if (r.classes is None or cls in r.classes) and r.end > max(r.start, low)
-        ]
-    )
-
-
-def _clear_in_columns(capture: Capture, offsets: Mapping[str, int]) -> bool:
-    """Whether every rule surely holds, seen in numpy columns of the requests (no object
-    per placed request: a million of them took seconds): every request has an offset and
-    no other id does, each offset is a multiple of its alignment and inside its allowed
-    set, and no two placed requests meet. False, the rules are walked one by one, which
-    lists what breaks them. Captures with sequences, conflicts or wrapping lifetimes are
-    always walked."""
-    requests = capture.requests
-    if capture.sequences or capture.conflicts or capture.wraps or len(offsets) != len(requests):
-        return False
-    found = [offsets.get(r.id) for r in requests]
-    if None in found:  # one missing: with as many offsets as requests, one unknown too
-        return False
-    low = np.array(found)  # no dtype: a float, a text or a huge offset is not made an int
-    if low.dtype != np.int64:
-        return False
-    if len(low) and int(np.abs(low).max()) >= INT_LIMIT:
-        return False
-    count = len(requests)
-    sizes = np.fromiter((r.size for r in requests), np.int64, count)
-    aligns = np.fromiter((r.alignment for r in requests), np.int64, count)
-    if np.any(low % aligns):
-        return False
-    high = low + sizes
-    kinds = {(r.cls, r.interleaved) for r in requests}
-    if len(kinds) != 1:
-        return False  # several allowed sets: walked (rare, and never a million requests)
-    spans = _allowed_set(capture.memory, *kinds.pop())
-    if not spans:
-        return False
-    first = np.array([a for a, _ in spans], np.int64)
-    last = np.array([b for _, b in spans], np.int64)
-    # The one span that could hold a request is the last starting at or below it.
-    k = np.searchsorted(first, low, side="right") - 1
-    if np.any(k < 0) or np.any(high > last[np.maximum(k, 0)]):
-        return False
-    starts = np.fromiter((r.start for r in requests), np.int64, count)
-    ends = np.fromiter((r.end for r in requests), np.int64, count)
-    return none_meet(starts, ends, low, high)
 
 
 def _cleared(placed: list[_Placed], period: int | None) -> bool:
@@ -413,12 +358,12 @@ def _conflicts(capture: Capture, by_id: Mapping[str, _Placed]) -> Iterator[Viola
                 span = None if p is None else _elements_touched(memory, p.offset, p.end)
                 if p is not None and span is not None:
                     touched.append((span, p))
-            sides[ident] = touched, _union([s for s, _ in touched])
+            sides[ident] = touched, union([s for s, _ in touched])
         return sides[ident]
 
     for edge in capture.conflicts:
         (a, a_union), (b, b_union) = side(edge.a), side(edge.b)
-        shared = _intersect(a_union, b_union)
+        shared = intersect(a_union, b_union)
         if not shared:
             continue
         first = shared[0][0]
@@ -443,30 +388,6 @@ def _elements_touched(memory: Memory, lo: int, hi: int) -> Span | None:
     first = bisect_right(memory.elements, lo) - 1
     last = bisect_right(memory.elements, hi - 1) - 1
     return first, last + 1
-
-
-def _union(spans: list[Span]) -> list[Span]:
-    out: list[Span] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(end, out[-1][1]))
-        else:
-            out.append((start, end))
-    return out
-
-
-def _intersect(xs: list[Span], ys: list[Span]) -> list[Span]:
-    out: list[Span] = []
-    i = j = 0
-    while i < len(xs) and j < len(ys):
-        lo, hi = max(xs[i][0], ys[j][0]), min(xs[i][1], ys[j][1])
-        if lo < hi:
-            out.append((lo, hi))
-        if xs[i][1] <= ys[j][1]:
-            i += 1
-        else:
-            j += 1
-    return out
 
 
 def _fmt(start: int, end: int) -> str:
