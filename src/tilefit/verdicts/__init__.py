@@ -1,7 +1,9 @@
 """Verdicts: what the commands answer about a capture, one module each.
 
 - ``bounds``: the live storage lower bound and the support-aware bound;
-- ``check``: the independent referee of a placement;
+- ``check``: the independent referee of a placement (with ``clearance``, its look in
+  numpy columns, ``disjoint``, its quick look at overlaps, and ``allowed``, the spans
+  it reads from the spec);
 - ``replay``: the production attempts, and whether they reproduce the observed failure;
 - ``retry``: the retry chain, production strategies first and fallbacks on failure;
 - ``experiment``: every order with every fit;
