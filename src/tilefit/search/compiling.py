@@ -92,22 +92,23 @@ def estimate(load: float | None = None, cores: int | None = None) -> str:
 
 def _entries() -> tuple[Any, ...]:
     """The compiled entry points: each holds everything it calls."""
-    from tilefit.engine import sweep_loop, uniform_loop
     from tilefit.search.kernel import branch
     from tilefit.search.local import anneal_loop
 
-    return (
-        branch.run,
-        anneal_loop.iterate,
-        anneal_loop.settle,
-        uniform_loop.place_span,
-        sweep_loop.sweep_span,
-    )
+    return (branch.run, anneal_loop.iterate, anneal_loop.settle, *_engine_entries())
+
+
+def _engine_entries() -> tuple[Any, ...]:
+    """The engine's compiled loops' entry points, one a module (numba's cache is keyed on
+    its file)."""
+    from tilefit.engine import sweep_loop, uniform_loop
+
+    return (uniform_loop.place_span, sweep_loop.sweep_span)
 
 
 def compilations() -> int:
     """The functions numba compiled in this process so far (its cache missed them), over
-    every compiled module: the search's kernels and the engine's loop. 0 where numba does
+    every compiled module: the search's kernels and the engine's loops. 0 where numba does
     not count (plain Python)."""
     import importlib
 
@@ -115,7 +116,8 @@ def compilations() -> int:
 
     names = [f"tilefit.search.{m.replace('/', '.')}" for m in KERNEL_MODULES]
     count = 0
-    for name in (*names, "tilefit.engine.uniform_loop", "tilefit.engine.sweep_loop"):
+    engine = [entry.__module__ for entry in _engine_entries()]
+    for name in (*names, *engine):
         for value in vars(importlib.import_module(name)).values():
             misses = getattr(getattr(value, "stats", None), "cache_misses", None)
             if isinstance(misses, dict):
@@ -130,9 +132,7 @@ def loop_cached() -> bool:
 
     if jit_disabled():
         return True
-    from tilefit.engine import sweep_loop, uniform_loop
-
-    return _cached(uniform_loop.place_span) and _cached(sweep_loop.sweep_span)
+    return all(_cached(entry) for entry in _engine_entries())
 
 
 def kernels_cached() -> bool:
