@@ -37,8 +37,8 @@ from tilefit.model.capture import Capture
 from tilefit.model.deadline import Deadline
 from tilefit.model.units import units_only
 from tilefit.peers.cpsat import cpsat_solve
+from tilefit.search import exact_search
 from tilefit.search.blocks import build_model
-from tilefit.search.exact.solve import exact_search
 from tilefit.search.params import SearchParams
 from tilefit.search.problem import Problem
 from tilefit.search.proofs.choice import choice_core

@@ -38,7 +38,7 @@ from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Range
 from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
-from tilefit.search.exact.solve import exact_search
+from tilefit.search import exact_search
 from tilefit.search.problem import Problem
 from tilefit.verdicts.check import check
 from tilefit.verdicts.diagnose import diagnose

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 import re
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from checkout import ROOT
@@ -41,3 +46,39 @@ def test_without_ortools_a_benchmark_says_which_extra_to_install(name: str) -> N
     assert result.returncode == 2, result.stderr
     assert result.stderr == f"benchmarks/{name} needs ortools: pip install 'tilefit[bench]'\n"
     assert result.stdout == ""
+
+
+def _tilefit_imports(path: Path) -> list[tuple[str, str]]:
+    """Each ``from tilefit... import name`` of a script, as (module, name)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tilefit")
+        for alias in node.names
+    ]
+
+
+@pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
+def test_every_name_a_benchmark_takes_from_tilefit_is_there(path: Path) -> None:
+    # A benchmark is run by hand, seldom: a name moved inside the package must not strand it.
+    for module, name in _tilefit_imports(path):
+        found = importlib.import_module(module)
+        assert hasattr(found, name) or _submodule(found, name), (
+            f"{path.name}: {name} is not in {module}"
+        )
+
+
+def _submodule(package: ModuleType, name: str) -> bool:
+    return (
+        hasattr(package, "__path__")
+        and importlib.util.find_spec(f"{package.__name__}.{name}") is not None
+    )
+
+
+def test_a_name_moved_away_is_found(tmp_path: Path) -> None:
+    script = tmp_path / "stale.py"
+    script.write_text("from tilefit.search.exact.solve import exact_search\n")
+    assert _tilefit_imports(script) == [("tilefit.search.exact.solve", "exact_search")]
+    with pytest.raises(AssertionError, match="exact_search is not in"):
+        test_every_name_a_benchmark_takes_from_tilefit_is_there(script)
