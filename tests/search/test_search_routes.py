@@ -58,9 +58,13 @@ def test_the_registry_holds_each_route_once_by_member_and_rank() -> None:
         *("elements", "choice", "steps", "stretches", "cpsat", "exact", "anneal-turns"),
         "descent",
         "reorder",
+        "sink",
     )
     assert [r.member for r in every] == sorted((r.member for r in every), key=routes.MEMBERS.index)
-    assert names(of_member(CLOSEST)) == ("descent",) and names(of_member(LEAST)) == ("reorder",)
+    assert names(of_member(CLOSEST)) == ("descent",) and names(of_member(LEAST)) == (
+        "reorder",
+        "sink",
+    )
     assert switchable() == names()[1:]  # every route but the bound's
     assert all(r.says for r in every)
 
@@ -374,7 +378,7 @@ def test_a_route_added_in_one_file_reaches_every_consumer(tmp_path: Path) -> Non
     assert seen["subset"] == ["a", "b", "c"]
     # The schema's enum, the CLI's proof sentence and docs/search.md's table have it.
     found, proving = names(of_member(FIND)), names(of_member(PROVE))
-    assert seen["enum"] == ["pieces", *found, "fixture", *proving, "descent", "reorder"]
+    assert seen["enum"] == ["pieces", *found, "fixture", *proving, "descent", "reorder", "sink"]
     assert "  proof: the fixture's own proof" in seen["lines"]
     assert "| `fixture` | prove | yes | - | the fixture's own proof |" in seen["table"]
     assert "fixture" not in names()  # not in this process

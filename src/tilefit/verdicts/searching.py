@@ -97,7 +97,8 @@ def least_rung(
         raise ValueError("the least rung needs a placement to start from")
     too_large = problem.section_members > params.exact.members_most  # not in memory
     if deadline.left() <= problem.model_estimate(deadline.stretch()) or too_large:
-        return _reordered(problem, deadline, placed, watch, params, 1.0)  # no probes
+        placed = _reordered(problem, deadline, placed, watch, params, 1.0 - _sink_share(params))
+        return _sunk(problem, deadline, placed, watch, params, 1.0)  # no probes
     from tilefit.search.exact.route import Exact
 
     probing = _bisection(watch, deadline.at)
@@ -114,6 +115,7 @@ def least_rung(
         return _minimized(at_bound, Exact.name, 0)
     placed = _windowed(problem, deadline, placed, bound.lower_bound, watch, params)
     placed = _reordered(problem, deadline, placed, watch, params)
+    placed = _sunk(problem, deadline, placed, watch, params, _sink_share(params))
     start = placed.placement
     if start is None or placed.least is None or placed.least.optimal:
         return placed
@@ -189,6 +191,50 @@ def _reordered(
         strategy=strategy_of(Reorder.name),
         placement=found.placement,
         route=Reorder.name,
+        search_status=SOLVED,
+        least=Least(least.lower_bound, found.top),
+    )
+
+
+def _sink_share(params: SearchParams) -> float:
+    from tilefit.search.sat.sink import Sink, SinkParams
+
+    return params.of(SinkParams).share if params.routes.on(Sink) else 0.0
+
+
+def _sunk(
+    problem: Problem,
+    deadline: Deadline,
+    placed: Answer,
+    watch: Watch,
+    params: SearchParams,
+    share: float,
+) -> Answer:
+    """``placed``, or a lower placement by route ``Sink`` (when it is on) within ``share``
+    of the time left: what the pass puts above a target sunk into the holes below it, what
+    that displaces placed again by CP-SAT; on a uniform capture above its lower bound."""
+    import numpy as np
+
+    from tilefit.search.sat.sink import Sink, SinkParams, lower
+
+    uniform, least, start = problem.prepared.uniform, placed.least, placed.placement
+    if not params.routes.on(Sink) or uniform is None or least is None or start is None:
+        return placed
+    if least.optimal or least.best_top is None or share <= 0:
+        return placed
+    until = deadline.until(time.monotonic() + share * deadline.left())
+    watch.stage("least top: the overhang sunk below a lower top", until.at)
+    offsets = np.fromiter((start.offsets[r.id] for r in problem.capture.requests), np.int64)
+    found = lower(
+        problem.capture, uniform, offsets, least.lower_bound, until, params.of(SinkParams)
+    )
+    if found is None or found.top >= least.best_top:
+        return placed
+    return replace(
+        placed,
+        strategy=strategy_of(Sink.name),
+        placement=found.placement,
+        route=Sink.name,
         search_status=SOLVED,
         least=Least(least.lower_bound, found.top),
     )
