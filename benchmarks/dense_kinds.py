@@ -4,6 +4,7 @@ Run from the repository root (after `pip install -e '.[test]'`):
 
     .venv/bin/python benchmarks/dense_kinds.py            # about 10 minutes on 2 cores
     .venv/bin/python benchmarks/dense_kinds.py --quick    # 1 seed per density
+    .venv/bin/python benchmarks/dense_kinds.py --seeds 2 --scaling-only   # the last part alone
 
 Planted tiles (`tilefit.generate.planted`) at 95, 97 and 100% density, 300-700
 requests, each built again from the same seed with fewer constraint kinds:
@@ -23,8 +24,9 @@ the full ones, what is hard is the packing itself, not tilefit's constraint
 kinds, and a lever that only handles a kind better cannot decide them.
 
 Then (`--scaling`, on by default) the exact search alone (`tilefit.search.exact_search`,
-5 s) on the plain tiles without gaps at 95 and 100%, from 100 to 300 requests:
-where its tree stops fitting in the limit.
+5 s) on the plain tiles without gaps at 90, 95 and 100%, from 100 to 500 requests:
+where its tree stops fitting in the limit; and MiniMalloc's command line on each (built
+by `benchmarks/peers/build_minimalloc.sh`), the same question with the same limit.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
+import tempfile
+import time
 from dataclasses import replace
+from pathlib import Path
+
+from peers.minimalloc import BINARY as MINIMALLOC
+from peers.minimalloc import fits_at
+from peers.traces import plain_csv
 
 from tilefit.generate.planted import PlantedRecipe, planted_tile
 from tilefit.model.capture import Capture, Range
@@ -87,7 +96,11 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=500, help="requests per tile, about")
     parser.add_argument("--quick", action="store_true", help="1 seed per density")
     parser.add_argument("--no-scaling", action="store_true", help="skip the exact search's part")
+    parser.add_argument("--scaling-only", action="store_true", help="only the exact search's part")
     args = parser.parse_args()
+    if args.scaling_only:
+        scaling(1 if args.quick else args.seeds)
+        return 0
     seeds = 1 if args.quick else args.seeds
     limit = args.time_limit
     print(
@@ -123,11 +136,16 @@ def main() -> int:
 
 
 def scaling(seeds: int, limit: float = 5.0) -> None:
-    """The exact search alone on plain tiles without gaps: status, nodes and seconds."""
+    """The exact search alone on plain tiles without gaps: status, nodes and seconds; and
+    MiniMalloc's command line on the same tiles (built by ``peers/build_minimalloc.sh``;
+    said so when it is not), which answers only whether they fit their memory."""
     print(f"\n== the exact search alone on plain tiles without gaps, {limit:g} s ==")
-    for requests in (100, 150, 200, 300):
-        for density in (0.95, 1.0):
-            cells = []
+    built = MINIMALLOC.is_file()
+    if not built:
+        print("  (MiniMalloc not built: bash benchmarks/peers/build_minimalloc.sh SRC ABSL)")
+    for requests in (100, 150, 200, 300, 500):
+        for density in (0.9, 0.95, 1.0):
+            cells, peers = [], []
             for seed in range(seeds):
                 capture, placement = planted_tile(PlantedRecipe(requests, density, seed, **PLAIN))
                 capture, placement = without_gaps(capture, placement)
@@ -135,7 +153,23 @@ def scaling(seeds: int, limit: float = 5.0) -> None:
                 result = exact_search(Problem(capture), Deadline.start(limit))
                 assert result.status != "infeasible", f"WRONG: {capture.name} proven infeasible"
                 cells.append(f"{result.status:8} {result.nodes:7} nodes {result.seconds:4.1f} s")
+                if built:
+                    peers.append(_minimalloc(capture, limit))
             print(f"  {requests:4} requests, {density:.0%}:  " + " | ".join(cells), flush=True)
+            if built:
+                print(f"  {'':4}   MiniMalloc:  " + " | ".join(peers), flush=True)
+
+
+def _minimalloc(capture: Capture, limit: float) -> str:
+    """MiniMalloc's answer on ``capture`` at its memory's size, and its seconds."""
+    with tempfile.TemporaryDirectory(prefix="dense-") as folder:
+        source = Path(folder) / "tile.csv"
+        source.write_text(plain_csv(capture), encoding="utf-8")
+        began = time.monotonic()
+        probe = fits_at(MINIMALLOC, source, capture.memory.size, limit)
+        seconds = time.monotonic() - began
+    assert probe.status != "infeasible", f"WRONG: MiniMalloc proved {capture.name} infeasible"
+    return f"{probe.status:8} {'':13} {seconds:4.1f} s"
 
 
 if __name__ == "__main__":

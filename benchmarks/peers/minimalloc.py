@@ -54,7 +54,7 @@ def least_peak(trace: Trace, limit: float, binary: Path = BINARY) -> Answer:
 
         def probe(capacity: int, share: float) -> Probe:
             left = limit - (time.monotonic() - began)
-            return _probe(binary, source, capacity, min(left, share * limit))
+            return fits_at(binary, source, capacity, min(left, share * limit))
 
         best: dict[str, int] | None = None
         best_peak = trace.capacity + 1
@@ -89,7 +89,8 @@ def _peak(trace: Trace, offsets: dict[str, int]) -> int:
     return max(o + sizes[i].size for i, o in offsets.items())
 
 
-def _probe(binary: Path, source: Path, capacity: int, seconds: float) -> Probe:
+def fits_at(binary: Path, source: Path, capacity: int, seconds: float) -> Probe:
+    """One run of MiniMalloc at ``capacity``: solved (with its offsets), infeasible or timeout."""
     if seconds <= 0:
         return Probe(capacity, "timeout", None)
     output = source.with_name(f"out.{capacity}.csv")

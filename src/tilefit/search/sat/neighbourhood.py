@@ -81,6 +81,8 @@ def replace_free(
     """``offsets`` with the ``free`` requests placed again below ``top`` around the others
     held where they are (each of which must lie below ``top``), or None when CP-SAT finds
     no such placement by ``deadline``."""
+    if len(free) == 0:
+        return offsets.copy()
     from ortools.sat.python import cp_model
 
     starts, ends, sizes, aligns = uniform.starts, uniform.ends, uniform.sizes, uniform.alignments
