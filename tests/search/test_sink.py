@@ -140,22 +140,26 @@ def test_nothing_sinks_once_the_time_is_up_or_below_a_request_s_size() -> None:
 
 
 @st.composite
-def _held(draw: st.DrawFn) -> tuple[Capture, np.ndarray, np.ndarray]:
+def _held(draw: st.DrawFn) -> tuple[Capture, np.ndarray, np.ndarray, np.ndarray]:
+    """A drawn placement, the requests free, and some of the others ignored."""
     capture, offsets, _ = draw(_placed())
     count = len(capture.requests)
     free = sorted(set(draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=count))))
-    return capture, offsets, np.array(free, np.int64)
+    others = [k for k in range(count) if k not in free]
+    ignored = sorted(set(draw(st.lists(st.sampled_from(others), max_size=2)))) if others else []
+    return capture, offsets, np.array(free, np.int64), np.array(ignored, np.int64)
 
 
 def test_the_obstacles_bar_exactly_what_the_held_requests_take() -> None:
     """For every free request and every offset, it meets an obstacle exactly when it meets
-    a held request."""
+    a request held (neither free nor ignored)."""
 
-    def body(capture: Capture, offsets: np.ndarray, free: np.ndarray) -> bool:
+    def body(capture: Capture, offsets: np.ndarray, free: np.ndarray, ignored: np.ndarray) -> bool:
         uniform = _uniform(capture)
         sizes, starts, ends = uniform.sizes, uniform.starts, uniform.ends
-        found = obstacles(uniform, offsets, free)
-        held = [j for j in range(len(sizes)) if j not in set(free.tolist())]
+        found = obstacles(uniform, offsets, free, ignored)
+        loose = set(free.tolist()) | set(ignored.tolist())
+        held = [j for j in range(len(sizes)) if j not in loose]
         for k in free.tolist():
             for x in range(-6, 24):
                 me = (x, x + int(sizes[k]), int(starts[k]), int(ends[k]))

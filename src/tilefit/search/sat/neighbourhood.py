@@ -25,18 +25,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from tilefit.engine.uniform import Ints, UniformArrays
     from tilefit.model.deadline import Deadline
 
 Obstacle = tuple[int, int, int, int]  # bytes [lo, hi) over steps [start, end)
 
 
-def obstacles(uniform: UniformArrays, offsets: Ints, free: Ints) -> list[Obstacle]:
-    """The bytes the requests not in ``free`` take where a free one lives, as the merged
-    spans of each segment, a span unchanged from one segment to the next joined."""
+def obstacles(
+    uniform: UniformArrays, offsets: Ints, free: Ints, ignored: Ints | None = None
+) -> list[Obstacle]:
+    """The bytes the requests held (neither ``free`` nor ``ignored``) take where a free one
+    lives, as the merged spans of each segment, a span unchanged from one segment to the
+    next joined."""
     starts, ends, sizes = uniform.starts, uniform.ends, uniform.sizes
-    held = np.ones(len(sizes), np.bool_)
-    held[free] = False
+    held = _held(len(sizes), free, ignored)
     times = np.unique(np.concatenate((starts[free], ends[free])))
     near = np.flatnonzero(held & (starts < times[-1]) & (times[0] < ends) & (sizes > 0))
     out: list[Obstacle] = []
@@ -70,6 +74,14 @@ def _merged(offsets: Ints, sizes: Ints, which: Ints) -> list[tuple[int, int]]:
     return list(zip(lows[firsts].tolist(), reach[lasts].tolist(), strict=True))
 
 
+def _held(count: int, free: Ints, ignored: Ints | None) -> NDArray[np.bool_]:
+    held = np.ones(count, np.bool_)
+    held[free] = False
+    if ignored is not None:
+        held[ignored] = False
+    return held
+
+
 def replace_free(
     uniform: UniformArrays,
     offsets: Ints,
@@ -77,17 +89,18 @@ def replace_free(
     top: int,
     deadline: Deadline,
     workers: int,
+    ignored: Ints | None = None,
 ) -> Ints | None:
     """``offsets`` with the ``free`` requests placed again below ``top`` around the others
     held where they are (each of which must lie below ``top``), or None when CP-SAT finds
-    no such placement by ``deadline``."""
+    no such placement by ``deadline``. The ``ignored`` requests are neither placed nor in
+    the way (their offsets are stale: the caller places them again)."""
     if len(free) == 0:
         return offsets.copy()
     from ortools.sat.python import cp_model
 
     starts, ends, sizes, aligns = uniform.starts, uniform.ends, uniform.sizes, uniform.alignments
-    held = np.ones(len(sizes), np.bool_)
-    held[free] = False
+    held = _held(len(sizes), free, ignored)
     if np.any(held & (offsets + sizes > top)):
         raise ValueError(f"a request held where it is reaches above the top {top}")
     model = cp_model.CpModel()
@@ -105,7 +118,7 @@ def replace_free(
         lifetime = int(ends[k] - starts[k])
         xs.append(model.new_fixed_size_interval_var(int(starts[k]), lifetime, f"t{k}"))
         ys.append(model.new_fixed_size_interval_var(var * a, int(sizes[k]), f"b{k}"))
-    for n, (lo, hi, start, end) in enumerate(obstacles(uniform, offsets, free)):
+    for n, (lo, hi, start, end) in enumerate(obstacles(uniform, offsets, free, ignored)):
         xs.append(model.new_fixed_size_interval_var(start, end - start, f"ot{n}"))
         ys.append(model.new_fixed_size_interval_var(lo, hi - lo, f"ob{n}"))
     model.add_no_overlap_2d(xs, ys)

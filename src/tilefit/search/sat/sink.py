@@ -116,8 +116,7 @@ def _at(
     uniform: UniformArrays, offsets: Ints, target: int, deadline: Deadline, params: SinkParams
 ) -> Ints | None:
     """``offsets`` with every request below ``target``, or None."""
-    over = int(np.count_nonzero(offsets + uniform.sizes > target))
-    if over > params.most_over:
+    if np.count_nonzero(offsets + uniform.sizes > target) > params.most_over:
         return None
     sunk = sink(uniform, offsets, target, deadline.passed)
     if sunk is None:
@@ -126,7 +125,7 @@ def _at(
     for cluster in _clusters(uniform, sunk.evicted):
         if placed is None:
             break
-        placed = _replaced(uniform, placed, cluster, target, deadline, params)
+        placed = _replaced(uniform, placed, cluster, sunk.evicted, target, deadline, params)
     return placed
 
 
@@ -134,25 +133,27 @@ def _replaced(
     uniform: UniformArrays,
     offsets: Ints,
     evicted: Ints,
+    stale: Ints,
     target: int,
     deadline: Deadline,
     params: SinkParams,
 ) -> Ints | None:
     """``offsets`` with the cluster ``evicted`` placed again below ``target``, each
-    neighbourhood of ``params`` tried in turn, or None."""
+    neighbourhood of ``params`` tried in turn, or None. The ``stale`` requests (evicted,
+    this cluster's and others', not yet placed again) are no obstacle."""
     starts, ends = uniform.starts, uniform.ends
     first, last = int(starts[evicted].min()), int(ends[evicted].max())
     margin = max(2, last - first)
     near = np.flatnonzero((starts < last + margin) & (first - margin < ends))
-    near = near[~np.isin(near, evicted)]
-    near = near[
-        np.lexsort((ends[near] - starts[near], _distance(starts[near], ends[near], first, last)))
-    ]
+    near = near[~np.isin(near, stale)]
+    nearness = _distance(starts[near], ends[near], first, last)
+    near = near[np.lexsort((ends[near] - starts[near], nearness))]  # nearest, shortest first
+    ignored = stale[~np.isin(stale, evicted)]
     for size in params.neighbourhoods:
         if deadline.passed():
             return None
         free = np.sort(np.concatenate((evicted, near[: max(0, size - len(evicted))])))
-        placed = replace_free(uniform, offsets, free, target, deadline, params.workers)
+        placed = replace_free(uniform, offsets, free, target, deadline, params.workers, ignored)
         if placed is not None:
             return placed
     return None
