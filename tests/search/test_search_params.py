@@ -25,6 +25,7 @@ from tilefit.search.params import (
 from tilefit.search.proofs.choice import Choice, ChoiceParams
 from tilefit.search.routes import Routes, registered
 from tilefit.search.sat.route import Cpsat, CpsatParams
+from tilefit.search.sat.sink import Sink, SinkParams
 from tilefit.search.stretches import Stretches, StretchesParams
 
 OWNED = (ChoiceParams, CpsatParams, StretchesParams)
@@ -111,7 +112,12 @@ def test_no_tuning_value_sits_in_a_module_global() -> None:
 
 def test_each_route_s_own_group_lives_with_the_route() -> None:
     owners = {r.tuning: r for r in registered() if r.tuning is not None}
-    assert owners == {ChoiceParams: Choice, CpsatParams: Cpsat, StretchesParams: Stretches}
+    assert owners == {
+        ChoiceParams: Choice,
+        CpsatParams: Cpsat,
+        StretchesParams: Stretches,
+        SinkParams: Sink,
+    }
     # By default its defaults; given, the one given, the others untouched.
     assert DEFAULT.of(CpsatParams) == CpsatParams()
     tuned = DEFAULT.tune(CpsatParams(proves=True), ChoiceParams(nodes=5))
