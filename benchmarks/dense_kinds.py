@@ -97,6 +97,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 seed per density")
     parser.add_argument("--no-scaling", action="store_true", help="skip the exact search's part")
     parser.add_argument("--scaling-only", action="store_true", help="only the exact search's part")
+    parser.add_argument(
+        "--densities", type=float, nargs="+", default=DENSITIES, help="of the first part"
+    )
     args = parser.parse_args()
     if args.scaling_only:
         scaling(1 if args.quick else args.seeds)
@@ -111,7 +114,7 @@ def main() -> int:
     decided = dict.fromkeys(names, 0)
     runs = 0
     print(f"\n{'tile':24} " + " ".join(f"{n:>16}" for n in names))
-    for density in DENSITIES:
+    for density in args.densities:
         for seed in range(seeds):
             cells = []
             for name in names:

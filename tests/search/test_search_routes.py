@@ -55,7 +55,7 @@ def test_the_registry_holds_each_route_once_by_member_and_rank() -> None:
     assert names() == (
         "pieces",
         *("greedy", "completion", "repair", "anneal"),
-        *("elements", "choice", "steps", "stretches", "cpsat", "exact", "anneal-turns"),
+        *("elements", "choice", "steps", "exact", "stretches", "cpsat", "anneal-turns"),
         "descent",
         "reorder",
         "sink",
@@ -82,7 +82,7 @@ def test_the_prove_member_runs_each_of_its_proofs_then_its_turns() -> None:
     from tilefit.search.portfolio import AnnealTurns, proofs
 
     first = names(proofs())
-    assert first == ("elements", "choice", "steps", "stretches", "cpsat", "exact")
+    assert first == ("elements", "choice", "steps", "exact", "stretches", "cpsat")
     assert set(first) | {AnnealTurns.name} == set(names(of_member(PROVE)))
 
 

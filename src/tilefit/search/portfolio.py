@@ -5,10 +5,10 @@ which are searches over their routes (XLA's ``HeapAlgorithm``). They share the d
 
 - **find** (``tilefit.search.local.find``): fast placements, never a proof;
 - **prove**: every registered ``Proof`` in rank order, each when it is switched on
-  (the memory elements, the choice of stretches, the step relaxations, the
-  decomposition over stretches, OR-Tools CP-SAT from the closest placement, then,
-  with no pinned block, the exact search's first look: ``tilefit.search.proofs``,
-  ``tilefit.search.stretches``, ``tilefit.search.sat``, ``tilefit.search.exact.route``);
+  (the memory elements, the choice of stretches, the step relaxations, with no pinned
+  block the exact search's first look, the decomposition over stretches, OR-Tools
+  CP-SAT from the closest placement: ``tilefit.search.proofs``,
+  ``tilefit.search.exact.route``, ``tilefit.search.stretches``, ``tilefit.search.sat``);
   then, in turns, the full exact search and a second annealing search
   (``AnnealTurns``).
 

@@ -25,7 +25,7 @@ class Exact(Proof):
     a node allowance that doubles (``tilefit.search.portfolio``)."""
 
     name = "exact"
-    rank = 60
+    rank = 35  # before stretches and cpsat: without pinned blocks it often decides at once
     proves, places = True, True
     says = "the exact search was exhausted"
     strategy: ClassVar[str | None] = EXACT_SEARCH
