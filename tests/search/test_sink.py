@@ -19,7 +19,7 @@ from tilefit.model.deadline import Deadline
 from tilefit.model.placement import Placement
 from tilefit.search.local.overhang import _cheapest, sink
 from tilefit.search.params import DEFAULT
-from tilefit.search.routes import Routes
+from tilefit.search.routes import Routes, switchable
 from tilefit.search.sat.neighbourhood import obstacles, replace_free
 from tilefit.search.sat.sink import Sink, SinkParams, _clusters, lower
 from tilefit.verdicts.check import check
@@ -260,3 +260,42 @@ def test_its_parameters_are_checked() -> None:
         SinkParams(neighbourhoods=(0,))
     with pytest.raises(ValueError, match="share"):
         SinkParams(share=1.5)
+
+
+def test_the_closest_rung_sinks_what_lies_above_the_top_and_decides_by_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The copies at a memory of their live peak, every other route off, the closest
+    placement made the first-fit pass by size (a byte above the top): the route places
+    the capture below the top, and the tile is decided by it; off, it stays undetermined
+    with that closest placement."""
+    import tilefit.search.closest as closest_module
+    from tilefit.engine.attempt import run_strategy
+
+    copies = _copies(300)
+    capture = replace(copies, memory=Memory(10, (Range(0, 10),)))
+    wide = replace(copies, memory=Memory(11, (Range(0, 11),)))
+    passed = run_strategy(wide, "size/first-fit")
+    assert passed.failure is None and passed.peak_address == 11
+    made = closest_module.Closest(
+        1, 11, "size/first-fit", Placement(capture.name, dict(passed.offsets))
+    )
+    monkeypatch.setattr(closest_module, "closest", lambda *args, **kwargs: made)
+    answer = tilefit.solve(
+        capture, time_limit=FAR, params=replace(DEFAULT, routes=Routes.only(["sink"]))
+    )
+    assert answer.status == "solved" and answer.route == Sink.name
+    assert answer.placement is not None and check(capture, answer.placement).valid
+    off = replace(DEFAULT, routes=Routes.without(switchable()))
+    answer = tilefit.solve(capture, time_limit=FAR, params=off)
+    assert answer.status == "timeout" and answer.closest is made
+
+
+def test_a_closest_placement_names_the_route_that_made_it() -> None:
+    from tilefit.search.closest import Closest
+
+    placement = Placement("p", {})
+    made = {s: Closest(1, 11, s, placement).route for s in ("search:sink", "search:descent")}
+    assert made == {"search:sink": "sink", "search:descent": "descent"}
+    assert Closest(1, 11, "search:partial", placement).route is None
+    assert Closest(1, 11, "alignment/first-fit", placement).route is None

@@ -39,7 +39,7 @@ from tilefit.search.local.contention import Features
 from tilefit.search.local.partial import finish
 from tilefit.search.outcome import Partial
 from tilefit.search.params import DEFAULT, AnnealParams, ClosestParams
-from tilefit.search.routes import CLOSEST, SEARCH_DESCENT, SEARCH_PARTIAL, Route
+from tilefit.search.routes import CLOSEST, SEARCH_DESCENT, SEARCH_PARTIAL, Route, route
 
 OVERFLOW_RANGE = "overflow"
 OVERFLOW_ELEMENTS = 1024
@@ -59,9 +59,14 @@ class Closest:
 
     @property
     def route(self) -> str | None:
-        """The route that made it (``descent``), or None for a greedy pass or a finished
-        partial placement: what decides the tile when it fits below the top."""
-        return Descent.name if self.strategy == SEARCH_DESCENT else None
+        """The route that made it (``descent``, or ``sink`` on a uniform capture: its
+        strategy is ``search:ROUTE``), or None for a greedy pass or a finished partial
+        placement: what decides the tile when it fits below the top."""
+        if self.strategy == SEARCH_DESCENT:
+            return Descent.name
+        name = self.strategy.removeprefix("search:")
+        placing = name != self.strategy and self.strategy != SEARCH_PARTIAL
+        return name if placing and route(name).places else None
 
 
 def extended(capture: Capture, extra: int) -> Capture:

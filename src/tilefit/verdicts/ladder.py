@@ -46,7 +46,13 @@ from tilefit.verdicts import reserves
 from tilefit.verdicts.answer import Answer
 from tilefit.verdicts.check import referee
 from tilefit.verdicts.climb import DIAGNOSE, Climb, Entry
-from tilefit.verdicts.searching import bare_rung, least_rung, search_rung
+from tilefit.verdicts.searching import (
+    bare_rung,
+    closest_sink_share,
+    least_rung,
+    search_rung,
+    sunk_closest,
+)
 from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import QUIET, Watch, compile_stage
 
@@ -310,8 +316,9 @@ def _closest(
         cut.append("the closest placement (no time left)")
         return searched
     cap = left if descent else params.closest.seconds
+    sinking = closest_sink_share(problem, params) if climb.search else 0.0
     watch.stage("the closest placement, in more memory", deadline.at)
-    until = Deadline.start(min(cap, left))
+    until = Deadline.start(min(cap, left * (1 - sinking)))
     found = closest(
         problem.capture,
         until,
@@ -324,6 +331,8 @@ def _closest(
         if until.passed():
             cut.append("the closest placement (no pass fitted in time)")
         return searched
+    if found.overflow > 0 and sinking > 0 and not deadline.passed():
+        found = sunk_closest(problem, found, deadline, watch, params)
     if found.overflow == 0:
         return _fits_after_all(problem, searched, found)
     bracket = bracket_of(problem.capture, problem.model, found.overflow)

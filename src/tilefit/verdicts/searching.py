@@ -20,6 +20,7 @@ from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch, search_stage
 
 if TYPE_CHECKING:
+    from tilefit.search.closest import Closest
     from tilefit.search.outcome import Partial
     from tilefit.search.proofs.choice import ChoiceWhere
 
@@ -200,6 +201,45 @@ def _sink_share(params: SearchParams) -> float:
     from tilefit.search.sat.sink import Sink, SinkParams
 
     return params.of(SinkParams).share if params.routes.on(Sink) else 0.0
+
+
+def closest_sink_share(problem: Problem, params: SearchParams) -> float:
+    """Of the closest rung's time, what route ``Sink`` takes after the closest placement:
+    ``SinkParams.share`` on a uniform capture whose allowed interval reaches the memory's
+    top (so that what lies above it lies in the overflow the closest placement may use),
+    none of its requests interleaved; else nothing."""
+    uniform = problem.prepared.uniform
+    capture = problem.capture
+    if uniform is None or uniform.high != capture.memory.size:
+        return 0.0
+    if any(r.interleaved for r in capture.requests):
+        return 0.0
+    return _sink_share(params)
+
+
+def sunk_closest(
+    problem: Problem, found: Closest, deadline: Deadline, watch: Watch, params: SearchParams
+) -> Closest:
+    """The closest placement ``found`` (above the memory's top), or a lower one by route
+    ``Sink`` by ``deadline``, targets from the top itself up: at the top, a placement of
+    the capture (the ladder's closest rung then decides by it)."""
+    import numpy as np
+
+    from tilefit.search.closest import Closest
+    from tilefit.search.sat.sink import Sink, SinkParams, lower
+
+    uniform = problem.prepared.uniform
+    if uniform is None:
+        return found
+    watch.stage("the closest placement: what lies above the top sunk below it", deadline.at)
+    offsets = found.placement.offsets
+    column = np.fromiter((offsets[r.id] for r in problem.capture.requests), np.int64)
+    sank = lower(problem.capture, uniform, column, uniform.high, deadline, params.of(SinkParams))
+    if sank is None or sank.top >= uniform.high + found.overflow:
+        return found
+    overflow = max(0, sank.top - uniform.high)
+    storage = found.storage - found.overflow + overflow
+    return Closest(overflow, storage, strategy_of(Sink.name), sank.placement)
 
 
 def _sunk(

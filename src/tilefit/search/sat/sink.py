@@ -59,7 +59,9 @@ class SinkParams(Tuned):
 class Sink(Route):
     """The lowest greedy pass lowered: what it puts above a target sunk into the holes
     below, what that displaces placed again by CP-SAT (``sink``). Not a route of the
-    portfolio: the ladder's least rung runs it on a uniform capture."""
+    portfolio: the ladder's least rung runs it on a uniform capture, from the lowest
+    pass, and its closest rung, from the closest placement, the memory's top its first
+    target (``tilefit.verdicts.searching``)."""
 
     name = "sink"
     member = LEAST
