@@ -20,6 +20,7 @@ from tilefit.verdicts.verdict import Verdict
 from tilefit.verdicts.watch import Watch, search_stage
 
 if TYPE_CHECKING:
+    from tilefit.model.placement import Placement
     from tilefit.search.closest import Closest
     from tilefit.search.outcome import Partial
     from tilefit.search.proofs.choice import ChoiceWhere
@@ -187,13 +188,18 @@ def _reordered(
     )
     if found is None:
         return placed
+    return _lowered(placed, Reorder.name, found.placement, Least(least.lower_bound, found.top))
+
+
+def _lowered(placed: Answer, route: str, placement: Placement, least: Least) -> Answer:
+    """``placed`` with the lower ``placement`` a route of the least rung found."""
     return replace(
         placed,
-        strategy=strategy_of(Reorder.name),
-        placement=found.placement,
-        route=Reorder.name,
+        strategy=strategy_of(route),
+        placement=placement,
+        route=route,
         search_status=SOLVED,
-        least=Least(least.lower_bound, found.top),
+        least=least,
     )
 
 
@@ -270,14 +276,7 @@ def _sunk(
     )
     if found is None or found.top >= least.best_top:
         return placed
-    return replace(
-        placed,
-        strategy=strategy_of(Sink.name),
-        placement=found.placement,
-        route=Sink.name,
-        search_status=SOLVED,
-        least=Least(least.lower_bound, found.top),
-    )
+    return _lowered(placed, Sink.name, found.placement, Least(least.lower_bound, found.top))
 
 
 def _least_of(lowest: Outcome) -> Least:
