@@ -11,9 +11,13 @@ displaces by CP-SAT around everything else:
 2. the overhang sunk below the target (``tilefit.search.local.overhang``), each request
    where it evicts the fewest bytes x steps;
 3. the evicted requests, in clusters of those whose lifetimes come within a margin of
-   each other, each placed again with the requests living nearest them in time, the
-   shortest-lived first, up to each size of ``SinkParams.neighbourhoods`` in turn
+   each other, each placed again with the requests that start or end nearest them in
+   time (the shortest-lived first among those as near; those merely passing through
+   last), up to each size of ``SinkParams.neighbourhoods`` in turn
    (``tilefit.search.sat.neighbourhood``), all others held.
+
+The closest rung runs it too, from the closest placement, with the memory's top as its
+first target: at the top, a placement of the tile.
 
 A placement is taken when every request lies below the target; it is refereed at the
 ladder's exit as every placement is. Nothing here knows a trace: the cost, the clusters
@@ -44,8 +48,9 @@ class SinkParams(Tuned):
     """Route ``sink`` (``tilefit.search.sat.sink``; switched off as a route, ``Routes``)."""
 
     share: float = ruled(0.3, "share")
-    """Of the least rung's time left after its greedy passes, what the route may take (it
-    ends in a second or two where it works: pangu_2.6B's 49 requests above the bound)."""
+    """Of the least rung's time left after its greedy passes, and of the closest rung's
+    time, what the route may take (it ends in a second or two where it works: pangu_2.6B's
+    49 requests above the bound)."""
     neighbourhoods: tuple[int, ...] = ruled((32, 128, 512), "whole")
     """The requests CP-SAT places again around a cluster of evicted ones, tried in turn
     (a cluster larger than a size is tried whole)."""
