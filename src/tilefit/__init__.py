@@ -25,7 +25,7 @@ behind them live in packages by role (see ``docs/architecture.md``):
 # every millisecond here is one where an interrupt is Python's traceback. ``typing``
 # alone took 2-10 ms.
 TYPE_CHECKING = False
-__version__ = "0.11.0"
+__version__ = "0.11.1"
 
 # Each name of the package face and the module that defines it.
 _FACE = {

@@ -10,10 +10,12 @@ The rungs, cheapest first, each tried only where those below it decided nothing:
 3. **strategies**: the retry chain's fallbacks, then every other strategy: one greedy
    pass each (``fragmentation``; minimising, a pass at the aligned bound is the least);
 4. **search**: the search kernels are compiled if no cache holds them (time given back
-   to the limit), then the portfolio (``tilefit.search.portfolio``) or, with a node
-   limit, the bare exact search; minimising, the least top from its placement;
+   to the limit), then, on a uniform capture, route ``sink`` from a closest placement of
+   greedy passes (``_sunk_early``), then the portfolio (``tilefit.search.portfolio``) or,
+   with a node limit, the bare exact search; minimising, the least top from its placement;
 5. **closest**: nothing decided, the closest placement in more memory and the bracket
-   of the least top (it can still place the tile below the top: route ``descent``).
+   of the least top (it can still place the tile below the top: routes ``descent`` and,
+   on a uniform capture, ``sink``).
 
 ``diagnose`` climbs from rung 1 (``Entry.REPLAY``), ``solve`` from rung 3
 (``Entry.STRATEGIES``, or rung 4 with a node limit: ``Entry.SEARCH``). One
@@ -133,6 +135,9 @@ def _climb(
             return bare_rung(problem, deadline, climb, watch)
         if placed is not None:
             return least_rung(problem, deadline, placed, watch, climb.params)
+        early = _sunk_early(problem, deadline, climb, watch)
+        if early is not None:
+            return early
         problem.model  # noqa: B018 (built now: the search needs it, and it times the set-up)
         # The closest placement first builds its extended capture's units and model.
         reserve = min(max(kept, 2 * problem.rebuild_seconds(deadline.stretch())), left / 2)
@@ -337,6 +342,29 @@ def _closest(
         return _fits_after_all(problem, searched, found)
     bracket = bracket_of(problem.capture, problem.model, found.overflow)
     return replace(searched, closest=found, bracket=bracket)
+
+
+def _sunk_early(problem: Problem, deadline: Deadline, climb: Climb, watch: Watch) -> Answer | None:
+    """Before the portfolio, on a uniform capture route ``Sink`` may take (the closest
+    rung's rule): a closest placement of greedy passes, its overhang sunk below the top
+    (``tilefit.verdicts.searching.sunk_closest``), in ``SinkParams.share`` of the time
+    left; a placement of the tile decides it (the portfolio, on thousands of requests,
+    rarely does in its limit: pangu_2.6B at its live bound is placed this way in seconds).
+    None when it does not fit there."""
+    share = closest_sink_share(problem, climb.params)
+    if share <= 0:
+        return None
+    from tilefit.search.closest import closest
+
+    until = deadline.until(time.monotonic() + share * deadline.left())
+    watch.stage("the greedy passes in more memory, what lies above the top sunk below it", until.at)
+    passes = until.until(time.monotonic() + until.left() / 2)
+    found = closest(problem.capture, passes, params=climb.params.closest, descent=False)
+    if found is not None and found.overflow > 0 and not until.passed():
+        found = sunk_closest(problem, found, until, watch, climb.params)
+    if found is None or found.overflow > 0:
+        return None
+    return _fits_after_all(problem, Answer(verdict=Verdict.UNDETERMINED), found)
 
 
 def _fits_after_all(problem: Problem, searched: Answer, found: Closest) -> Answer:
