@@ -262,13 +262,9 @@ def test_its_parameters_are_checked() -> None:
         SinkParams(share=1.5)
 
 
-def test_the_closest_rung_sinks_what_lies_above_the_top_and_decides_by_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The copies at a memory of their live peak, every other route off, the closest
-    placement made the first-fit pass by size (a byte above the top): the route places
-    the capture below the top, and the tile is decided by it; off, it stays undetermined
-    with that closest placement."""
+def _a_byte_above(monkeypatch: pytest.MonkeyPatch) -> tuple[Capture, object]:
+    """The copies at a memory of their live peak, 10, and the closest placement made the
+    first-fit pass by size, a byte above it."""
     import tilefit.search.closest as closest_module
     from tilefit.engine.attempt import run_strategy
 
@@ -277,10 +273,40 @@ def test_the_closest_rung_sinks_what_lies_above_the_top_and_decides_by_it(
     wide = replace(copies, memory=Memory(11, (Range(0, 11),)))
     passed = run_strategy(wide, "size/first-fit")
     assert passed.failure is None and passed.peak_address == 11
-    made = closest_module.Closest(
-        1, 11, "size/first-fit", Placement(capture.name, dict(passed.offsets))
-    )
+    placement = Placement(capture.name, dict(passed.offsets))
+    made = closest_module.Closest(1, 11, "size/first-fit", placement)
     monkeypatch.setattr(closest_module, "closest", lambda *args, **kwargs: made)
+    return capture, made
+
+
+def test_before_the_portfolio_the_route_places_what_lies_above_the_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tilefit.verdicts.ladder as ladder
+
+    capture, _ = _a_byte_above(monkeypatch)
+
+    def no_portfolio(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the portfolio ran")
+
+    monkeypatch.setattr(ladder, "search_rung", no_portfolio)
+    answer = tilefit.solve(
+        capture, time_limit=FAR, params=replace(DEFAULT, routes=Routes.only(["sink"]))
+    )
+    assert answer.status == "solved" and answer.route == Sink.name
+    assert answer.placement is not None and check(capture, answer.placement).valid
+
+
+def test_the_closest_rung_sinks_what_lies_above_the_top_and_decides_by_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The route's try before the portfolio left out, every other route off: the closest
+    rung places the capture below the top by the route; off, the tile stays undetermined
+    with the closest placement as it was made."""
+    import tilefit.verdicts.ladder as ladder
+
+    capture, made = _a_byte_above(monkeypatch)
+    monkeypatch.setattr(ladder, "_sunk_early", lambda *args, **kwargs: None)
     answer = tilefit.solve(
         capture, time_limit=FAR, params=replace(DEFAULT, routes=Routes.only(["sink"]))
     )
