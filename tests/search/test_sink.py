@@ -233,11 +233,14 @@ def test_clusters_keep_apart_what_lives_far_apart() -> None:
 def test_lower_reaches_the_live_peak_from_first_fit_s_pass() -> None:
     capture = _lives()
     uniform, offsets = _uniform(capture), _first_fit(capture)
-    found = lower(capture, uniform, offsets, 10, Deadline.start(FAR), SinkParams(workers=1))
+    start = Placement(
+        capture.name, {r.id: int(o) for r, o in zip(capture.requests, offsets, strict=True)}
+    )
+    found = lower(capture, uniform, start, 10, Deadline.start(FAR), SinkParams(workers=1))
     assert found is not None and found.top == 10 and found.tries == 1
     at_ten = replace(capture, memory=Memory(10, (Range(0, 10),)))
     assert check(at_ten, found.placement).valid
-    assert lower(capture, uniform, offsets, 10, Deadline.start(0.0), SinkParams()) is None
+    assert lower(capture, uniform, start, 10, Deadline.start(0.0), SinkParams()) is None
 
 
 def test_the_least_rung_lowers_its_pass_by_the_route_and_not_without_it() -> None:

@@ -229,8 +229,6 @@ def sunk_closest(
     """The closest placement ``found`` (above the memory's top), or a lower one by route
     ``Sink`` by ``deadline``, targets from the top itself up: at the top, a placement of
     the capture (the ladder's closest rung then decides by it)."""
-    import numpy as np
-
     from tilefit.search.closest import Closest
     from tilefit.search.sat.sink import Sink, SinkParams, lower
 
@@ -238,9 +236,8 @@ def sunk_closest(
     if uniform is None:
         return found
     watch.stage("the closest placement: what lies above the top sunk below it", deadline.at)
-    offsets = found.placement.offsets
-    column = np.fromiter((offsets[r.id] for r in problem.capture.requests), np.int64)
-    sank = lower(problem.capture, uniform, column, uniform.high, deadline, params.of(SinkParams))
+    tuned = params.of(SinkParams)
+    sank = lower(problem.capture, uniform, found.placement, uniform.high, deadline, tuned)
     if sank is None or sank.top >= uniform.high + found.overflow:
         return found
     overflow = max(0, sank.top - uniform.high)
@@ -259,8 +256,6 @@ def _sunk(
     """``placed``, or a lower placement by route ``Sink`` (when it is on) within ``share``
     of the time left: what the pass puts above a target sunk into the holes below it, what
     that displaces placed again by CP-SAT; on a uniform capture above its lower bound."""
-    import numpy as np
-
     from tilefit.search.sat.sink import Sink, SinkParams, lower
 
     uniform, least, start = problem.prepared.uniform, placed.least, placed.placement
@@ -270,10 +265,7 @@ def _sunk(
         return placed
     until = deadline.until(time.monotonic() + share * deadline.left())
     watch.stage("least top: the overhang sunk below a lower top", until.at)
-    offsets = np.fromiter((start.offsets[r.id] for r in problem.capture.requests), np.int64)
-    found = lower(
-        problem.capture, uniform, offsets, least.lower_bound, until, params.of(SinkParams)
-    )
+    found = lower(problem.capture, uniform, start, least.lower_bound, until, params.of(SinkParams))
     if found is None or found.top >= least.best_top:
         return placed
     return _lowered(placed, Sink.name, found.placement, Least(least.lower_bound, found.top))

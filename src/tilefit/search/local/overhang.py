@@ -56,9 +56,8 @@ def sink(
     present = np.ones(len(sizes), np.bool_)
     present[over] = False
     sunk = np.zeros(len(sizes), np.bool_)
-    weight = sizes.astype(np.float64) * (
-        ends - starts
-    )  # float: a million of them may sum past int64
+    # Float: a million requests' bytes x steps may sum past int64.
+    weight = sizes.astype(np.float64) * (ends - starts)
     for k in over:
         if stop():
             return None

@@ -91,14 +91,15 @@ class Sank:
 def lower(
     capture: Capture,
     uniform: UniformArrays,
-    offsets: Ints,
+    start: Placement,
     floor: int,
     deadline: Deadline,
     params: SinkParams,
 ) -> Sank | None:
-    """A placement with a lower top than ``offsets``' by ``deadline``, or None: targets
-    from ``floor`` (the lower bound) up, each halfway between the highest that failed and
-    the best top."""
+    """A placement with a lower top than ``start`` (of every request) by ``deadline``, or
+    None: targets from ``floor`` (the lower bound) up, each halfway between the highest
+    that failed and the best top."""
+    offsets = np.fromiter((start.offsets[r.id] for r in capture.requests), np.int64)
     best = offsets
     best_top = int((offsets + uniform.sizes).max())
     failed = floor - 1  # the highest target tried without success
